@@ -1,0 +1,98 @@
+"""Dependencies declared once and reused by every route (FastAPI full-stack template style)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from herald.core.clock import Clock
+from herald.db.session import SessionFactory
+from herald.errors import NotFound, RateLimited, Unauthorized
+from herald.runtime import Runtime
+from herald.workspaces.service import Principal, authenticate
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def get_sessions(runtime: RuntimeDep) -> SessionFactory:
+    return runtime.sessions
+
+
+def get_clock(runtime: RuntimeDep) -> Clock:
+    return runtime.clock
+
+
+SessionsDep = Annotated[SessionFactory, Depends(get_sessions)]
+ClockDep = Annotated[Clock, Depends(get_clock)]
+
+
+def presented_key(request: Request) -> str | None:
+    """The API key of a request. Both forms may be sent only if they agree (pinned)."""
+    candidates = set(request.headers.getlist("x-api-key"))
+    for value in request.headers.getlist("authorization"):
+        scheme, _, token = value.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
+        candidates.add(token.strip())
+    candidates = {c.strip() for c in candidates}
+    if len(candidates) > 1:
+        raise Unauthorized("two different API keys were sent")
+    return next(iter(candidates), None)
+
+
+class _RateLimiter:
+    """A token bucket per key in this process (documented as per-process in docs/api.md)."""
+
+    def __init__(self) -> None:
+        self._buckets: dict[str, tuple[float, float]] = defaultdict(lambda: (0.0, 0.0))
+        self._lock = threading.Lock()
+
+    def check(self, key_id: str, per_minute: int) -> None:
+        if per_minute <= 0:
+            return
+        rate = per_minute / 60.0
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._buckets.get(key_id, (float(per_minute), now))
+            tokens = min(float(per_minute), tokens + (now - last) * rate)
+            if tokens < 1.0:
+                self._buckets[key_id] = (tokens, now)
+                raise RateLimited(
+                    "rate limit exceeded", retry_after_seconds=int((1.0 - tokens) / rate) + 1
+                )
+            self._buckets[key_id] = (tokens - 1.0, now)
+
+
+_limiter = _RateLimiter()
+
+
+def get_principal(request: Request, runtime: RuntimeDep) -> Principal:
+    key = presented_key(request)
+    with runtime.sessions.read() as session:
+        principal = authenticate(session, key)
+    request.state.team_id = principal.team_id
+    _limiter.check(principal.key_id, runtime.settings.rate_limit_per_minute)
+    return principal
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def get_admin(principal: PrincipalDep) -> Principal:
+    # Operator endpoints do not exist for member keys: 404, like any resource outside one's reach.
+    if not principal.is_admin:
+        raise NotFound("no such resource")
+    return principal
+
+
+AdminDep = Annotated[Principal, Depends(get_admin)]

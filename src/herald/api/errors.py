@@ -1,0 +1,98 @@
+"""Every failure rendered as the pinned envelope ``{error, message, meta, details?}``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from herald.errors import ALL_ERRORS, FieldIssue, HeraldError
+from herald.logging import request_id_var
+
+log = logging.getLogger(__name__)
+
+# Validators may raise ``PydanticCustomError(<code>, msg)`` with a pinned code to choose it.
+_CODE_TO_ERROR = {cls.code: cls for cls in ALL_ERRORS}
+_STATUS_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+_STATUS_CODES |= {415: "unsupported_media_type", 401: "unauthorized", 429: "rate_limited"}
+
+
+def error_body(code: str, message: str, details: list[FieldIssue] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "error": code,
+        "message": message,
+        "meta": {"request_id": request_id_var.get()},
+    }
+    if details:
+        body["details"] = [{"field": d.field, "message": d.message} for d in details]
+    return body
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    details: list[FieldIssue] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    # Drop pydantic's union/function tags such as "function-after[...]".
+    parts = [p for p in parts if "[" not in p]
+    return ".".join(parts) or "body"
+
+
+def _validation_response(exc: RequestValidationError) -> JSONResponse:
+    errors = exc.errors()
+    details: list[FieldIssue] = []
+    chosen: type[HeraldError] | None = None
+    for err in errors:
+        kind = str(err.get("type", ""))
+        field = _field_path(tuple(err.get("loc", ())))
+        if kind == "json_invalid":
+            return error_response(400, "invalid_request", "the request body is not valid JSON")
+        message = str(err.get("msg", "invalid value"))
+        if kind == "extra_forbidden":
+            message = "unknown field"
+        elif kind == "missing":
+            message = "field required"
+        details.append(FieldIssue(field, message))
+        if chosen is None and kind in _CODE_TO_ERROR:
+            chosen = _CODE_TO_ERROR[kind]
+    if chosen is not None:
+        first = next(d for d, e in zip(details, errors, strict=True) if e["type"] == chosen.code)
+        return error_response(chosen.status, chosen.code, first.message, details)
+    summary = "; ".join(f"{d.field}: {d.message}" for d in details[:5])
+    return error_response(400, "invalid_request", f"invalid request: {summary}", details)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(HeraldError)
+    async def _herald(_: Request, exc: HeraldError) -> JSONResponse:
+        return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return _validation_response(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _STATUS_CODES.get(exc.status_code, "invalid_request")
+        status = exc.status_code if exc.status_code in _STATUS_CODES else 400
+        message = {
+            "not_found": "no such resource",
+            "method_not_allowed": "method not allowed on this resource",
+        }.get(code, str(exc.detail))
+        return error_response(status, code, message, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.error("unhandled error", exc_info=exc)
+        return error_response(500, "internal_error", "an internal error occurred")

@@ -1,0 +1,173 @@
+"""One pure-ASGI middleware for what every request needs.
+
+Request ids (``x-request-id`` on every response, set in the logging context), the access log,
+Prometheus metrics by route template and status, the 1 MiB body limit (413) and the JSON-only body
+rule (415), and the last-resort 500 envelope (so even a crash carries the request id and no
+traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from typing import Any
+
+from prometheus_client import Counter, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from herald.api.errors import error_body
+from herald.logging import request_id_var
+
+log = logging.getLogger("herald.access")
+
+REQUESTS = Counter(
+    "herald_http_requests_total", "HTTP requests by route and status", ["method", "route", "status"]
+)
+LATENCY = Histogram(
+    "herald_http_request_duration_seconds",
+    "HTTP request latency by route",
+    ["method", "route"],
+    buckets=(0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+JSON_TYPES = frozenset({"application/json"})
+# Bulk ingestion also takes JSON Lines.
+NDJSON_PATHS = frozenset({"/v1/admin/content"})
+NDJSON_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "application/json-lines"})
+
+
+class HeraldMiddleware:
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = uuid.uuid4().hex
+        token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        status_holder = {"status": 500, "sent": False}
+        method = scope["method"]
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_holder["status"] = message["status"]
+                status_holder["sent"] = True
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", request_id.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            rejection = self._check_body_headers(scope)
+            if rejection is None and _is_chunked(scope):
+                receive, rejection = await self._buffer_chunked(receive)
+            if rejection is not None:
+                await self._reply(send_with_id, *rejection)
+            else:
+                await self.app(scope, receive, send_with_id)
+        except Exception:
+            log.exception("unhandled error")
+            if not status_holder["sent"]:
+                await self._reply(send_with_id, 500, "internal_error", "an internal error occurred")
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            elapsed = time.perf_counter() - started
+            status = str(status_holder["status"])
+            REQUESTS.labels(method, template, status).inc()
+            LATENCY.labels(method, template).observe(elapsed)
+            state = scope.get("state") or {}
+            log.info(
+                "request",
+                extra={
+                    "method": method,
+                    "path": scope.get("path"),
+                    "route": template,
+                    "status": int(status),
+                    "duration_ms": round(elapsed * 1000, 2),
+                    "team_id": state.get("team_id"),
+                },
+            )
+            request_id_var.reset(token)
+
+    def _too_large(self) -> str:
+        return f"request body exceeds {self.max_body_bytes} bytes"
+
+    def _check_body_headers(self, scope: Scope) -> tuple[int, str, str] | None:
+        if scope["method"] not in BODY_METHODS:
+            return None
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        length = headers.get("content-length")
+        if length is not None:
+            try:
+                declared = int(length)
+            except ValueError:
+                return 400, "invalid_request", "invalid content-length header"
+            if declared > self.max_body_bytes:
+                return 413, "payload_too_large", self._too_large()
+            if declared == 0:
+                return None
+        elif "transfer-encoding" not in headers:
+            return None  # no body at all
+        media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        allowed = JSON_TYPES | (NDJSON_TYPES if scope["path"] in NDJSON_PATHS else frozenset())
+        if media_type not in allowed:
+            shown = media_type or "none"
+            return (
+                415,
+                "unsupported_media_type",
+                f"request bodies must be application/json (got {shown})",
+            )
+        return None
+
+    async def _buffer_chunked(
+        self, receive: Receive
+    ) -> tuple[Receive, tuple[int, str, str] | None]:
+        """Read a body of unknown length up to the limit (FastAPI hides errors raised mid-read)."""
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                return receive, (413, "payload_too_large", self._too_large())
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return replay, None
+
+    @staticmethod
+    async def _reply(send: Send, status: int, code: str, message: str) -> None:
+        body = json.dumps(error_body(code, message)).encode()
+        headers: list[Any] = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _is_chunked(scope: Scope) -> bool:
+    if scope["method"] not in BODY_METHODS:
+        return False
+    names = {k.lower() for k, _ in scope["headers"]}
+    return b"content-length" not in names and b"transfer-encoding" in names

@@ -1,0 +1,73 @@
+"""`herald keys ...`: workspaces and their API keys."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from herald.cli.common import cli_runtime, console, stdout
+from herald.core.clock import isoformat_z
+from herald.workspaces import service
+
+app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
+
+
+@app.command("create")
+def create(
+    workspace: Annotated[str, typer.Option(help="Workspace name; created if new.")],
+    role: Annotated[str, typer.Option(help="member (public API) or admin (also /v1/admin).")] = (
+        "member"
+    ),
+    label: Annotated[str | None, typer.Option(help="A note to tell keys apart.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help='Print only {"team_id", "api_key"} as JSON on stdout.')
+    ] = False,
+) -> None:
+    """Create an API key. The key is shown once; only its hash is stored."""
+    if role not in service.ROLES:
+        console.print(f"[red]role must be one of {', '.join(service.ROLES)}[/]")
+        raise typer.Exit(2)
+    with cli_runtime() as runtime, runtime.sessions.write() as session:
+        created = service.create_key(
+            session, workspace=workspace, role=role, clock=runtime.clock, label=label
+        )
+    if as_json:
+        print(json.dumps({"team_id": created.team_id, "api_key": created.api_key}))
+        return
+    console.print(f"workspace [bold]{workspace}[/] ({created.team_id}), role {role}")
+    console.print("API key (shown once, store it now):")
+    stdout.print(created.api_key)
+
+
+@app.command("list")
+def list_keys(
+    workspace: Annotated[str | None, typer.Option(help="Only this workspace.")] = None,
+) -> None:
+    """List keys (never the keys themselves: their id, prefix, role and state)."""
+    with cli_runtime() as runtime, runtime.sessions.read() as session:
+        keys = service.list_keys(session, workspace=workspace)
+    table = Table("key id", "workspace", "team_id", "role", "prefix", "label", "created", "state")
+    for key in keys:
+        state = f"revoked {isoformat_z(key.revoked_at)}" if key.revoked_at else "active"
+        table.add_row(
+            key.key_id,
+            key.workspace,
+            key.team_id,
+            key.role,
+            key.key_prefix + "…",
+            key.label or "",
+            isoformat_z(key.created_at),
+            state,
+        )
+    stdout.print(table)
+
+
+@app.command("revoke")
+def revoke(key_id: Annotated[str, typer.Argument(help="The key id shown by `keys list`.")]) -> None:
+    """Revoke a key at once; requests with it get 401."""
+    with cli_runtime() as runtime, runtime.sessions.write() as session:
+        service.revoke_key(session, key_id, runtime.clock)
+    console.print(f"revoked {key_id}")

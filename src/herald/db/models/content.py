@@ -1,0 +1,109 @@
+"""Content items (news, wire, podcast episodes) and what enrichment attaches to them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from herald.db.base import Base, JSONType
+
+
+class ContentItem(Base):
+    """One item as one outlet published it. Shared by all workspaces.
+
+    ``id`` is ``stable_id("cnt", canonical_key)``: the same canonical URL (or source+external id)
+    always maps to the same row, so re-ingesting updates in place. ``article_id`` groups
+    syndicated copies of one story text. ``change_seq`` increases with every write that changes
+    what a search index sees (the embedded index catches up by it); ``deleted_at`` is a tombstone.
+    """
+
+    __tablename__ = "content_items"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    canonical_key: Mapped[str] = mapped_column(Text)
+    media_type: Mapped[str] = mapped_column(String(16))
+    url: Mapped[str | None] = mapped_column(Text)
+    external_id: Mapped[str | None] = mapped_column(String(512))
+    source_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    source_name: Mapped[str] = mapped_column(String(300))
+    source_domain: Mapped[str] = mapped_column(String(253))
+    title: Mapped[str] = mapped_column(Text)
+    authors: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    language: Mapped[str | None] = mapped_column(String(12))
+    published_at: Mapped[datetime]
+    body: Mapped[str] = mapped_column(Text, default="")
+    transcript_segments: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
+    summary: Mapped[str | None] = mapped_column(Text)
+    summary_provided: Mapped[bool] = mapped_column(Boolean, default=False)
+    summaries: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    key_points: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    segments: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    word_count: Mapped[int] = mapped_column(Integer, default=0)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    article_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    podcast_id: Mapped[str | None] = mapped_column(String(200))
+    podcast_title: Mapped[str | None] = mapped_column(Text)
+    podcast_publisher: Mapped[str | None] = mapped_column(Text)
+    episode_id: Mapped[str | None] = mapped_column(String(200))
+    audio_url: Mapped[str | None] = mapped_column(Text)
+    duration_seconds: Mapped[int | None] = mapped_column(Integer)
+    cluster_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    enriched_at: Mapped[datetime | None]
+    change_seq: Mapped[int] = mapped_column(BigInteger, default=0, index=True)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    deleted_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        Index("ix_content_items_published", "published_at"),
+        Index("ix_content_items_media_published", "media_type", "published_at"),
+        Index("ix_content_items_domain", "source_domain"),
+    )
+
+
+class ContentEntity(Base):
+    """A linked entity of a content item; published_at/media_type copied for timeline queries."""
+
+    __tablename__ = "content_entities"
+
+    content_id: Mapped[str] = mapped_column(
+        ForeignKey("content_items.id", ondelete="CASCADE"), primary_key=True
+    )
+    entity_id: Mapped[str] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
+    )
+    mention_count: Mapped[int] = mapped_column(Integer)
+    salience: Mapped[float] = mapped_column(Float)
+    confidence: Mapped[float] = mapped_column(Float)
+    published_at: Mapped[datetime]
+    media_type: Mapped[str] = mapped_column(String(16))
+
+    __table_args__ = (Index("ix_content_entities_timeline", "entity_id", "published_at"),)
+
+
+class ContentEmbedding(Base):
+    """The item's embedding (float32 bytes): the source of truth every vector index syncs from."""
+
+    __tablename__ = "content_embeddings"
+
+    content_id: Mapped[str] = mapped_column(
+        ForeignKey("content_items.id", ondelete="CASCADE"), primary_key=True
+    )
+    model: Mapped[str] = mapped_column(String(200))
+    dim: Mapped[int] = mapped_column(Integer)
+    vector: Mapped[bytes] = mapped_column(LargeBinary)
+    updated_at: Mapped[datetime]

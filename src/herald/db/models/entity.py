@@ -1,0 +1,38 @@
+"""The entity knowledge base (shared by all workspaces)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from herald.db.base import Base, JSONType
+
+ENTITY_KINDS = ("person", "company", "organization", "product", "place", "event")
+
+
+class Entity(Base):
+    __tablename__ = "entities"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    display_name: Mapped[str] = mapped_column(String(300))
+    entity_kind: Mapped[str] = mapped_column(String(16), index=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    aliases: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    tags: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    origin: Mapped[str] = mapped_column(String(16))  # seed | import | discovered
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class EntityAlias(Base):
+    """Normalised names and aliases for lookup (lower case, accents folded)."""
+
+    __tablename__ = "entity_aliases"
+
+    alias_norm: Mapped[str] = mapped_column(String(300), primary_key=True)
+    entity_id: Mapped[str] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True, index=True
+    )

@@ -1,0 +1,69 @@
+"""Units of work: the request or task boundary commits; services never do.
+
+``with sessions.write() as s:`` opens a write transaction (IMMEDIATE on SQLite) and commits on
+success, rolls back on error. ``sessions.read()`` is for read-only work. After a write commits,
+``on_commit`` callbacks run (the job queue uses one to wake local workers).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from herald.db.engine import WRITE_OPTION
+
+AFTER_COMMIT_KEY = "herald_after_commit"
+
+
+class SessionFactory:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        write_engine = engine.execution_options(**{WRITE_OPTION: True})
+        self._read = sessionmaker(bind=engine, expire_on_commit=False, autoflush=True)
+        self._write = sessionmaker(bind=write_engine, expire_on_commit=False, autoflush=True)
+        self._commit_listeners: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+
+    def add_commit_listener(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            self._commit_listeners.append(listener)
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        session = self._write()
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+        self._after_commit(session)
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        session = self._read()
+        try:
+            yield session
+        finally:
+            # close() ends the transaction and detaches objects without expiring them, so rows
+            # read here stay usable after the block.
+            session.close()
+
+    def _after_commit(self, session: Session) -> None:
+        callbacks: list[Callable[[], None]] = session.info.pop(AFTER_COMMIT_KEY, [])
+        for callback in callbacks:
+            callback()
+        if session.info.pop("herald_jobs_enqueued", False):
+            for listener in list(self._commit_listeners):
+                listener()
+
+
+def after_commit(session: Session, callback: Callable[[], None]) -> None:
+    """Run ``callback`` once the unit of work that owns ``session`` has committed."""
+    session.info.setdefault(AFTER_COMMIT_KEY, []).append(callback)

@@ -1,0 +1,147 @@
+"""One error base for every expected failure; the API renders it as the pinned envelope.
+
+Domain code raises these; it never knows about HTTP beyond the status number it carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class FieldIssue:
+    field: str
+    message: str
+
+
+class HeraldError(Exception):
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        details: list[FieldIssue] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or []
+        self.headers = headers or {}
+
+
+class InvalidRequest(HeraldError):
+    status = 400
+    code = "invalid_request"
+
+
+class DateWindowIncomplete(HeraldError):
+    status = 400
+    code = "date_window_incomplete"
+
+
+class DateWindowTooLong(HeraldError):
+    status = 400
+    code = "date_window_too_long"
+
+
+class DomainFilterConflict(HeraldError):
+    status = 400
+    code = "domain_filter_conflict"
+
+
+class TooManyDomains(HeraldError):
+    status = 400
+    code = "too_many_domains"
+
+
+class FieldNotAllowed(HeraldError):
+    status = 400
+    code = "field_not_allowed"
+
+
+class TooManyDates(HeraldError):
+    status = 400
+    code = "too_many_dates"
+
+
+class InvalidTimezone(HeraldError):
+    status = 400
+    code = "invalid_timezone"
+
+
+class InvalidWebhookUrl(HeraldError):
+    status = 400
+    code = "invalid_webhook_url"
+
+
+class WebhookUrlRequired(HeraldError):
+    status = 400
+    code = "webhook_url_required"
+
+
+class Unauthorized(HeraldError):
+    status = 401
+    code = "unauthorized"
+
+
+class NotFound(HeraldError):
+    status = 404
+    code = "not_found"
+
+
+class MethodNotAllowed(HeraldError):
+    status = 405
+    code = "method_not_allowed"
+
+
+class MonitorDisabled(HeraldError):
+    status = 409
+    code = "monitor_disabled"
+
+
+class PayloadTooLarge(HeraldError):
+    status = 413
+    code = "payload_too_large"
+
+
+class UnsupportedMediaType(HeraldError):
+    status = 415
+    code = "unsupported_media_type"
+
+
+class RateLimited(HeraldError):
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after_seconds: int) -> None:
+        super().__init__(message, headers={"retry-after": str(max(1, retry_after_seconds))})
+
+
+class InternalError(HeraldError):
+    status = 500
+    code = "internal_error"
+
+
+ALL_ERRORS: tuple[type[HeraldError], ...] = (
+    InvalidRequest,
+    DateWindowIncomplete,
+    DateWindowTooLong,
+    DomainFilterConflict,
+    TooManyDomains,
+    FieldNotAllowed,
+    TooManyDates,
+    InvalidTimezone,
+    InvalidWebhookUrl,
+    WebhookUrlRequired,
+    Unauthorized,
+    NotFound,
+    MethodNotAllowed,
+    MonitorDisabled,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    RateLimited,
+    InternalError,
+)

@@ -1,0 +1,45 @@
+"""Queue housekeeping run by the scheduler."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from herald.jobs import queue
+from herald.jobs.registry import get_kind, periodic
+
+if TYPE_CHECKING:
+    from herald.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+@periodic("jobs.fail_abandoned", interval_seconds=30.0)
+def fail_abandoned_jobs(runtime: Runtime) -> int:
+    """Fail jobs whose worker died during their last allowed attempt (no one else will run them)."""
+    failed = 0
+    with runtime.sessions.write() as session:
+        for job in queue.expired_exhausted(session, clock=runtime.clock):
+            claimed = queue.ClaimedJob(
+                id=job.id,
+                kind=job.kind,
+                payload=job.payload,
+                attempts=job.attempts,
+                max_attempts=job.max_attempts,
+                team_id=job.team_id,
+                unique_key=job.unique_key,
+                worker_id=job.worker_id or "",
+                created_at=job.created_at,
+            )
+            error = "lease expired on the last attempt (worker lost)"
+            if queue.fail(session, claimed, error, clock=runtime.clock, permanent=True):
+                failed += 1
+                try:
+                    hook = get_kind(job.kind).on_give_up
+                except LookupError:
+                    hook = None
+                if hook is not None:
+                    hook(session, claimed, error)
+    if failed:
+        log.warning("failed abandoned jobs", extra={"count": failed})
+    return failed

@@ -1,0 +1,252 @@
+"""The durable job queue: enqueue in the caller's transaction; claim with leases; finish or fail.
+
+PostgreSQL claims with ``FOR UPDATE SKIP LOCKED`` so many workers on many machines share the
+work; SQLite serialises claims through its single writer (write units of work BEGIN IMMEDIATE).
+A job is finished by deleting its row in the same transaction as its work, and only while this
+worker still holds the lease: a worker whose lease expired (it was presumed dead and the job was
+handed to another) cannot also commit its results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, delete, exists, func, insert, or_, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session, aliased
+
+from herald.core.clock import Clock
+from herald.db.models.job import Job
+from herald.jobs.registry import get_kind
+
+QUEUED_PREDICATE = text("status = 'queued'")
+
+
+class LeaseLost(Exception):
+    """The job's lease passed to another worker; this worker's results must not be committed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedJob:
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    attempts: int  # including the current one
+    max_attempts: int
+    team_id: str | None
+    unique_key: str | None
+    worker_id: str
+    created_at: datetime
+
+
+def enqueue(
+    session: Session,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    clock: Clock,
+    unique_key: str | None = None,
+    run_at: datetime | None = None,
+    priority: int = 0,
+    team_id: str | None = None,
+) -> int | None:
+    """Add a job in the caller's transaction; returns its id, or None if an equal job is queued."""
+    spec = get_kind(kind)
+    now = clock.now()
+    values = {
+        "kind": kind,
+        "lane": spec.lane,
+        "payload": payload,
+        "unique_key": unique_key,
+        "team_id": team_id,
+        "status": "queued",
+        "priority": priority,
+        "run_at": run_at or now,
+        "attempts": 0,
+        "max_attempts": spec.retry.max_attempts,
+        "created_at": now,
+        "updated_at": now,
+    }
+    dialect = session.get_bind().dialect.name
+    job_id: int | None
+    if unique_key is None:
+        job_id = session.execute(insert(Job).values(**values).returning(Job.id)).scalar_one()
+    else:
+        upsert = pg_insert(Job) if dialect == "postgresql" else sqlite_insert(Job)
+        statement = (
+            upsert.values(**values)
+            .on_conflict_do_nothing(index_elements=["unique_key"], index_where=QUEUED_PREDICATE)
+            .returning(Job.id)
+        )
+        job_id = session.execute(statement).scalar_one_or_none()
+    if job_id is not None:
+        session.info["herald_jobs_enqueued"] = True
+    return job_id
+
+
+def claim(
+    session: Session,
+    *,
+    lane: str,
+    worker_id: str,
+    clock: Clock,
+    lease_seconds: float,
+    limit: int = 1,
+    kind: str | None = None,
+) -> list[ClaimedJob]:
+    """Lease up to ``limit`` due jobs of ``lane`` (optionally of one kind) to ``worker_id``."""
+    now = clock.now()
+    other = aliased(Job)
+    key_running = exists().where(
+        other.unique_key == Job.unique_key, other.status == "running", other.id != Job.id
+    )
+    due = or_(
+        and_(
+            Job.status == "queued", Job.run_at <= now, or_(Job.unique_key.is_(None), ~key_running)
+        ),
+        and_(
+            Job.status == "running",
+            Job.lease_expires_at < now,
+            Job.attempts < Job.max_attempts,
+        ),
+    )
+    candidates = select(Job.id).where(Job.lane == lane, due)
+    if kind is not None:
+        candidates = candidates.where(Job.kind == kind)
+    candidates = (
+        candidates.order_by(Job.priority.desc(), Job.run_at, Job.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    statement = (
+        update(Job)
+        .where(Job.id.in_(candidates.scalar_subquery()))
+        .values(
+            status="running",
+            worker_id=worker_id,
+            lease_expires_at=now + timedelta(seconds=lease_seconds),
+            attempts=Job.attempts + 1,
+            updated_at=now,
+        )
+        .returning(
+            Job.id,
+            Job.kind,
+            Job.payload,
+            Job.attempts,
+            Job.max_attempts,
+            Job.team_id,
+            Job.unique_key,
+            Job.created_at,
+            Job.priority,
+            Job.run_at,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    rows = session.execute(statement).all()
+    rows = sorted(rows, key=lambda r: (-r.priority, r.run_at, r.id))
+    return [
+        ClaimedJob(
+            id=r.id,
+            kind=r.kind,
+            payload=r.payload,
+            attempts=r.attempts,
+            max_attempts=r.max_attempts,
+            team_id=r.team_id,
+            unique_key=r.unique_key,
+            worker_id=worker_id,
+            created_at=r.created_at,
+        )
+        for r in rows
+    ]
+
+
+def finish(session: Session, jobs: Sequence[ClaimedJob]) -> None:
+    """Delete succeeded jobs in the caller's (work) transaction; LeaseLost if one was taken over."""
+    for job in jobs:
+        result = session.execute(
+            delete(Job)
+            .where(
+                Job.id == job.id,
+                Job.worker_id == job.worker_id,
+                Job.attempts == job.attempts,
+                Job.status == "running",
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            raise LeaseLost(f"job {job.id} is no longer leased to {job.worker_id}")
+
+
+def fail(session: Session, job: ClaimedJob, error: str, *, clock: Clock, permanent: bool) -> bool:
+    """Record a failed attempt: requeue with the kind's backoff, or fail for good.
+
+    Returns True when the job failed for good (the caller then runs the kind's give-up hook in
+    this same transaction). A job whose lease was lost is left to its new owner.
+    """
+    spec = get_kind(job.kind)
+    delay = None if permanent else spec.retry.delay_after(job.attempts)
+    now = clock.now()
+    owned = and_(Job.id == job.id, Job.worker_id == job.worker_id, Job.attempts == job.attempts)
+    values: dict[str, Any] = {"last_error": error[:4000], "updated_at": now, "worker_id": None}
+    if delay is None:
+        values |= {"status": "failed", "finished_at": now, "lease_expires_at": None}
+    else:
+        values |= {
+            "status": "queued",
+            "run_at": now + timedelta(seconds=delay),
+            "lease_expires_at": None,
+        }
+    result = session.execute(
+        update(Job).where(owned).values(**values).execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    return delay is None
+
+
+def extend_leases(
+    session: Session, job_ids: Sequence[int], *, worker_id: str, clock: Clock, lease_seconds: float
+) -> int:
+    if not job_ids:
+        return 0
+    result = session.execute(
+        update(Job)
+        .where(Job.id.in_(job_ids), Job.worker_id == worker_id, Job.status == "running")
+        .values(lease_expires_at=clock.now() + timedelta(seconds=lease_seconds))
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def expired_exhausted(session: Session, *, clock: Clock, limit: int = 100) -> list[Job]:
+    """Running jobs whose lease expired with no attempts left (their worker died on the last)."""
+    return list(
+        session.scalars(
+            select(Job)
+            .where(
+                Job.status == "running",
+                Job.lease_expires_at < clock.now(),
+                Job.attempts >= Job.max_attempts,
+            )
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+    )
+
+
+def counts_by_kind_and_status(session: Session) -> list[tuple[str, str, int]]:
+    rows = session.execute(
+        select(Job.kind, Job.status, func.count()).group_by(Job.kind, Job.status)
+    ).all()
+    return [(kind, status, int(count)) for kind, status, count in rows]
+
+
+def pending_count(session: Session, *, kinds: Sequence[str] | None = None) -> int:
+    query = select(func.count()).select_from(Job).where(Job.status.in_(("queued", "running")))
+    if kinds is not None:
+        query = query.where(Job.kind.in_(kinds))
+    return int(session.execute(query).scalar_one())

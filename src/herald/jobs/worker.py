@@ -1,0 +1,216 @@
+"""Workers: threads that claim due jobs of a lane, run their handlers, finish or fail them.
+
+A handler does its slow work outside any transaction and then, in one write unit of work, stores
+its results and calls ``ctx.finish(session, jobs)``: results and job completion commit together.
+A handler that returns without finishing its jobs has them finished for it. A batch that raises
+is retried job by job at once, so one bad item cannot sink its neighbours.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import traceback
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from prometheus_client import Counter, Histogram
+from sqlalchemy.orm import Session
+
+from herald.jobs import queue
+from herald.jobs.queue import ClaimedJob, LeaseLost
+from herald.jobs.registry import get_kind, kinds_in_lane
+
+if TYPE_CHECKING:
+    from herald.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+JOBS_DONE = Counter("herald_jobs_total", "Jobs processed, by kind and outcome", ["kind", "outcome"])
+JOB_SECONDS = Histogram("herald_job_seconds", "Time spent in job handlers", ["kind"])
+
+
+class PermanentJobError(Exception):
+    """A failure that retrying cannot fix (bad payload, missing row): fail at once."""
+
+
+@dataclass
+class JobContext:
+    runtime: Runtime
+    worker_id: str
+    _finished: set[int] = field(default_factory=set)
+
+    def finish(self, session: Session, jobs: Sequence[ClaimedJob]) -> None:
+        """Mark ``jobs`` done inside ``session``'s transaction (the one holding their results)."""
+        queue.finish(session, jobs)
+        self._finished.update(job.id for job in jobs)
+
+
+def new_worker_id(name: str = "worker") -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{name}:{uuid.uuid4().hex[:8]}"
+
+
+class Worker:
+    """Runs ``threads`` loops per lane until ``stop`` is set."""
+
+    def __init__(self, runtime: Runtime, *, lane_threads: dict[str, int] | None = None) -> None:
+        self.runtime = runtime
+        self.lane_threads = lane_threads or {"default": runtime.settings.worker_threads}
+        self.stop_event = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._in_flight: dict[str, set[int]] = {}
+        self._in_flight_lock = threading.Lock()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> None:
+        for lane, count in self.lane_threads.items():
+            for index in range(count):
+                worker_id = new_worker_id(f"{lane}-{index}")
+                thread = threading.Thread(
+                    target=self._loop, args=(lane, worker_id), name=worker_id, daemon=True
+                )
+                thread.start()
+                self._threads.append(thread)
+        heartbeat = threading.Thread(target=self._heartbeat, name="lease-heartbeat", daemon=True)
+        heartbeat.start()
+        self._threads.append(heartbeat)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self.stop_event.set()
+        self.runtime.job_signal.set()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    # -- work ------------------------------------------------------------------------------------
+    def run_once(self, lane: str = "default", worker_id: str | None = None) -> int:
+        """Claim and process one batch of due jobs; returns how many jobs were attempted."""
+        worker_id = worker_id or new_worker_id("once")
+        if not kinds_in_lane(lane):
+            return 0
+        settings = self.runtime.settings
+        with self.runtime.sessions.write() as session:
+            first = queue.claim(
+                session,
+                lane=lane,
+                worker_id=worker_id,
+                clock=self.runtime.clock,
+                lease_seconds=settings.job_lease_seconds,
+            )
+            if not first:
+                return 0
+            spec = get_kind(first[0].kind)
+            batch = first
+            if spec.batch_size > 1:
+                batch = first + queue.claim(
+                    session,
+                    lane=lane,
+                    worker_id=worker_id,
+                    clock=self.runtime.clock,
+                    lease_seconds=settings.job_lease_seconds,
+                    limit=spec.batch_size - 1,
+                    kind=spec.name,
+                )
+        self._track(worker_id, batch, add=True)
+        try:
+            self._process(batch, worker_id)
+        finally:
+            self._track(worker_id, batch, add=False)
+        return len(batch)
+
+    def drain(self, lane: str = "default", *, max_jobs: int = 1_000_000) -> int:
+        """Process due jobs until none is left (tests, ``herald ingest``)."""
+        done = 0
+        while done < max_jobs:
+            count = self.run_once(lane)
+            if count == 0:
+                return done
+            done += count
+        return done
+
+    def _process(self, batch: list[ClaimedJob], worker_id: str) -> None:
+        try:
+            self._run_handler(batch, worker_id)
+        except LeaseLost as exc:
+            log.warning("job lease lost", extra={"error": str(exc)})
+        except Exception as exc:  # noqa: BLE001 - any handler failure is recorded and retried
+            if len(batch) > 1:
+                log.warning(
+                    "batch failed; retrying its jobs one by one",
+                    extra={"kind": batch[0].kind, "size": len(batch), "error": repr(exc)},
+                )
+                for job in batch:
+                    self._process([job], worker_id)
+                return
+            self._record_failure(batch[0], exc)
+
+    def _run_handler(self, batch: list[ClaimedJob], worker_id: str) -> None:
+        spec = get_kind(batch[0].kind)
+        ctx = JobContext(runtime=self.runtime, worker_id=worker_id)
+        with JOB_SECONDS.labels(spec.name).time():
+            spec.handler(ctx, batch)
+        leftover = [job for job in batch if job.id not in ctx._finished]
+        if leftover:
+            with self.runtime.sessions.write() as session:
+                queue.finish(session, leftover)
+        JOBS_DONE.labels(spec.name, "succeeded").inc(len(batch))
+
+    def _record_failure(self, job: ClaimedJob, exc: Exception) -> None:
+        permanent = isinstance(exc, PermanentJobError)
+        error = f"{type(exc).__name__}: {exc}"
+        log.error(
+            "job failed",
+            extra={
+                "job_id": job.id,
+                "kind": job.kind,
+                "attempt": job.attempts,
+                "error": error,
+                "traceback": "".join(traceback.format_exception(exc))[-4000:],
+            },
+        )
+        spec = get_kind(job.kind)
+        with self.runtime.sessions.write() as session:
+            gave_up = queue.fail(session, job, error, clock=self.runtime.clock, permanent=permanent)
+            if gave_up and spec.on_give_up is not None:
+                spec.on_give_up(session, job, error)
+        JOBS_DONE.labels(job.kind, "failed" if gave_up else "retried").inc()
+
+    def _loop(self, lane: str, worker_id: str) -> None:
+        poll = self.runtime.settings.job_poll_seconds
+        while not self.stop_event.is_set():
+            try:
+                count = self.run_once(lane, worker_id)
+            except Exception:
+                log.exception("worker loop error", extra={"lane": lane})
+                count = 0
+            if count == 0:
+                self.runtime.job_signal.wait(poll)
+                self.runtime.job_signal.clear()
+
+    # -- leases ----------------------------------------------------------------------------------
+    def _track(self, worker_id: str, batch: list[ClaimedJob], *, add: bool) -> None:
+        with self._in_flight_lock:
+            ids = self._in_flight.setdefault(worker_id, set())
+            for job in batch:
+                (ids.add if add else ids.discard)(job.id)
+
+    def _heartbeat(self) -> None:
+        lease = self.runtime.settings.job_lease_seconds
+        while not self.stop_event.wait(max(lease / 3, 1.0)):
+            with self._in_flight_lock:
+                snapshot = {w: sorted(ids) for w, ids in self._in_flight.items() if ids}
+            for worker_id, ids in snapshot.items():
+                try:
+                    with self.runtime.sessions.write() as session:
+                        queue.extend_leases(
+                            session,
+                            ids,
+                            worker_id=worker_id,
+                            clock=self.runtime.clock,
+                            lease_seconds=lease,
+                        )
+                except Exception:
+                    log.exception("lease heartbeat failed")

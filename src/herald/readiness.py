@@ -1,0 +1,64 @@
+"""Readiness checks: each area that owns an external dependency registers one."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from herald.db.migrate import is_up_to_date
+
+if TYPE_CHECKING:
+    from herald.runtime import Runtime
+
+Check = Callable[["Runtime"], None]
+_checks: dict[str, Check] = {}
+
+
+def readiness_check(name: str) -> Callable[[Check], Check]:
+    def decorate(fn: Check) -> Check:
+        _checks[name] = fn
+        return fn
+
+    return decorate
+
+
+@readiness_check("database")
+def _database(runtime: Runtime) -> None:
+    runtime.check_database()
+    if not is_up_to_date(runtime.engine, runtime.settings.resolved_database_url):
+        raise RuntimeError(
+            "database schema is not at the latest migration; run `herald db upgrade`"
+        )
+
+
+def readiness_report(runtime: Runtime) -> dict[str, dict[str, Any]]:
+    report: dict[str, dict[str, Any]] = {}
+    for name, check in _checks.items():
+        started = time.perf_counter()
+        try:
+            check(runtime)
+            report[name] = {"ok": True}
+        except Exception as exc:  # noqa: BLE001 - a failing check is reported, not raised
+            report[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        report[name]["ms"] = round((time.perf_counter() - started) * 1000, 2)
+    return report
+
+
+Warmup = Callable[["Runtime"], None]
+_warmups: dict[str, Warmup] = {}
+
+
+def warmup(name: str) -> Callable[[Warmup], Warmup]:
+    """Register work `herald serve` does at start-up (e.g. loading a model) off the request path."""
+
+    def decorate(fn: Warmup) -> Warmup:
+        _warmups[name] = fn
+        return fn
+
+    return decorate
+
+
+def run_warmups(runtime: Runtime) -> None:
+    for fn in list(_warmups.values()):
+        fn(runtime)

@@ -1,0 +1,40 @@
+"""Logs are JSON, carry the request id, and never the API key."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+from fastapi.testclient import TestClient
+
+from herald.logging import JsonFormatter
+from herald.workspaces.service import CreatedKey
+
+
+def test_access_log_has_request_id_and_no_key(client: TestClient, member_key: CreatedKey) -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    previous = root.level
+    root.setLevel(logging.INFO)
+    try:
+        response = client.get("/healthz", headers={"x-api-key": member_key.api_key})
+        client.get("/v1/none", headers={"authorization": f"Bearer {member_key.api_key}"})
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    access = [line for line in lines if line["logger"] == "herald.access"]
+    assert access, lines
+    assert access[0]["request_id"] == response.headers["x-request-id"]
+    assert access[0]["status"] == 200
+    assert member_key.api_key not in stream.getvalue()
+
+
+def test_secret_fields_are_redacted() -> None:
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "m", None, None)
+    record.api_key = "hk_supersecret"
+    assert "hk_supersecret" not in JsonFormatter().format(record)

@@ -1,0 +1,89 @@
+"""`herald keys ...` and `herald db upgrade` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from herald.cli.main import app
+from herald.config import Settings
+
+runner = CliRunner()
+
+
+def env_for(settings: Settings) -> dict[str, str]:
+    return {
+        "HERALD_HOME": str(settings.home),
+        "HERALD_DATABASE_URL": settings.resolved_database_url,
+    }
+
+
+def test_keys_create_json_prints_only_the_pinned_object(
+    settings: Settings, client: TestClient
+) -> None:
+    result = runner.invoke(
+        app,
+        ["keys", "create", "--workspace", "newsroom", "--role", "admin", "--json"],
+        env=env_for(settings),
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert set(payload) == {"team_id", "api_key"}
+    assert payload["team_id"].startswith("team_")
+    response = client.get("/readyz", headers={"x-api-key": payload["api_key"]})
+    assert response.status_code == 200
+
+
+def test_list_never_shows_keys_and_revoke_takes_effect(settings: Settings) -> None:
+    env = env_for(settings)
+    created = json.loads(
+        runner.invoke(app, ["keys", "create", "--workspace", "w1", "--json"], env=env).stdout
+    )
+    listing = runner.invoke(app, ["keys", "list"], env=env)
+    assert listing.exit_code == 0
+    assert created["api_key"] not in listing.stdout
+    assert "w1" in listing.stdout
+    from herald.runtime import Runtime
+    from herald.workspaces.service import list_keys
+
+    runtime = Runtime(settings)
+    try:
+        with runtime.sessions.read() as session:
+            [key] = list_keys(session, workspace="w1")
+        revoked = runner.invoke(app, ["keys", "revoke", key.key_id], env=env)
+        assert revoked.exit_code == 0
+        with runtime.sessions.read() as session:
+            [key] = list_keys(session, workspace="w1")
+        assert key.revoked_at is not None
+    finally:
+        runtime.close()
+
+
+def test_unknown_role_is_refused(settings: Settings) -> None:
+    result = runner.invoke(
+        app, ["keys", "create", "--workspace", "w", "--role", "root"], env=env_for(settings)
+    )
+    assert result.exit_code == 2
+
+
+def test_real_subprocess_db_upgrade_then_keys_create(tmp_path: Path) -> None:
+    env = os.environ | {"HERALD_HOME": str(tmp_path / "fresh")}
+    env.pop("HERALD_DATABASE_URL", None)
+    herald = [sys.executable, "-m", "herald.cli.main"]
+    upgrade = subprocess.run([*herald, "db", "upgrade"], env=env, capture_output=True, text=True)
+    assert upgrade.returncode == 0, upgrade.stderr
+    assert (tmp_path / "fresh" / "herald.db").exists()
+    created = subprocess.run(
+        [*herald, "keys", "create", "--workspace", "demo", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert created.returncode == 0, created.stderr
+    assert set(json.loads(created.stdout)) == {"team_id", "api_key"}

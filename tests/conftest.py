@@ -1,0 +1,183 @@
+"""Shared fixtures: every storage test runs on SQLite AND on PostgreSQL.
+
+PostgreSQL: one throwaway database per test session (per xdist worker), migrated once and
+truncated between tests. SQLite: one migrated template file, copied per test. When PostgreSQL is
+unreachable the PostgreSQL half is skipped with a notice, unless HERALD_REQUIRE_POSTGRES=1 (CI),
+which turns that into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from herald.api.app import create_app
+from herald.config import Settings
+from herald.core.clock import FrozenClock
+from herald.db import models  # noqa: F401  (all tables)
+from herald.db.base import Base
+from herald.db.migrate import upgrade
+from herald.runtime import Runtime
+from herald.workspaces.service import CreatedKey, create_key
+
+PG_ADMIN_URL = os.environ.get(
+    "HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+REQUIRE_PG = os.environ.get("HERALD_REQUIRE_POSTGRES") == "1"
+START = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
+
+_pg_skipped: list[str] = []
+
+
+def _pg_reachable() -> str | None:
+    try:
+        with psycopg.connect(PG_ADMIN_URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+        return None
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}".strip()
+
+
+@pytest.fixture(scope="session")
+def pg_problem() -> str | None:
+    return _pg_reachable()
+
+
+@pytest.fixture(scope="session")
+def pg_server_url(pg_problem: str | None) -> Iterator[str]:
+    """A migrated throwaway PostgreSQL database for this test session."""
+    if pg_problem is not None:
+        message = f"PostgreSQL not reachable at {PG_ADMIN_URL} ({pg_problem})"
+        if REQUIRE_PG:
+            pytest.fail(message + " and HERALD_REQUIRE_POSTGRES=1")
+        _pg_skipped.append(message)
+        pytest.skip(message)
+    name = f"herald_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    upgrade(url)
+    yield url
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "herald.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+def _truncate_all(url: str) -> None:
+    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE").text)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def database_url(backend: str, home: Path, request: pytest.FixtureRequest) -> str:
+    if backend == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        shutil.copy(template, home / "herald.db")
+        return f"sqlite:///{home / 'herald.db'}"
+    url: str = request.getfixturevalue("pg_server_url")
+    _truncate_all(url)
+    return url
+
+
+@pytest.fixture
+def settings(home: Path, database_url: str) -> Settings:
+    return Settings(home=home, database_url=database_url, log_format="text")
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(START)
+
+
+@pytest.fixture
+def runtime(settings: Settings, clock: FrozenClock) -> Iterator[Runtime]:
+    rt = Runtime(settings, clock=clock)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def app(runtime: Runtime) -> FastAPI:
+    return create_app(runtime)
+
+
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def make_key(runtime: Runtime) -> Callable[..., CreatedKey]:
+    def _make(workspace: str = "acme", role: str = "member") -> CreatedKey:
+        with runtime.sessions.write() as session:
+            return create_key(session, workspace=workspace, role=role, clock=runtime.clock)
+
+    return _make
+
+
+@pytest.fixture
+def member_key(make_key: Callable[..., CreatedKey]) -> CreatedKey:
+    return make_key("acme", "member")
+
+
+@pytest.fixture
+def admin_key(make_key: Callable[..., CreatedKey]) -> CreatedKey:
+    return make_key("acme", "admin")
+
+
+@pytest.fixture
+def auth(member_key: CreatedKey) -> dict[str, str]:
+    """Headers of a member key of workspace "acme"."""
+    return {"x-api-key": member_key.api_key}
+
+
+@pytest.fixture
+def admin_auth(admin_key: CreatedKey) -> dict[str, str]:
+    return {"x-api-key": admin_key.api_key}
+
+
+@pytest.fixture
+def other_auth(make_key: Callable[..., CreatedKey]) -> dict[str, str]:
+    """Headers of a member key of another workspace ("globex")."""
+    return {"x-api-key": make_key("globex", "member").api_key}
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _pg_skipped and not REQUIRE_PG:
+        terminalreporter.write_sep("!", "PostgreSQL half SKIPPED", yellow=True)
+        terminalreporter.write_line(_pg_skipped[0])
+        terminalreporter.write_line(
+            "Only SQLite was tested. Start PostgreSQL 15 on 127.0.0.1:5432 (trust auth, user "
+            "postgres), e.g. `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point "
+            "HERALD_TEST_PG_ADMIN at a server, then run `make test` again."
+        )

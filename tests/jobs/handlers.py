@@ -1,0 +1,72 @@
+"""Job kinds used by the queue tests (also imported by the crash-test subprocess)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from herald.core.ids import new_id
+from herald.db.models.workspace import Team
+from herald.jobs.queue import ClaimedJob
+from herald.jobs.registry import RetryPolicy, job_handler
+from herald.jobs.worker import JobContext, PermanentJobError
+
+calls: list[str] = []
+
+
+@job_handler("test.create_team", retry=RetryPolicy(max_attempts=3, delays=(10.0, 60.0)))
+def create_team(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
+    """Creates a workspace named by the payload: an observable, transactional side effect."""
+    marker = os.environ.get("HERALD_TEST_MARKER")
+    for job in jobs:
+        calls.append(job.payload["name"])
+        if job.payload.get("fail_times", 0) >= job.attempts:
+            raise RuntimeError(f"planned failure {job.attempts}")
+        if job.payload.get("permanent"):
+            raise PermanentJobError("cannot ever work")
+        if marker and job.payload.get("slow") and not Path(marker).exists():
+            Path(marker).write_text(str(os.getpid()))
+            time.sleep(60)  # killed here by the crash test
+    with ctx.runtime.sessions.write() as session:
+        for job in jobs:
+            session.add(
+                Team(
+                    id=new_id("team"), name=job.payload["name"], created_at=ctx.runtime.clock.now()
+                )
+            )
+        ctx.finish(session, jobs)
+
+
+batches: list[list[str]] = []
+
+
+@job_handler("test.batch", batch_size=5)
+def batch(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
+    names = [job.payload["name"] for job in jobs]
+    batches.append(names)
+    if len(jobs) > 1 and any(job.payload.get("poison") for job in jobs):
+        raise ValueError("a poison item sinks the batch")
+    if any(job.payload.get("poison") for job in jobs):
+        raise ValueError("poison")
+    with ctx.runtime.sessions.write() as session:
+        for name in names:
+            session.add(Team(id=new_id("team"), name=name, created_at=ctx.runtime.clock.now()))
+        ctx.finish(session, jobs)
+
+
+gave_up: list[tuple[int, str]] = []
+
+
+def _record_give_up(session: object, job: ClaimedJob, error: str) -> None:
+    gave_up.append((job.id, error))
+
+
+@job_handler(
+    "test.always_fails",
+    retry=RetryPolicy(max_attempts=2, delays=(5.0,)),
+    on_give_up=_record_give_up,
+)
+def always_fails(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
+    raise RuntimeError("nope")

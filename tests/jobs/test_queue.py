@@ -1,0 +1,231 @@
+"""The durable job queue on both backends."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from herald.core.clock import FrozenClock
+from herald.db.models.job import Job
+from herald.db.models.workspace import Team
+from herald.jobs import queue
+from herald.jobs.queue import LeaseLost
+from herald.jobs.worker import Worker
+from herald.runtime import Runtime
+from tests.jobs import handlers
+
+
+def team_names(runtime: Runtime) -> list[str]:
+    with runtime.sessions.read() as session:
+        return sorted(session.scalars(select(Team.name)))
+
+
+def job_rows(runtime: Runtime) -> list[Job]:
+    with runtime.sessions.read() as session:
+        return list(session.scalars(select(Job).order_by(Job.id)))
+
+
+def enqueue(runtime: Runtime, kind: str, payload: dict[str, object], **kw: object) -> int | None:
+    with runtime.sessions.write() as session:
+        return queue.enqueue(session, kind, payload, clock=runtime.clock, **kw)  # type: ignore[arg-type]
+
+
+def test_enqueue_is_part_of_the_callers_transaction(runtime: Runtime) -> None:
+    with pytest.raises(RuntimeError), runtime.sessions.write() as session:
+        queue.enqueue(session, "test.create_team", {"name": "a"}, clock=runtime.clock)
+        raise RuntimeError("the request failed")
+    assert job_rows(runtime) == []
+    enqueue(runtime, "test.create_team", {"name": "a"})
+    assert len(job_rows(runtime)) == 1
+
+
+def test_a_job_runs_and_its_row_goes_with_its_work(runtime: Runtime) -> None:
+    enqueue(runtime, "test.create_team", {"name": "alpha"})
+    assert Worker(runtime).drain() == 1
+    assert team_names(runtime) == ["alpha"]
+    assert job_rows(runtime) == []
+
+
+def test_unknown_kind_is_refused(runtime: Runtime) -> None:
+    with pytest.raises(LookupError), runtime.sessions.write() as session:
+        queue.enqueue(session, "nope.kind", {}, clock=runtime.clock)
+
+
+def test_duplicate_enqueue_of_a_queued_job_is_dropped(runtime: Runtime) -> None:
+    first = enqueue(runtime, "test.create_team", {"name": "a"}, unique_key="k1")
+    second = enqueue(runtime, "test.create_team", {"name": "a"}, unique_key="k1")
+    assert first is not None
+    assert second is None
+    assert len(job_rows(runtime)) == 1
+
+
+def test_enqueue_while_running_is_kept_and_waits_for_the_run(runtime: Runtime) -> None:
+    enqueue(runtime, "test.create_team", {"name": "a"}, unique_key="k")
+    with runtime.sessions.write() as session:
+        running = queue.claim(
+            session, lane="default", worker_id="w1", clock=runtime.clock, lease_seconds=60
+        )
+    assert [j.unique_key for j in running] == ["k"]
+    assert enqueue(runtime, "test.create_team", {"name": "b"}, unique_key="k") is not None
+    with runtime.sessions.write() as session:
+        blocked = queue.claim(
+            session, lane="default", worker_id="w2", clock=runtime.clock, lease_seconds=60
+        )
+    assert blocked == []  # same key is running
+    with runtime.sessions.write() as session:
+        queue.finish(session, running)
+    with runtime.sessions.write() as session:
+        after = queue.claim(
+            session, lane="default", worker_id="w2", clock=runtime.clock, lease_seconds=60
+        )
+    assert [j.payload["name"] for j in after] == ["b"]
+
+
+def test_run_at_in_the_future_waits(runtime: Runtime, clock: FrozenClock) -> None:
+    enqueue(
+        runtime, "test.create_team", {"name": "later"}, run_at=clock.now() + timedelta(minutes=5)
+    )
+    assert Worker(runtime).drain() == 0
+    clock.advance(timedelta(minutes=5))
+    assert Worker(runtime).drain() == 1
+    assert team_names(runtime) == ["later"]
+
+
+def test_failures_retry_with_backoff_then_succeed(runtime: Runtime, clock: FrozenClock) -> None:
+    enqueue(runtime, "test.create_team", {"name": "flaky", "fail_times": 2})
+    worker = Worker(runtime)
+    assert worker.drain() == 1
+    [job] = job_rows(runtime)
+    assert job.status == "queued"
+    assert job.attempts == 1
+    assert job.run_at == clock.now() + timedelta(seconds=10)
+    assert "planned failure 1" in (job.last_error or "")
+    clock.advance(timedelta(seconds=9))
+    assert worker.drain() == 0
+    clock.advance(timedelta(seconds=1))
+    assert worker.drain() == 1
+    [job] = job_rows(runtime)
+    assert job.run_at == clock.now() + timedelta(seconds=60)
+    clock.advance(timedelta(seconds=60))
+    assert worker.drain() == 1
+    assert team_names(runtime) == ["flaky"]
+    assert job_rows(runtime) == []
+
+
+def test_exhausted_retries_fail_for_good_and_run_the_hook(
+    runtime: Runtime, clock: FrozenClock
+) -> None:
+    handlers.gave_up.clear()
+    job_id = enqueue(runtime, "test.always_fails", {})
+    worker = Worker(runtime)
+    worker.drain()
+    clock.advance(timedelta(seconds=5))
+    worker.drain()
+    [job] = job_rows(runtime)
+    assert job.status == "failed"
+    assert job.attempts == 2
+    assert job.finished_at == clock.now()
+    assert handlers.gave_up == [(job_id, "RuntimeError: nope")]
+    clock.advance(timedelta(days=1))
+    assert worker.drain() == 0
+
+
+def test_permanent_errors_do_not_retry(runtime: Runtime) -> None:
+    enqueue(runtime, "test.create_team", {"name": "x", "permanent": True})
+    Worker(runtime).drain()
+    [job] = job_rows(runtime)
+    assert job.status == "failed"
+    assert job.attempts == 1
+
+
+def test_a_dead_workers_job_runs_again_after_its_lease(
+    runtime: Runtime, clock: FrozenClock
+) -> None:
+    enqueue(runtime, "test.create_team", {"name": "orphan"})
+    with runtime.sessions.write() as session:
+        [dead] = queue.claim(
+            session, lane="default", worker_id="dead", clock=clock, lease_seconds=30
+        )
+    assert Worker(runtime).drain() == 0  # still leased
+    clock.advance(timedelta(seconds=31))
+    assert Worker(runtime).drain() == 1
+    assert team_names(runtime) == ["orphan"]
+    # The presumed-dead worker wakes up: it must not commit its results too.
+    with pytest.raises(LeaseLost), runtime.sessions.write() as session:
+        session.add(Team(id="team_zombie", name="zombie", created_at=clock.now()))
+        queue.finish(session, [dead])
+    assert team_names(runtime) == ["orphan"]
+
+
+def test_a_batch_with_a_poison_item_retries_the_others_alone(runtime: Runtime) -> None:
+    handlers.batches.clear()
+    for name in ["a", "b", "c"]:
+        enqueue(runtime, "test.batch", {"name": name, "poison": name == "b"})
+    Worker(runtime).drain()
+    assert handlers.batches[0] == ["a", "b", "c"]
+    assert team_names(runtime) == ["a", "c"]
+    [failed] = job_rows(runtime)
+    assert failed.payload["name"] == "b"
+    assert failed.status == "queued"  # retried later with backoff
+
+
+def test_priority_orders_claims(runtime: Runtime) -> None:
+    enqueue(runtime, "test.create_team", {"name": "low"}, priority=0)
+    enqueue(runtime, "test.create_team", {"name": "high"}, priority=5)
+    with runtime.sessions.write() as session:
+        [first] = queue.claim(
+            session, lane="default", worker_id="w", clock=runtime.clock, lease_seconds=5
+        )
+    assert first.payload["name"] == "high"
+
+
+def test_concurrent_claims_never_hand_out_a_job_twice(runtime: Runtime) -> None:
+    total = 60
+    with runtime.sessions.write() as session:
+        for index in range(total):
+            queue.enqueue(session, "test.create_team", {"name": f"t{index}"}, clock=runtime.clock)
+    claimed: list[int] = []
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+
+    def claimer(worker_id: str) -> None:
+        try:
+            while True:
+                with runtime.sessions.write() as session:
+                    jobs = queue.claim(
+                        session,
+                        lane="default",
+                        worker_id=worker_id,
+                        clock=runtime.clock,
+                        lease_seconds=60,
+                        limit=3,
+                    )
+                if not jobs:
+                    return
+                with lock:
+                    claimed.extend(job.id for job in jobs)
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=claimer, args=(f"w{i}",)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(claimed) == total
+    assert len(set(claimed)) == total
+
+
+def test_pending_count(runtime: Runtime) -> None:
+    enqueue(runtime, "test.create_team", {"name": "a"})
+    with runtime.sessions.read() as session:
+        assert queue.pending_count(session) == 1
+        assert queue.pending_count(session, kinds=["test.batch"]) == 0
+        counts = queue.counts_by_kind_and_status(session)
+    assert ("test.create_team", "queued", 1) in counts
+    with runtime.sessions.read() as session:
+        assert session.execute(select(func.count()).select_from(Job)).scalar_one() == 1
