@@ -36,9 +36,6 @@ PG_ADMIN_URL = os.environ.get(
 REQUIRE_PG = os.environ.get("HERALD_REQUIRE_POSTGRES") == "1"
 START = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
 
-_pg_skipped: list[str] = []
-
-
 def _pg_reachable() -> str | None:
     try:
         with psycopg.connect(PG_ADMIN_URL, connect_timeout=3) as conn:
@@ -60,7 +57,6 @@ def pg_server_url(pg_problem: str | None) -> Iterator[str]:
         message = f"PostgreSQL not reachable at {PG_ADMIN_URL} ({pg_problem})"
         if REQUIRE_PG:
             pytest.fail(message + " and HERALD_REQUIRE_POSTGRES=1")
-        _pg_skipped.append(message)
         pytest.skip(message)
     name = f"herald_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
@@ -173,9 +169,11 @@ def other_auth(make_key: Callable[..., CreatedKey]) -> dict[str, str]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _pg_skipped and not REQUIRE_PG:
+    # Checked here, in the controlling process: with xdist the fixtures ran in the workers.
+    problem = _pg_reachable()
+    if problem is not None and not REQUIRE_PG:
         terminalreporter.write_sep("!", "PostgreSQL half SKIPPED", yellow=True)
-        terminalreporter.write_line(_pg_skipped[0])
+        terminalreporter.write_line(f"PostgreSQL not reachable at {PG_ADMIN_URL} ({problem})")
         terminalreporter.write_line(
             "Only SQLite was tested. Start PostgreSQL 15 on 127.0.0.1:5432 (trust auth, user "
             "postgres), e.g. `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point "
