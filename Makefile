@@ -4,18 +4,19 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-CODE := src tests bench scripts
+CODE := src tests bench scripts clients/python/src
 export HERALD_HOME ?= $(CURDIR)/.herald
 
 .PHONY: setup run test lint typecheck docs clean-data
 
 # pip (not uv/poetry): torch 2.13.0 CPU comes from this machine's disk through pip's find-links;
 # other installers would download a multi-GB CUDA build instead.
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade 'pip>=25'
 	$(BIN)/pip install -q 'torch==2.13.0'
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
+	$(BIN)/pip install -q --no-deps -e clients/python
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -32,6 +33,7 @@ lint: setup
 
 typecheck: setup
 	$(BIN)/mypy
+	cd clients/python && ../../$(BIN)/mypy
 
 test: lint typecheck
 	$(BIN)/pytest -n 2

@@ -36,6 +36,7 @@ PG_ADMIN_URL = os.environ.get(
 REQUIRE_PG = os.environ.get("HERALD_REQUIRE_POSTGRES") == "1"
 START = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
 
+
 def _pg_reachable() -> str | None:
     try:
         with psycopg.connect(PG_ADMIN_URL, connect_timeout=3) as conn:

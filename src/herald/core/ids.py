@@ -9,7 +9,9 @@ import uuid
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 _BODY_LENGTH = 20  # 20 base-36 chars ~ 103 bits
 
-PREFIXES = frozenset({"cnt", "ent", "clu", "mon", "evt", "team", "art", "src", "key", "pod", "ep"})
+PREFIXES = frozenset(
+    {"cnt", "ent", "clu", "clm", "mon", "evt", "team", "art", "src", "key", "pod", "ep"}
+)
 
 
 def _encode(number: int, length: int) -> str:

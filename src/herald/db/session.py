@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from herald.db.engine import WRITE_OPTION
+from herald.db.engine import WRITE_OPTION, is_sqlite
 
 AFTER_COMMIT_KEY = "herald_after_commit"
 
@@ -27,6 +27,10 @@ class SessionFactory:
         self._write = sessionmaker(bind=write_engine, expire_on_commit=False, autoflush=True)
         self._commit_listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
+        # SQLite has one writer. Threads of this process queue on a lock instead of in SQLite's
+        # busy handler (which sleeps up to 100 ms between tries); other processes still queue
+        # on the database lock. Re-entrant so a nested write fails the same way as before.
+        self._write_lock: threading.RLock | None = threading.RLock() if is_sqlite(engine) else None
 
     def add_commit_listener(self, listener: Callable[[], None]) -> None:
         with self._lock:
@@ -34,16 +38,18 @@ class SessionFactory:
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        session = self._write()
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
-        finally:
-            session.close()
-        self._after_commit(session)
+        lock: AbstractContextManager[object] = self._write_lock or nullcontext()
+        with lock:
+            session = self._write()
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+            finally:
+                session.close()
+        self._after_commit(session)  # outside the lock: callbacks may write again
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -43,21 +43,18 @@ class ClaimedJob:
     created_at: datetime
 
 
-def enqueue(
-    session: Session,
+def _job_row(
     kind: str,
     payload: dict[str, Any],
     *,
-    clock: Clock,
-    unique_key: str | None = None,
-    run_at: datetime | None = None,
-    priority: int = 0,
-    team_id: str | None = None,
-) -> int | None:
-    """Add a job in the caller's transaction; returns its id, or None if an equal job is queued."""
+    now: datetime,
+    unique_key: str | None,
+    run_at: datetime | None,
+    priority: int,
+    team_id: str | None,
+) -> dict[str, Any]:
     spec = get_kind(kind)
-    now = clock.now()
-    values = {
+    return {
         "kind": kind,
         "lane": spec.lane,
         "payload": payload,
@@ -71,21 +68,78 @@ def enqueue(
         "created_at": now,
         "updated_at": now,
     }
+
+
+def _insert_dropping_queued_duplicates(session: Session) -> Any:
     dialect = session.get_bind().dialect.name
+    upsert = pg_insert(Job) if dialect == "postgresql" else sqlite_insert(Job)
+    return upsert.on_conflict_do_nothing(
+        index_elements=["unique_key"], index_where=QUEUED_PREDICATE
+    )
+
+
+def enqueue(
+    session: Session,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    clock: Clock,
+    unique_key: str | None = None,
+    run_at: datetime | None = None,
+    priority: int = 0,
+    team_id: str | None = None,
+) -> int | None:
+    """Add a job in the caller's transaction; returns its id, or None if an equal job is queued."""
+    values = _job_row(
+        kind,
+        payload,
+        now=clock.now(),
+        unique_key=unique_key,
+        run_at=run_at,
+        priority=priority,
+        team_id=team_id,
+    )
     job_id: int | None
     if unique_key is None:
         job_id = session.execute(insert(Job).values(**values).returning(Job.id)).scalar_one()
     else:
-        upsert = pg_insert(Job) if dialect == "postgresql" else sqlite_insert(Job)
-        statement = (
-            upsert.values(**values)
-            .on_conflict_do_nothing(index_elements=["unique_key"], index_where=QUEUED_PREDICATE)
-            .returning(Job.id)
-        )
+        statement = _insert_dropping_queued_duplicates(session).values(**values).returning(Job.id)
         job_id = session.execute(statement).scalar_one_or_none()
     if job_id is not None:
         session.info["herald_jobs_enqueued"] = True
     return job_id
+
+
+def enqueue_many(
+    session: Session,
+    kind: str,
+    jobs: Sequence[tuple[dict[str, Any], str | None]],
+    *,
+    clock: Clock,
+    priority: int = 0,
+) -> None:
+    """Enqueue many ``(payload, unique_key)`` jobs of one kind in one statement.
+
+    The same rows and the same drop-if-queued rule as :func:`enqueue`, without a round trip per
+    job (bulk ingestion enqueues one enrichment job per item).
+    """
+    if not jobs:
+        return
+    now = clock.now()
+    rows = [
+        _job_row(
+            kind,
+            payload,
+            now=now,
+            unique_key=key,
+            run_at=None,
+            priority=priority,
+            team_id=None,
+        )
+        for payload, key in jobs
+    ]
+    session.execute(_insert_dropping_queued_duplicates(session), rows)
+    session.info["herald_jobs_enqueued"] = True
 
 
 def claim(

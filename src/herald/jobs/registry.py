@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     from herald.jobs.worker import JobContext
     from herald.runtime import Runtime
 
-HANDLER_MODULES: tuple[str, ...] = ()
+HANDLER_MODULES: tuple[str, ...] = (
+    "herald.clusters.tasks",
+    "herald.enrich.tasks",
+    "herald.ingest.tasks",
+    "herald.monitors.tasks",
+    "herald.search.tasks",
+    "herald.webhooks.tasks",
+)
 
 
 @dataclass(frozen=True, slots=True)

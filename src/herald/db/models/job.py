@@ -44,7 +44,10 @@ class Job(Base):
     finished_at: Mapped[datetime | None]
 
     __table_args__ = (
-        Index("ix_jobs_claim", "lane", "status", "run_at"),
+        # Claims read due jobs of a lane in (priority DESC, run_at, id) order and stop at LIMIT.
+        Index("ix_jobs_claim", "lane", "status", priority.desc(), "run_at", "id"),
+        # The "no other job with this key is running" check of a claim.
+        Index("ix_jobs_unique_key_status", "unique_key", "status"),
         Index("ix_jobs_kind_status", "kind", "status"),
         Index(
             "uq_jobs_queued_unique_key",

@@ -156,7 +156,12 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_jobs")),
     )
     with op.batch_alter_table("jobs", schema=None) as batch_op:
-        batch_op.create_index("ix_jobs_claim", ["lane", "status", "run_at"], unique=False)
+        batch_op.create_index(
+            "ix_jobs_claim",
+            ["lane", "status", sa.literal_column("priority DESC"), "run_at", "id"],
+            unique=False,
+        )
+        batch_op.create_index("ix_jobs_unique_key_status", ["unique_key", "status"], unique=False)
         batch_op.create_index("ix_jobs_kind_status", ["kind", "status"], unique=False)
         batch_op.create_index(
             "uq_jobs_queued_unique_key",
@@ -281,6 +286,7 @@ def downgrade() -> None:
         )
         batch_op.drop_index("ix_jobs_kind_status")
         batch_op.drop_index("ix_jobs_claim")
+        batch_op.drop_index("ix_jobs_unique_key_status")
 
     op.drop_table("jobs")
     with op.batch_alter_table("entities", schema=None) as batch_op:

@@ -1,0 +1,67 @@
+"""`herald search` and `herald index rebuild|status` through the real command line (in-process)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from typer.testing import CliRunner
+
+from herald.cli.main import app
+from herald.runtime import Runtime
+from tests.search.support import put_item
+
+runner = CliRunner()
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def backend() -> str:
+    return "sqlite"
+
+
+def env_for(runtime: Runtime) -> dict[str, str]:
+    # The hashing embedder keeps the command from loading the neural model in this process;
+    # lexical retrieval, filters and the table are what is tested here.
+    return {
+        "HERALD_HOME": str(runtime.settings.home),
+        "HERALD_DATABASE_URL": runtime.settings.resolved_database_url,
+        "HERALD_EMBEDDING_MODEL": "herald-hashing",
+        "HERALD_ENTITY_SEED": "none",
+        "COLUMNS": "200",
+    }
+
+
+def test_search_prints_a_table_and_rebuild_reports(search_runtime: Runtime) -> None:
+    put_item(
+        search_runtime,
+        "https://news.example.com/ecb",
+        title="European Central Bank raises interest rates",
+        body="The ECB raised its key interest rate to fight inflation.",
+        published_at=datetime.now(UTC) - timedelta(days=1),
+        domain="news.example.com",
+    )
+    env = env_for(search_runtime)
+    result = runner.invoke(app, ["search", "ECB interest rates", "--media-type", "news"], env=env)
+    assert result.exit_code == 0, result.output
+    # The title column folds on narrow terminals: every word is there, possibly across lines.
+    assert all(w in result.stdout for w in "European Central Bank raises interest".split())
+    assert "news.example.com" in result.stdout
+    assert "1 results" in result.stdout
+
+    wire_only = runner.invoke(app, ["search", "ECB", "--media-type", "wire", "--json"], env=env)
+    assert wire_only.exit_code == 0, wire_only.output
+    assert '"results": []' in wire_only.stdout
+
+    bad = runner.invoke(
+        app, ["search", "ECB", "--domain", "a.com", "--exclude-domain", "b.com"], env=env
+    )
+    assert bad.exit_code == 1
+    assert "domain_filter_conflict" in bad.output
+
+    rebuilt = runner.invoke(app, ["index", "rebuild"], env=env)
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert "rebuilt the embedded search index: 1 items" in rebuilt.stdout
+    status = runner.invoke(app, ["index", "status"], env=env)
+    assert status.exit_code == 0, status.output
+    assert "current" in status.stdout
