@@ -1,0 +1,133 @@
+"""Ingestion throughput: a 10,000-item JSON Lines file, parsed and stored (no enrichment run).
+
+    .venv/bin/python bench/ingest_jsonl.py [--items 10000] [--database-url URL]
+
+The file is built from the bundled demo corpus' real news sentences: most items mix sentences of
+three articles (distinct stories of realistic length), about one in five reprints an earlier item
+with a small edit (so syndication lookups find and confirm candidates). Storing includes
+everything ``herald ingest`` does before enrichment: validation, canonical URLs, stable ids,
+syndication fingerprints and their lookups, the upsert, change marks and one ``enrich.item`` job
+per item. Default database: a fresh SQLite file (WAL) in a temporary HERALD_HOME.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from herald.config import Settings
+from herald.core.clock import SystemClock
+from herald.db.migrate import upgrade
+from herald.ingest.demo import demo_corpus_bytes
+from herald.ingest.pipeline import ingest_json_lines_parallel, ingest_outcomes
+from herald.ingest.sources.jsonl import parse_json_lines
+from herald.runtime import Runtime
+
+
+def build_file(path: Path, count: int, seed: int = 7) -> int:
+    """Items whose texts mix sentences of three real articles (distinct stories), and about one
+    in five a reprint of an earlier item with a different headline and a small edit (the
+    syndication path: candidates found and confirmed)."""
+    corpus = [json.loads(line) for line in demo_corpus_bytes().splitlines()]
+    news = [
+        item
+        for item in corpus
+        if item["media_type"] in ("news", "wire") and len(item["body"]) > 800
+    ]
+    pools = [re.split(r"(?<=[.!?])\s+", item["body"]) for item in news]
+    rnd = random.Random(seed)
+    bodies: list[str] = []
+    with path.open("w", encoding="utf-8") as out:
+        for n in range(count):
+            base = news[n % len(news)]
+            if bodies and rnd.random() < 0.2:
+                original = bodies[rnd.randrange(len(bodies))]
+                body = "UPDATED - " + original.replace(" the ", " a ", 2)
+            else:
+                sentences = [
+                    s for pool in rnd.sample(pools, 3) for s in rnd.sample(pool, min(6, len(pool)))
+                ]
+                rnd.shuffle(sentences)
+                body = " ".join(sentences)
+            bodies.append(body)
+            item = {
+                "url": f"https://bench{n % 97}.example.com/news/{n}/story?utm_source=feed",
+                "media_type": base["media_type"],
+                "title": f"{base['title']} ({n})",
+                "published_date": "2026-11-20T10:00:00Z",
+                "source": {
+                    "name": f"Bench outlet {n % 97}",
+                    "domain": f"bench{n % 97}.example.com",
+                },
+                "language": "en",
+                "authors": ["Staff"],
+                "body": body,
+            }
+            out.write(json.dumps(item) + "\n")
+    return path.stat().st_size
+
+
+def run(data: Path, items_count: int, database_url: str | None, workers: int, home: Path) -> None:
+    settings = Settings(home=home, database_url=database_url, log_format="text")
+    upgrade(settings.resolved_database_url)
+    runtime = Runtime(settings, clock=SystemClock())
+    try:
+        content = data.read_bytes()
+        started, cpu_started = time.perf_counter(), time.process_time()
+        if workers > 1:
+            report = ingest_json_lines_parallel(
+                runtime.sessions, content, clock=runtime.clock, workers=workers
+            )
+        else:
+            outcomes = parse_json_lines(content.splitlines())
+            report = ingest_outcomes(runtime.sessions, outcomes, clock=runtime.clock)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    finally:
+        runtime.close()
+    assert report.accepted == items_count, report.summary()
+    mode = f"{workers} parser processes + 1 writer" if workers > 1 else "one process"
+    print(
+        f"  {mode:32s}: {elapsed:6.2f} s  {items_count / elapsed:6.0f} items/s  "
+        f"(main-process cpu {cpu:5.2f} s; joined an existing article: {report.syndicated})"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--database-url", default=None, help="default: SQLite in a temp dir")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    backend = "postgresql" if args.database_url else "sqlite"
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "bench.jsonl"
+        size = build_file(data, args.items)
+        print(
+            f"ingest_jsonl: {args.items} items, {size / 1e6:.1f} MB JSON Lines, parse + store "
+            f"into {backend} (enrichment jobs queued, not run)"
+        )
+        print(
+            f"machine: {os.cpu_count()} cores shared with other engineers' jobs; "
+            f"load average {os.getloadavg()[0]:.1f} at start"
+        )
+        modes = [1] if args.workers <= 1 else [1, args.workers]
+        for index, workers in enumerate(modes):
+            home = Path(tmp) / f"home{index}"
+            home.mkdir()
+            url = args.database_url
+            if url and index:
+                print("  (PostgreSQL: the second mode reuses the database; run modes separately)")
+                break
+            run(data, args.items, url, workers, home)
+        print(f"load average {os.getloadavg()[0]:.1f} at end; target >= 1000 items/s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""Operator endpoints of ingestion (admin keys only; member keys get 404).
+
+- ``POST /v1/admin/content``: a JSON array or JSON Lines body of items in the pinned ingestion
+  format; the same validation as ``herald ingest``. Stored items are enriched and indexed by the
+  worker; the response counts what happened, with the reason for every rejected entry.
+- ``/v1/admin/sources``: list, add, show and remove polled sources.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request
+from pydantic import Field
+from starlette.concurrency import run_in_threadpool
+
+from herald.api.deps import AdminDep, ClockDep, RuntimeDep, SessionsDep
+from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp, current_meta
+from herald.core.clock import Clock
+from herald.db.session import SessionFactory
+from herald.errors import FieldIssue, InvalidRequest
+from herald.ingest.model import ItemError
+from herald.ingest.pipeline import ingest_outcomes
+from herald.ingest.service import IngestReport
+from herald.ingest.source_records import (
+    SourceView,
+    add_source,
+    find_source,
+    list_sources,
+    remove_source,
+)
+from herald.ingest.sources import Document, JsonLinesAdapter
+
+router = APIRouter(tags=["operator"])
+
+
+class RejectedEntry(ResponseModel):
+    location: str = Field(description="`line N` (JSON Lines) or `item N` (JSON array), from 1.")
+    line: int | None
+    reason: str
+    ref: str | None = Field(description="The entry's url, external_id or title, when it had one.")
+
+
+class IngestSummary(ResponseModel):
+    accepted: int
+    updated: int
+    duplicates: int
+    rejected: int
+    content_ids: list[str] = Field(description="Ids of the accepted and updated items.")
+    errors: list[RejectedEntry]
+    meta: Meta
+
+
+@router.post(
+    "/v1/admin/content",
+    response_model=IngestSummary,
+    summary="Ingest content items (JSON array or JSON Lines)",
+    description=(
+        "Body: `application/json` (an array of items) or `application/x-ndjson` (one item per "
+        "line), in the pinned ingestion format. Bad entries are reported and skipped; the others "
+        "are stored and queued for enrichment."
+    ),
+)
+async def post_content(
+    request: Request, admin: AdminDep, sessions: SessionsDep, clock: ClockDep
+) -> IngestSummary:
+    del admin
+    body = await request.body()
+    if not body.strip():
+        raise InvalidRequest("the body is empty: send a JSON array or JSON Lines of items")
+    report = await run_in_threadpool(_ingest_body, body, sessions, clock)
+    document_error = next((e for e in report.rejected if e.location == "document"), None)
+    if document_error is not None:
+        raise InvalidRequest(
+            document_error.reason, details=[FieldIssue("body", document_error.reason)]
+        )
+    return IngestSummary(
+        accepted=report.accepted,
+        updated=report.updated,
+        duplicates=report.duplicates,
+        rejected=len(report.rejected),
+        content_ids=report.changed_ids,
+        errors=[_rejected(e) for e in report.rejected],
+        meta=current_meta(),
+    )
+
+
+def _ingest_body(body: bytes, sessions: SessionFactory, clock: Clock) -> IngestReport:
+    outcomes = JsonLinesAdapter().parse(Document(content=body, origin="request body"))
+    # One request, one transaction: a failed request stores nothing.
+    return ingest_outcomes(sessions, outcomes, clock=clock, chunk_size=1_000_000)
+
+
+def _rejected(error: ItemError) -> RejectedEntry:
+    return RejectedEntry(
+        location=error.location, line=error.line, reason=error.reason, ref=error.ref
+    )
+
+
+class SourceIn(RequestModel):
+    url: str = Field(description="The feed URL (http or https).")
+    media_type: str = Field(description="`news`, `wire` or `podcast`.")
+    interval_seconds: int | None = Field(
+        default=None, description="Polling interval, 60 s to 7 days (default 900)."
+    )
+    format: str = Field(default="rss", description="`rss` (RSS/Atom/podcast), `ninjs` or `jsonl`.")
+    name: str | None = Field(
+        default=None, description="Source name for items (default: the feed's)."
+    )
+    domain: str | None = Field(
+        default=None, description="Source domain for items (default: each link's)."
+    )
+
+
+class SourceOut(ResponseModel):
+    id: str
+    url: str
+    media_type: str
+    format: str
+    name: str | None
+    domain: str | None
+    interval_seconds: int
+    enabled: bool
+    next_poll_at: UtcTimestamp
+    last_polled_at: UtcTimestamp | None
+    last_success_at: UtcTimestamp | None
+    last_error: str | None
+    last_error_at: UtcTimestamp | None
+    consecutive_failures: int
+    last_report: dict[str, Any] | None
+    created_at: UtcTimestamp
+
+
+class SourceResponse(ResponseModel):
+    source: SourceOut
+    meta: Meta
+
+
+class SourceList(ResponseModel):
+    sources: list[SourceOut]
+    meta: Meta
+
+
+def _out(view: SourceView) -> SourceOut:
+    return SourceOut(**{name: getattr(view, name) for name in SourceOut.model_fields})
+
+
+@router.get("/v1/admin/sources", response_model=SourceList, summary="List polled sources")
+def get_sources(admin: AdminDep, sessions: SessionsDep) -> SourceList:
+    del admin
+    with sessions.read() as session:
+        views = list_sources(session)
+    return SourceList(sources=[_out(v) for v in views], meta=current_meta())
+
+
+@router.post(
+    "/v1/admin/sources",
+    response_model=SourceResponse,
+    status_code=201,
+    summary="Add a polled source",
+)
+def post_source(body: SourceIn, admin: AdminDep, runtime: RuntimeDep) -> SourceResponse:
+    del admin
+    with runtime.sessions.write() as session:
+        view = add_source(
+            session,
+            url=body.url,
+            media_type=body.media_type,
+            clock=runtime.clock,
+            interval_seconds=body.interval_seconds or runtime.settings.source_poll_seconds,
+            format_name=body.format,
+            name=body.name,
+            domain=body.domain,
+        )
+    return SourceResponse(source=_out(view), meta=current_meta())
+
+
+@router.get("/v1/admin/sources/{source_id}", response_model=SourceResponse, summary="Show a source")
+def get_source(
+    source_id: Annotated[str, Path(max_length=64)], admin: AdminDep, sessions: SessionsDep
+) -> SourceResponse:
+    del admin
+    with sessions.read() as session:
+        view = SourceView.of(find_source(session, source_id))
+    return SourceResponse(source=_out(view), meta=current_meta())
+
+
+@router.delete(
+    "/v1/admin/sources/{source_id}",
+    response_model=SourceResponse,
+    summary="Remove a source (its items stay)",
+)
+def delete_source(
+    source_id: Annotated[str, Path(max_length=64)], admin: AdminDep, sessions: SessionsDep
+) -> SourceResponse:
+    del admin
+    with sessions.write() as session:
+        view = remove_source(session, source_id)
+    return SourceResponse(source=_out(view), meta=current_meta())

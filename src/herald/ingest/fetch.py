@@ -1,0 +1,265 @@
+"""Fetching feeds, article pages and transcripts over HTTP, politely and within bounds.
+
+- conditional GET: the caller passes the ETag / Last-Modified it stored; a 304 comes back as a
+  result with ``not_modified`` and no body;
+- a bounded body: a declared ``Content-Length`` over the limit is refused before reading, and the
+  download stops as soon as the (decoded) body passes the limit, so a gzip bomb stops too;
+- timeouts for connect/read plus an overall deadline for servers that drip bytes;
+- a per-host politeness delay (one request per host per interval, across threads);
+- a content-type check against what the caller can parse.
+
+Failures raise :class:`FetchError` with a ``kind`` the source record can show as its last error.
+The transport is injectable (``httpx.BaseTransport``); tests use a real loopback server.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import ClassVar, Protocol
+from urllib.parse import urlsplit
+
+import httpx
+
+from herald import __version__
+from herald.core.clock import Clock
+from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resolver
+from herald.errors import HeraldError
+
+__all__ = [
+    "FEED_TYPES",
+    "HTML_TYPES",
+    "JSON_TYPES",
+    "TRANSCRIPT_TYPES",
+    "FetchError",
+    "FetchPolicy",
+    "FetchResult",
+    "Fetcher",
+    "HttpFetcher",
+]
+
+FEED_TYPES: tuple[str, ...] = (
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/rdf+xml",
+    "application/xml",
+    "text/xml",
+    "application/x-rss+xml",
+    "application/x-atom+xml",
+)
+HTML_TYPES: tuple[str, ...] = ("text/html", "application/xhtml+xml")
+JSON_TYPES: tuple[str, ...] = ("application/json", "application/ld+json", "text/json")
+TRANSCRIPT_TYPES: tuple[str, ...] = (
+    "text/vtt",
+    "application/x-subrip",
+    "application/srt",
+    "text/srt",
+    "application/x-srt",
+    "text/plain",
+    *JSON_TYPES,
+    *HTML_TYPES,
+)
+
+
+class FetchError(HeraldError):
+    """A fetch that produced no usable document. ``kind`` is one of ``timeout``, ``network``,
+    ``http_status``, ``too_large``, ``content_type``, ``redirects``, ``forbidden_address``."""
+
+    status: ClassVar[int] = 502
+    code: ClassVar[str] = "fetch_failed"
+
+    def __init__(self, kind: str, message: str, *, http_status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.http_status = http_status
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPolicy:
+    timeout_seconds: float = 20.0
+    connect_timeout_seconds: float = 10.0
+    deadline_seconds: float = 60.0
+    max_bytes: int = 10 * 1024 * 1024
+    host_interval_seconds: float = 1.0
+    max_redirects: int = 5
+    user_agent: str = f"Herald/{__version__} (self-hosted content intelligence; feed reader)"
+    # Feeds name the pages and transcripts Herald fetches, so a hostile feed could point at the
+    # inside of the network (SSRF): when set, every request and redirect hop must resolve to
+    # public addresses only, or to ``allow_networks``.
+    block_private_addresses: bool = False
+    allow_networks: tuple[IPNetwork, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    url: str  # the final URL, after redirects
+    status: int
+    content: bytes
+    content_type: str | None
+    etag: str | None
+    last_modified: str | None
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304
+
+
+class Fetcher(Protocol):
+    """What adapters need to read the web: the real :class:`HttpFetcher`, or a test double
+    that sends every host to a loopback server."""
+
+    def fetch(
+        self,
+        url: str,
+        *,
+        accept: Iterable[str],
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> FetchResult: ...
+
+
+class HttpFetcher:
+    def __init__(
+        self,
+        *,
+        clock: Clock,
+        policy: FetchPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+        verify: bool | str = True,
+        resolver: Callable[[str], Sequence[IPAddress]] = system_resolver,
+    ) -> None:
+        self._clock = clock
+        self.policy = policy or FetchPolicy()
+        self._client = httpx.Client(
+            transport=transport,
+            verify=verify,
+            follow_redirects=True,
+            max_redirects=self.policy.max_redirects,
+            timeout=httpx.Timeout(
+                self.policy.timeout_seconds, connect=self.policy.connect_timeout_seconds
+            ),
+            headers={"user-agent": self.policy.user_agent},
+            event_hooks={"request": [self._check_target]}
+            if self.policy.block_private_addresses
+            else {},
+        )
+        self._resolve = resolver
+        self._host_lock = threading.Lock()
+        self._next_slot: dict[str, float] = {}
+
+    def __enter__(self) -> HttpFetcher:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def fetch(
+        self,
+        url: str,
+        *,
+        accept: Iterable[str],
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> FetchResult:
+        accepted = tuple(accept)
+        headers = {"accept": ", ".join([*accepted, "*/*;q=0.1"])}
+        if etag:
+            headers["if-none-match"] = etag
+        if last_modified:
+            headers["if-modified-since"] = last_modified
+        self._wait_turn(url)
+        try:
+            return self._get(url, headers, accepted)
+        except httpx.TooManyRedirects:
+            raise FetchError(
+                "redirects", f"more than {self.policy.max_redirects} redirects"
+            ) from None
+        except httpx.TimeoutException:
+            raise FetchError("timeout", f"timed out fetching {url}") from None
+        except httpx.InvalidURL as exc:
+            raise FetchError("network", f"invalid URL {url!r}: {exc}") from None
+        except httpx.HTTPError as exc:
+            raise FetchError(
+                "network", f"could not fetch {url}: {exc.__class__.__name__}: {exc}"
+            ) from None
+
+    def _get(self, url: str, headers: dict[str, str], accepted: tuple[str, ...]) -> FetchResult:
+        limit = self.policy.max_bytes
+        started = self._clock.monotonic()
+        with self._client.stream("GET", url, headers=headers) as response:
+            final_url = str(response.url)
+            etag = response.headers.get("etag")
+            modified = response.headers.get("last-modified")
+            if response.status_code == 304:
+                return FetchResult(final_url, 304, b"", None, etag, modified)
+            if response.status_code >= 400 or response.status_code < 200:
+                raise FetchError(
+                    "http_status",
+                    f"HTTP {response.status_code} from {final_url}",
+                    http_status=response.status_code,
+                )
+            content_type = _media_type(response.headers.get("content-type"))
+            if content_type and accepted and content_type not in accepted:
+                raise FetchError(
+                    "content_type",
+                    f"unexpected content type {content_type} from {final_url} "
+                    f"(expected one of {', '.join(accepted)})",
+                )
+            declared = response.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > limit:
+                raise FetchError("too_large", f"body of {declared} bytes exceeds {limit} bytes")
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > limit:
+                    raise FetchError("too_large", f"body exceeds {limit} bytes ({final_url})")
+                if self._clock.monotonic() - started > self.policy.deadline_seconds:
+                    raise FetchError("timeout", f"download of {final_url} took too long")
+            return FetchResult(
+                final_url, response.status_code, bytes(body), content_type, etag, modified
+            )
+
+    def _check_target(self, request: httpx.Request) -> None:
+        """Refuse a request (or redirect hop) to loopback, private, link-local or other
+        special-purpose addresses. Names are resolved here; a resolver answer that changes
+        before the connection is a remaining gap, acceptable for reading public feeds."""
+        host = request.url.host
+        try:
+            addresses = [ipaddress.ip_address(host.strip("[]"))]
+        except ValueError:
+            try:
+                addresses = list(self._resolve(host))
+            except (OSError, UnicodeError) as exc:
+                raise FetchError("network", f"cannot resolve {host}: {exc}") from None
+        for address in addresses:
+            reason = forbidden_reason(address, self.policy.allow_networks)
+            if reason is not None:
+                raise FetchError("forbidden_address", f"{host} resolves to {address} ({reason})")
+
+    def _wait_turn(self, url: str) -> None:
+        """Reserve this host's next slot, then sleep until it (outside the lock)."""
+        host = (urlsplit(url).hostname or "").lower()
+        interval = self.policy.host_interval_seconds
+        with self._host_lock:
+            now = self._clock.monotonic()
+            slot = max(now, self._next_slot.get(host, now))
+            self._next_slot[host] = slot + interval
+        if slot > now:
+            self._clock.sleep(slot - now)
+
+
+def _media_type(header: str | None) -> str | None:
+    if not header:
+        return None
+    return header.split(";", 1)[0].strip().lower() or None

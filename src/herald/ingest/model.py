@@ -1,0 +1,169 @@
+"""The normalised incoming item: what every source adapter produces and the ingest service stores.
+
+It carries every field of the pinned JSON Lines format (API-DECISIONS.md) already cleaned:
+``published_date`` is an aware UTC instant, ``source.domain`` is the registrable domain in lower
+case, and the canonical key (from which the stable content id derives) is computed once here.
+Enrichment fields (summaries, key points, entities, segments' titles) are not part of it: they are
+filled later by enrichment and never invented at ingestion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from herald.core.ids import stable_id
+from herald.ingest.urls import canonical_url
+
+MediaType = Literal["news", "wire", "podcast"]
+MEDIA_TYPES: frozenset[str] = frozenset({"news", "wire", "podcast"})
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """Who published the item: a display name and the registrable domain (lower case)."""
+
+    name: str
+    domain: str
+
+
+@dataclass(frozen=True, slots=True)
+class PodcastRef:
+    """The show an episode belongs to."""
+
+    title: str
+    podcast_id: str | None = None
+    publisher: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptSegment:
+    """One timed stretch of speech; ``speaker`` is ``None`` when the format does not say."""
+
+    start: float
+    end: float
+    text: str
+    speaker: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingItem:
+    media_type: MediaType
+    title: str
+    published_date: datetime
+    source: SourceRef
+    url: str | None = None
+    external_id: str | None = None
+    authors: tuple[str, ...] = ()
+    language: str | None = None
+    summary: str | None = None
+    body: str | None = None
+    podcast: PodcastRef | None = None
+    episode_id: str | None = None
+    audio_url: str | None = None
+    duration_seconds: float | None = None
+    transcript: str | None = None
+    transcript_segments: tuple[TranscriptSegment, ...] = ()
+    # True when the source gave no date and the time it was first seen stands in: an update of a
+    # stored item then keeps the stored date.
+    published_is_estimate: bool = False
+    # Derived once: the canonical URL (None without a URL) and the dedup key.
+    canonical_url: str | None = field(init=False, default=None)
+    canonical_key: str = field(init=False, default="")
+    content_id: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        if self.published_date.tzinfo is None:
+            raise ValueError("published_date must be timezone-aware (normalise to UTC first)")
+        canonical = canonical_url(self.url) if self.url else None
+        object.__setattr__(self, "canonical_url", canonical)
+        key = canonical_key(canonical, self.source.domain, self.external_id)
+        object.__setattr__(self, "canonical_key", key)
+        object.__setattr__(self, "content_id", content_id_for_key(key))
+
+    @property
+    def text(self) -> str:
+        """The item's full text: the article body, or the transcript (joined segments)."""
+        if self.body:
+            return self.body
+        if self.transcript:
+            return self.transcript
+        return "\n".join(segment.text for segment in self.transcript_segments)
+
+    @property
+    def resolved_podcast_id(self) -> str | None:
+        """The given podcast id, else one derived from the show (title + source domain)."""
+        if self.media_type != "podcast":
+            return None
+        if self.podcast and self.podcast.podcast_id:
+            return self.podcast.podcast_id
+        title = self.podcast.title if self.podcast else self.source.name
+        return stable_id("pod", f"{self.source.domain}\n{title.casefold()}")
+
+    @property
+    def resolved_episode_id(self) -> str | None:
+        """The given episode id, else one derived from the canonical key (stable)."""
+        if self.media_type != "podcast":
+            return None
+        return self.episode_id or stable_id("ep", self.canonical_key)
+
+
+def canonical_key(canonical: str | None, source_domain: str, external_id: str | None) -> str:
+    """The identity of an item: its canonical URL, else its source domain plus external id."""
+    if canonical:
+        return f"url:{canonical}"
+    if external_id:
+        return f"ext:{source_domain.lower()}:{external_id.strip()}"
+    raise ValueError("an item needs a url or an external_id")
+
+
+def content_id_for_key(key: str) -> str:
+    return stable_id("cnt", key)
+
+
+def content_id_of(url: str | None, source_domain: str, external_id: str | None) -> str:
+    """The content id an entry will get, before it is fully parsed."""
+    return content_id_for_key(
+        canonical_key(canonical_url(url) if url else None, source_domain, external_id)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ItemError:
+    """A rejected entry: where it was (``line 7``, ``entry 3``) and why. The rest still parses."""
+
+    location: str
+    reason: str
+    line: int | None = None
+    ref: str | None = None  # a title, guid or URL that helps the operator find the entry
+
+    def __str__(self) -> str:
+        ref = f" ({self.ref})" if self.ref else ""
+        return f"{self.location}{ref}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemWarning:
+    """An accepted entry that lost something on the way (e.g. the article page could not be
+    fetched, so the feed's teaser became the body)."""
+
+    location: str
+    reason: str
+    ref: str | None = None
+
+    def __str__(self) -> str:
+        ref = f" ({self.ref})" if self.ref else ""
+        return f"{self.location}{ref}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class KnownEntry:
+    """A feed entry already stored whose refresh would need network fetches (a teaser's article
+    page, an episode's transcript): skipped and counted as a duplicate."""
+
+    location: str
+    content_id: str
+
+
+ParseOutcome = IncomingItem | ItemError | ItemWarning | KnownEntry

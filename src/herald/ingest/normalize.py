@@ -1,0 +1,439 @@
+"""Validation of the pinned ingestion format, shared by JSON Lines files, the CLI and
+``POST /v1/admin/content``: a mapping in, an :class:`IncomingItem` or an :class:`ItemRejected` out.
+
+Also the small normalisers every adapter uses (publication dates to UTC, language codes,
+whitespace, author lists).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from datetime import UTC, date, datetime, time
+from typing import Any, cast
+
+from herald.ingest.model import (
+    MEDIA_TYPES,
+    IncomingItem,
+    MediaType,
+    PodcastRef,
+    SourceRef,
+    TranscriptSegment,
+)
+from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
+
+__all__ = [
+    "ALLOWED_FIELDS",
+    "ItemRejected",
+    "clean_text",
+    "item_from_mapping",
+    "normalise_language",
+    "parse_published_date",
+    "split_authors",
+]
+
+REQUIRED_NOTE = "url (or source + external_id), media_type, title, published_date, source"
+ALLOWED_FIELDS = frozenset(
+    {
+        "url",
+        "media_type",
+        "title",
+        "published_date",
+        "source",
+        "external_id",
+        "language",
+        "authors",
+        "summary",
+        "body",
+        "podcast",
+        "episode_id",
+        "audio_url",
+        "duration_seconds",
+        "transcript",
+        "transcript_segments",
+    }
+)
+_PODCAST_ONLY = (
+    "podcast",
+    "episode_id",
+    "audio_url",
+    "duration_seconds",
+    "transcript",
+    "transcript_segments",
+)
+MAX_TITLE = 1_000
+MAX_TEXT = 5_000_000
+MAX_SEGMENTS = 50_000
+
+
+class ItemRejected(ValueError):
+    """An entry that does not meet the ingestion format; ``field`` names the culprit."""
+
+    def __init__(self, reason: str, *, field: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.field = field
+
+
+def item_from_mapping(obj: object) -> IncomingItem:
+    """Validate one entry of the pinned format (API-DECISIONS.md "Content ingestion format").
+
+    Unknown fields are rejected (a typo such as ``publised_date`` must not pass silently).
+    """
+    if not isinstance(obj, Mapping):
+        raise ItemRejected(f"expected a JSON object, got {_json_type(obj)}")
+    data = cast(Mapping[str, Any], obj)
+    unknown = sorted(k for k in data if k not in ALLOWED_FIELDS)
+    if unknown:
+        raise ItemRejected(f"unknown field {unknown[0]!r}", field=unknown[0])
+
+    media_type = _required_str(data, "media_type")
+    if media_type not in MEDIA_TYPES:
+        raise ItemRejected(
+            f"media_type must be one of news, wire, podcast (got {media_type!r})",
+            field="media_type",
+        )
+    title = clean_text(_required_str(data, "title"))
+    if not title:
+        raise ItemRejected("title is empty", field="title")
+    if len(title) > MAX_TITLE:
+        raise ItemRejected(f"title longer than {MAX_TITLE} characters", field="title")
+    published = _published(data)
+    source = _source(data.get("source"))
+    url = _optional_url(data, "url")
+    external_id = _optional_str(data, "external_id")
+    if url is None and not external_id:
+        raise ItemRejected("needs url, or source with external_id", field="url")
+
+    if media_type != "podcast":
+        present = [name for name in _PODCAST_ONLY if data.get(name) is not None]
+        if present:
+            raise ItemRejected(f"{present[0]} is only for podcast items", field=present[0])
+
+    body = _optional_text(data, "body")
+    transcript = _optional_text(data, "transcript")
+    segments = _segments(data.get("transcript_segments"))
+    if media_type in ("news", "wire") and not body:
+        raise ItemRejected(f"body is required for {media_type} items", field="body")
+    if media_type == "podcast":
+        if body:
+            raise ItemRejected("podcast items carry a transcript, not a body", field="body")
+        if not transcript and not segments:
+            raise ItemRejected(
+                "podcast items need transcript or transcript_segments", field="transcript"
+            )
+
+    return IncomingItem(
+        media_type=cast(MediaType, media_type),
+        title=title,
+        published_date=published,
+        source=source,
+        url=url,
+        external_id=external_id,
+        authors=_authors(data.get("authors")),
+        language=_language(data.get("language")),
+        summary=_optional_text(data, "summary"),
+        body=body,
+        podcast=_podcast(data.get("podcast")),
+        episode_id=_optional_str(data, "episode_id"),
+        audio_url=_optional_url(data, "audio_url"),
+        duration_seconds=_duration(data.get("duration_seconds")),
+        transcript=transcript,
+        transcript_segments=segments,
+    )
+
+
+# --- field readers -------------------------------------------------------------------------
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _required_str(data: Mapping[str, Any], name: str) -> str:
+    value = data.get(name)
+    if value is None:
+        raise ItemRejected(f"{name} is required", field=name)
+    if not isinstance(value, str):
+        raise ItemRejected(f"{name} must be a string, got {_json_type(value)}", field=name)
+    return value
+
+
+def _optional_str(data: Mapping[str, Any], name: str) -> str | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ItemRejected(f"{name} must be a string, got {_json_type(value)}", field=name)
+    value = value.strip()
+    return value or None
+
+
+def _optional_text(data: Mapping[str, Any], name: str) -> str | None:
+    value = _optional_str(data, name)
+    if value is None:
+        return None
+    if len(value) > MAX_TEXT:
+        raise ItemRejected(f"{name} longer than {MAX_TEXT} characters", field=name)
+    return clean_text(value, keep_newlines=True) or None
+
+
+def _optional_url(data: Mapping[str, Any], name: str) -> str | None:
+    value = _optional_str(data, name)
+    if value is None:
+        return None
+    try:
+        canonical_url(value)
+    except InvalidUrl as exc:
+        raise ItemRejected(f"{name}: {exc}", field=name) from None
+    return value
+
+
+def _published(data: Mapping[str, Any]) -> datetime:
+    value = _required_str(data, "published_date")
+    try:
+        return parse_published_date(value)
+    except ValueError:
+        raise ItemRejected(
+            f"published_date is not an ISO 8601 date or datetime: {value[:60]!r}",
+            field="published_date",
+        ) from None
+
+
+def _source(value: object) -> SourceRef:
+    if value is None:
+        raise ItemRejected("source is required ({name, domain})", field="source")
+    if not isinstance(value, Mapping):
+        raise ItemRejected("source must be an object {name, domain}", field="source")
+    unknown = sorted(k for k in value if k not in ("name", "domain"))
+    if unknown:
+        raise ItemRejected(f"unknown field 'source.{unknown[0]}'", field=f"source.{unknown[0]}")
+    name = value.get("name")
+    domain = value.get("domain")
+    if not isinstance(name, str) or not name.strip():
+        raise ItemRejected("source.name is required (a string)", field="source.name")
+    if not isinstance(domain, str) or not domain.strip():
+        raise ItemRejected("source.domain is required (a string)", field="source.domain")
+    try:
+        normalised = normalise_domain(domain)
+    except InvalidUrl as exc:
+        raise ItemRejected(f"source.domain: {exc}", field="source.domain") from None
+    return SourceRef(name=clean_text(name), domain=normalised)
+
+
+def _authors(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return split_authors(value)
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise ItemRejected("authors must be an array of strings", field="authors")
+    return _dedup(clean_text(a) for a in value)
+
+
+def _language(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ItemRejected("language must be a string", field="language")
+    if not value.strip():
+        return None
+    language = normalise_language(value)
+    if language is None:
+        raise ItemRejected(f"language is not a language code: {value[:20]!r}", field="language")
+    return language
+
+
+def _podcast(value: object) -> PodcastRef | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ItemRejected(
+            "podcast must be an object {podcast_id?, title, publisher?}", field="podcast"
+        )
+    unknown = sorted(k for k in value if k not in ("podcast_id", "title", "publisher"))
+    if unknown:
+        raise ItemRejected(f"unknown field 'podcast.{unknown[0]}'", field=f"podcast.{unknown[0]}")
+    title = value.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise ItemRejected("podcast.title is required (a string)", field="podcast.title")
+    podcast_id = _optional_str(value, "podcast_id")
+    publisher = _optional_str(value, "publisher")
+    return PodcastRef(title=clean_text(title), podcast_id=podcast_id, publisher=publisher)
+
+
+def _duration(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ItemRejected("duration_seconds must be a number", field="duration_seconds")
+    if value < 0:
+        raise ItemRejected("duration_seconds must not be negative", field="duration_seconds")
+    return float(value)
+
+
+def _segments(value: object) -> tuple[TranscriptSegment, ...]:
+    if value is None:
+        return ()
+    name = "transcript_segments"
+    if not isinstance(value, list):
+        raise ItemRejected(f"{name} must be an array", field=name)
+    if len(value) > MAX_SEGMENTS:
+        raise ItemRejected(f"{name} has more than {MAX_SEGMENTS} segments", field=name)
+    segments: list[TranscriptSegment] = []
+    for index, raw in enumerate(value):
+        where = f"{name}[{index}]"
+        if not isinstance(raw, Mapping):
+            raise ItemRejected(f"{where} must be an object", field=where)
+        unknown = sorted(k for k in raw if k not in ("start", "end", "speaker", "text"))
+        if unknown:
+            raise ItemRejected(f"unknown field '{where}.{unknown[0]}'", field=where)
+        start, end = raw.get("start"), raw.get("end")
+        for label, number in (("start", start), ("end", end)):
+            if (
+                isinstance(number, bool)
+                or not isinstance(number, int | float)
+                or not math.isfinite(number)
+                or number < 0
+            ):
+                raise ItemRejected(
+                    f"{where}.{label} must be a number of seconds >= 0", field=f"{where}.{label}"
+                )
+        assert isinstance(start, int | float)
+        assert isinstance(end, int | float)
+        if end < start:
+            raise ItemRejected(f"{where}.end is before its start", field=f"{where}.end")
+        text = raw.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise ItemRejected(f"{where}.text is required (a string)", field=f"{where}.text")
+        speaker = raw.get("speaker")
+        if speaker is not None and not isinstance(speaker, str):
+            raise ItemRejected(
+                f"{where}.speaker must be a string or null", field=f"{where}.speaker"
+            )
+        segments.append(
+            TranscriptSegment(
+                start=float(start),
+                end=float(end),
+                text=clean_text(text, keep_newlines=True),
+                speaker=clean_text(speaker) or None if speaker else None,
+            )
+        )
+    return tuple(segments)
+
+
+# --- shared normalisers ----------------------------------------------------------------------
+
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def parse_published_date(value: str) -> datetime:
+    """ISO 8601 (date or datetime) or RFC 2822 (feeds) to an aware UTC instant; naive = UTC.
+
+    Raises ValueError for anything else.
+    """
+    text = value.strip()
+    if not text:
+        raise ValueError("empty date")
+    if _DATE_ONLY.match(text):
+        return datetime.combine(date.fromisoformat(text), time.min, UTC)
+    parsed: datetime | None = None
+    try:
+        parsed = datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        try:
+            parsed = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            parsed = None
+    if parsed is None:
+        raise ValueError(f"not a date: {text!r}")
+    return as_utc(parsed)
+
+
+def as_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_LINE_EDGES = re.compile(r" ?\n ?")
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def clean_text(value: str, *, keep_newlines: bool = False) -> str:
+    """NFC, no control characters, single spaces; paragraphs kept when ``keep_newlines``."""
+    text = value if value.isascii() else unicodedata.normalize("NFC", value)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    if not keep_newlines:
+        return _SPACES.sub(" ", text.replace("\n", " ")).strip()
+    # Whole-text passes (not per line): bodies are long and this runs for every item.
+    text = _LINE_EDGES.sub("\n", _SPACES.sub(" ", text))
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+_LANGUAGE = re.compile(r"^([a-zA-Z]{2,3})([-_][a-zA-Z0-9]{1,8})*$")
+
+
+def normalise_language(value: str) -> str | None:
+    """``en``, ``EN-us``, ``nb_NO`` -> ``en``, ``en-US``, ``nb-NO`` (BCP 47 casing)."""
+    text = value.strip()
+    if not _LANGUAGE.match(text):
+        return None
+    parts = re.split(r"[-_]", text)
+    out = [parts[0].lower()]
+    for part in parts[1:]:
+        if len(part) == 2:
+            out.append(part.upper())
+        elif len(part) == 4:
+            out.append(part.title())
+        else:
+            out.append(part.lower())
+    return "-".join(out)
+
+
+_BYLINE_PREFIX = re.compile(r"^(by|von|par|por|di|door|av|af)\s+", re.IGNORECASE)
+_AUTHOR_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b|\bog\b)\s*")
+
+
+def split_authors(byline: str, *, drop: Iterable[str] = ()) -> tuple[str, ...]:
+    """Split a byline ("By Jane Roe and John Doe, AP") into names; ``drop`` removes agency
+    names such as the copyright holder."""
+    dropped = {d.casefold() for d in drop}
+    text = _BYLINE_PREFIX.sub("", clean_text(byline))
+    names = []
+    for part in _AUTHOR_SPLIT.split(text):
+        name = _BYLINE_PREFIX.sub("", part.strip(" .")).strip()
+        if not name or name.casefold() in dropped:
+            continue
+        # An e-mail address or a lone agency acronym is not an author name.
+        if "@" in name or (name.isupper() and len(name) <= 5):
+            continue
+        names.append(name)
+    return _dedup(names)
+
+
+def _dedup(values: Iterable[str]) -> tuple[str, ...]:
+    seen: set[str] = set()
+    out = []
+    for value in values:
+        if value and value.casefold() not in seen:
+            seen.add(value.casefold())
+            out.append(value)
+    return tuple(out)

@@ -1,0 +1,172 @@
+"""Polling sources: the schedule (which sources are due) and one poll (fetch, parse, store).
+
+A poll fetches the feed with the validators of its last good response (conditional GET: a 304
+stores nothing), parses it outside any transaction (article pages and transcripts are fetched
+then), and stores items, the source's new state and the job's completion in one transaction.
+A failure (network, HTTP status, size, content type, unreadable document) is recorded as the
+source's ``last_error``; the source keeps its items and its schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from herald.core.clock import Clock
+from herald.db.session import SessionFactory
+from herald.ingest import repository
+from herald.ingest.fetch import FEED_TYPES, JSON_TYPES, Fetcher, FetchError, FetchResult
+from herald.ingest.model import IncomingItem, ItemError, MediaType, ParseOutcome
+from herald.ingest.pipeline import parse_document
+from herald.ingest.service import IngestReport, store_items
+from herald.ingest.source_records import configured_source_ref, schedule_after
+from herald.ingest.sources import Document
+from herald.jobs.queue import enqueue
+
+__all__ = ["POLL_JOB", "PollOutcome", "poll_source", "schedule_due_polls"]
+
+POLL_JOB = "ingest.poll_source"
+_ACCEPT = {
+    "rss": FEED_TYPES,
+    "ninjs": JSON_TYPES,
+    "jsonl": (*JSON_TYPES, "application/x-ndjson", "application/jsonl", "text/plain"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PollOutcome:
+    status: str  # "stored", "not_modified", "failed", "gone"
+    report: IngestReport | None = None
+    error: str | None = None
+
+
+def schedule_due_polls(session: Session, *, clock: Clock) -> list[str]:
+    """Enqueue a poll for every due source and move it to its next slot (same transaction)."""
+    now = clock.now()
+    enqueued = []
+    for source in repository.claim_due_sources(session, now=now):
+        source.next_poll_at = schedule_after(source, now)
+        source.updated_at = now
+        enqueue(
+            session, POLL_JOB, {"source_id": source.id}, clock=clock, unique_key=f"poll:{source.id}"
+        )
+        enqueued.append(source.id)
+    return enqueued
+
+
+def poll_source(
+    sessions: SessionFactory,
+    source_id: str,
+    *,
+    clock: Clock,
+    fetcher: Fetcher,
+    finish: Callable[[Session], None] = lambda session: None,
+) -> PollOutcome:
+    """Poll one source now. ``finish`` runs inside the transaction that stores the results (the
+    job queue marks the job done there)."""
+    with sessions.read() as session:
+        source = repository.get_source(session, source_id)
+    if source is None:  # removed since the poll was scheduled
+        with sessions.write() as session:
+            finish(session)
+        return PollOutcome("gone")
+    url, etag, modified = source.url, source.etag, source.last_modified
+    format_name, media_type = source.format, source.media_type
+    configured = configured_source_ref(source)
+
+    try:
+        result = fetcher.fetch(
+            url, accept=_ACCEPT.get(format_name, FEED_TYPES), etag=etag, last_modified=modified
+        )
+    except FetchError as exc:
+        return _record_failure(sessions, source_id, f"{exc.kind}: {exc.message}", clock, finish)
+    if result.not_modified:
+        with sessions.write() as session:
+            _record_success(session, source_id, result, clock, IngestReport())
+            finish(session)
+        return PollOutcome("not_modified")
+
+    def is_known(content_id: str) -> bool:
+        with sessions.read() as session:
+            return bool(repository.existing_ids(session, [content_id]))
+
+    document = Document(
+        content=result.content,
+        origin=url,
+        content_type=result.content_type,
+        source=configured,
+        media_type=_media_type(media_type),
+    )
+    try:
+        outcomes: list[ParseOutcome] = list(
+            parse_document(
+                document, format_name=format_name, clock=clock, fetcher=fetcher, is_known=is_known
+            )
+        )
+    except Exception as exc:  # noqa: BLE001 - a document that breaks a parser is the source's error
+        reason = f"parse: {exc.__class__.__name__}: {exc}"
+        return _record_failure(sessions, source_id, reason, clock, finish)
+    fatal = next(
+        (o for o in outcomes if isinstance(o, ItemError) and o.location == "document"), None
+    )
+    if fatal is not None:
+        return _record_failure(sessions, source_id, f"document: {fatal.reason}", clock, finish)
+    report = IngestReport()
+    items = [o for o in outcomes if isinstance(o, IncomingItem)]
+    for outcome in outcomes:
+        if not isinstance(outcome, IncomingItem):
+            report.note(outcome)
+    with sessions.write() as session:
+        store_items(session, items, clock=clock, source_id=source_id, report=report)
+        _record_success(session, source_id, result, clock, report)
+        finish(session)
+    return PollOutcome("stored", report=report)
+
+
+def _media_type(value: str) -> MediaType:
+    return "wire" if value == "wire" else "podcast" if value == "podcast" else "news"
+
+
+def _record_success(
+    session: Session, source_id: str, result: FetchResult, clock: Clock, report: IngestReport
+) -> None:
+    source = repository.get_source(session, source_id)
+    if source is None:
+        return
+    now = clock.now()
+    source.last_polled_at = now
+    source.last_success_at = now
+    source.last_error = None
+    source.last_error_at = None
+    source.consecutive_failures = 0
+    source.updated_at = now
+    if not result.not_modified:
+        # Keep validators only from a full response: they describe what we stored.
+        source.etag = result.etag
+        source.last_modified = result.last_modified
+        source.items_seen += report.accepted
+        source.last_report = report.summary(max_messages=10) | {"http_status": result.status}
+    else:
+        source.last_report = {"http_status": 304}
+
+
+def _record_failure(
+    sessions: SessionFactory,
+    source_id: str,
+    message: str,
+    clock: Clock,
+    finish: Callable[[Session], None],
+) -> PollOutcome:
+    with sessions.write() as session:
+        source = repository.get_source(session, source_id)
+        if source is not None:
+            now = clock.now()
+            source.last_polled_at = now
+            source.last_error = message[:2000]
+            source.last_error_at = now
+            source.consecutive_failures += 1
+            source.updated_at = now
+        finish(session)
+    return PollOutcome("failed", error=message)

@@ -1,0 +1,276 @@
+"""Storing incoming items: upsert by content id, syndication, change marks and enrichment jobs.
+
+``store_items`` runs in the caller's transaction (it never commits):
+
+- a new content id is **accepted** (inserted); an existing one whose content hash is unchanged is
+  a **duplicate** (nothing is written, so re-ingesting a file changes nothing); a changed one is
+  **updated** in place (same id, ``version`` + 1, enrichment redone);
+- news and wire items get an ``article_id``: the article of the best-matching earlier copy of the
+  same story text (see :mod:`herald.ingest.syndication`), else their own
+  (``stable_id("art", canonical_key)``);
+- every written item gets a change mark (search indexes catch up) and an ``enrich.item`` job in
+  the same transaction, so a rolled-back batch enqueues nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from sqlalchemy.orm import Session
+
+from herald.content.changes import mark_changed
+from herald.core.clock import Clock
+from herald.core.ids import stable_id
+from herald.ingest import repository
+from herald.ingest.articles import word_count
+from herald.ingest.model import IncomingItem, ItemError, ItemWarning, KnownEntry, ParseOutcome
+from herald.ingest.syndication import TextFingerprint, fingerprint, is_syndicated
+from herald.jobs.queue import enqueue_many
+
+__all__ = ["ENRICH_JOB", "IngestReport", "store_items"]
+
+ENRICH_JOB = "enrich.item"
+
+
+@dataclass
+class IngestReport:
+    """What a batch did. ``rejected`` and ``warnings`` keep their locations (line numbers)."""
+
+    accepted: int = 0
+    updated: int = 0
+    duplicates: int = 0
+    syndicated: int = 0  # accepted or updated items that joined an existing article
+    rejected: list[ItemError] = field(default_factory=list)
+    warnings: list[ItemWarning] = field(default_factory=list)
+    changed_ids: list[str] = field(default_factory=list)
+
+    def note(self, outcome: ParseOutcome) -> None:
+        """Count an outcome that is not an item (errors, warnings, known entries)."""
+        if isinstance(outcome, ItemError):
+            self.rejected.append(outcome)
+        elif isinstance(outcome, ItemWarning):
+            self.warnings.append(outcome)
+        elif isinstance(outcome, KnownEntry):
+            self.duplicates += 1
+
+    def merge(self, other: IngestReport) -> None:
+        self.accepted += other.accepted
+        self.updated += other.updated
+        self.duplicates += other.duplicates
+        self.syndicated += other.syndicated
+        self.rejected.extend(other.rejected)
+        self.warnings.extend(other.warnings)
+        self.changed_ids.extend(other.changed_ids)
+
+    def summary(self, *, max_messages: int = 20) -> dict[str, Any]:
+        return {
+            "accepted": self.accepted,
+            "updated": self.updated,
+            "duplicates": self.duplicates,
+            "rejected": len(self.rejected),
+            "syndicated": self.syndicated,
+            "errors": [
+                {"location": e.location, "line": e.line, "reason": e.reason, "ref": e.ref}
+                for e in self.rejected[:max_messages]
+            ],
+            "warnings": [str(w) for w in self.warnings[:max_messages]],
+        }
+
+
+def store_items(
+    session: Session,
+    items: Sequence[IncomingItem],
+    *,
+    clock: Clock,
+    source_id: str | None = None,
+    report: IngestReport | None = None,
+    fingerprints: Mapping[str, TextFingerprint | None] | None = None,
+) -> IngestReport:
+    """``fingerprints`` may carry fingerprints computed elsewhere (a parallel parser)."""
+    report = report if report is not None else IngestReport()
+    precomputed = fingerprints or {}
+    if not items:
+        return report
+    now = clock.now()
+    states = repository.stored_states(session, (item.content_id for item in items))
+
+    # Within one batch the last version of an id wins; earlier identical copies are duplicates.
+    latest: dict[str, IncomingItem] = {}
+    for item in items:
+        previous = latest.get(item.content_id)
+        if previous is not None and _content_hash(previous) == _content_hash(item):
+            report.duplicates += 1
+        latest[item.content_id] = item
+
+    by_id: dict[str, TextFingerprint] = {}
+    for cid, item in latest.items():
+        if item.media_type == "podcast":
+            continue
+        found = precomputed.get(cid) if cid in precomputed else fingerprint(item.text)
+        if found is not None:
+            by_id[cid] = found
+    matcher = _ArticleMatcher(session, by_id.values())
+
+    inserts: list[dict[str, Any]] = []
+    updates: list[dict[str, Any]] = []
+    new_fingerprints: list[tuple[str, str, bytes, list[int]]] = []
+    replaced: list[str] = []
+    for cid, item in latest.items():
+        digest = _content_hash(item)
+        state = states.get(cid)
+        if state is not None and not state.deleted and state.content_hash == digest:
+            report.duplicates += 1
+            continue
+        article_id = None
+        fp = by_id.get(cid)
+        if item.media_type != "podcast":
+            own = stable_id("art", item.canonical_key)
+            matched = matcher.match(cid, fp) if fp is not None else None
+            article_id = matched or own
+            if matched and matched != own:
+                report.syndicated += 1
+            if fp is not None:
+                matcher.remember(cid, article_id, fp)
+                new_fingerprints.append((cid, article_id, fp.to_bytes(), fp.band_keys()))
+        row = _row(item, digest, article_id, source_id, fp.words if fp else None)
+        if state is None:
+            inserts.append(row | {"created_at": now, "updated_at": now, "version": 1})
+            report.accepted += 1
+        else:
+            replaced.append(cid)
+            row |= {"updated_at": now, "version": state.version + 1, "deleted_at": None}
+            if item.published_is_estimate:
+                row["published_at"] = state.published_at
+            if item.summary is None and not state.summary_provided:
+                del row["summary"]  # keep what enrichment wrote
+                del row["summary_provided"]
+            if item.language is None:
+                del row["language"]  # keep the detected language
+            updates.append(row)
+            report.updated += 1
+        report.changed_ids.append(cid)
+
+    repository.insert_items(session, inserts)
+    repository.update_items(session, updates)
+    repository.replace_fingerprints(session, new_fingerprints, drop=replaced)
+    changed = [row["id"] for row in inserts] + [row["id"] for row in updates]
+    if changed:
+        mark_changed(session, changed)
+        enqueue_many(
+            session,
+            ENRICH_JOB,
+            [({"content_id": cid}, f"enrich:{cid}") for cid in changed],
+            clock=clock,
+        )
+    return report
+
+
+class _ArticleMatcher:
+    """Finds the article of an earlier copy: stored fingerprints sharing a band, plus the ones
+    of this batch seen so far."""
+
+    def __init__(self, session: Session, fingerprints: Iterable[TextFingerprint]) -> None:
+        keys = [key for fp in fingerprints for key in fp.band_keys()]
+        stored = repository.fingerprints_sharing_bands(session, keys) if keys else []
+        self._known: dict[str, tuple[str, TextFingerprint]] = {}
+        self._by_band: dict[int, set[str]] = defaultdict(set)
+        for row in stored:
+            fp = TextFingerprint.from_bytes(row.signature)
+            self._known[row.content_id] = (row.article_id, fp)
+            for key in row.band_keys:
+                self._by_band[key].add(row.content_id)
+
+    def match(self, content_id: str, fp: TextFingerprint) -> str | None:
+        candidates: set[str] = set()
+        for key in fp.band_keys():
+            candidates |= self._by_band.get(key, set())
+        candidates.discard(content_id)
+        best: tuple[float, str] | None = None
+        for other_id in sorted(candidates):
+            article_id, other = self._known[other_id]
+            if not is_syndicated(fp, other):
+                continue
+            score = max(fp.jaccard(other), fp.containment(other))
+            if best is None or score > best[0]:
+                best = (score, article_id)
+        return best[1] if best else None
+
+    def remember(self, content_id: str, article_id: str, fp: TextFingerprint) -> None:
+        self._known[content_id] = (article_id, fp)
+        for key in fp.band_keys():
+            self._by_band[key].add(content_id)
+
+
+def _row(
+    item: IncomingItem,
+    digest: str,
+    article_id: str | None,
+    source_id: str | None,
+    words: int | None,
+) -> dict[str, Any]:
+    text = item.text
+    podcast = item.podcast
+    return {
+        "id": item.content_id,
+        "canonical_key": item.canonical_key,
+        "media_type": item.media_type,
+        "url": item.url,
+        "external_id": item.external_id,
+        "source_id": source_id,
+        "source_name": item.source.name[:300],
+        "source_domain": item.source.domain,
+        "title": item.title,
+        "authors": list(item.authors),
+        "language": item.language,
+        "published_at": item.published_date,
+        # For podcasts the body column holds the transcript text (never shown by the API).
+        "body": text,
+        "transcript_segments": [
+            {"start": s.start, "end": s.end, "speaker": s.speaker, "text": s.text}
+            for s in item.transcript_segments
+        ]
+        or None,
+        "summary": item.summary,
+        "summary_provided": item.summary is not None,
+        "word_count": words if words is not None else word_count(text),
+        "content_hash": digest,
+        "article_id": article_id,
+        "podcast_id": item.resolved_podcast_id,
+        "podcast_title": podcast.title if podcast else None,
+        "podcast_publisher": podcast.publisher if podcast else None,
+        "episode_id": item.resolved_episode_id,
+        "audio_url": item.audio_url,
+        "duration_seconds": (
+            round(item.duration_seconds) if item.duration_seconds is not None else None
+        ),
+    }
+
+
+def _content_hash(item: IncomingItem) -> str:
+    """What makes two versions of an item different (an estimated date never does)."""
+    payload = {
+        "media_type": item.media_type,
+        "title": item.title,
+        "url": item.url,
+        "external_id": item.external_id,
+        "source": [item.source.name, item.source.domain],
+        "authors": list(item.authors),
+        "language": item.language,
+        "published": None if item.published_is_estimate else item.published_date.isoformat(),
+        "summary": item.summary,
+        "body": item.body,
+        "transcript": item.transcript,
+        "segments": [[s.start, s.end, s.speaker, s.text] for s in item.transcript_segments],
+        "podcast": [item.resolved_podcast_id, item.podcast.title, item.podcast.publisher]
+        if item.podcast
+        else None,
+        "episode_id": item.episode_id,
+        "audio_url": item.audio_url,
+        "duration": item.duration_seconds,
+    }
+    return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()

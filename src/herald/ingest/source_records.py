@@ -1,0 +1,202 @@
+"""Sources as records: feeds Herald polls on an interval (``herald sources``, /v1/admin/sources).
+
+A source is identified by its canonical feed URL (adding the same feed twice is refused). Its
+items keep existing when it is removed: content is shared and may have come from elsewhere too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from herald.core.clock import Clock
+from herald.core.ids import stable_id
+from herald.db.models.ingest import Source
+from herald.errors import FieldIssue, InvalidRequest, NotFound
+from herald.ingest import repository
+from herald.ingest.model import MEDIA_TYPES, SourceRef
+from herald.ingest.urls import (
+    InvalidUrl,
+    canonical_url,
+    host_of,
+    normalise_domain,
+    registrable_domain,
+)
+
+__all__ = [
+    "SOURCE_FORMATS",
+    "SourceView",
+    "add_source",
+    "configured_source_ref",
+    "find_source",
+    "list_sources",
+    "parse_interval",
+    "remove_source",
+]
+
+SOURCE_FORMATS = ("rss", "ninjs", "jsonl")
+MIN_INTERVAL_SECONDS = 60
+MAX_INTERVAL_SECONDS = 7 * 86400
+
+
+@dataclass(frozen=True, slots=True)
+class SourceView:
+    """A source as the CLI and the admin API show it."""
+
+    id: str
+    url: str
+    media_type: str
+    format: str
+    name: str | None
+    domain: str | None
+    interval_seconds: int
+    enabled: bool
+    next_poll_at: datetime
+    last_polled_at: datetime | None
+    last_success_at: datetime | None
+    last_error: str | None
+    last_error_at: datetime | None
+    consecutive_failures: int
+    last_report: dict[str, Any] | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, source: Source) -> SourceView:
+        return cls(
+            id=source.id,
+            url=source.url,
+            media_type=source.media_type,
+            format=source.format,
+            name=source.name,
+            domain=source.domain,
+            interval_seconds=source.interval_seconds,
+            enabled=source.enabled,
+            next_poll_at=source.next_poll_at,
+            last_polled_at=source.last_polled_at,
+            last_success_at=source.last_success_at,
+            last_error=source.last_error,
+            last_error_at=source.last_error_at,
+            consecutive_failures=source.consecutive_failures,
+            last_report=source.last_report,
+            created_at=source.created_at,
+        )
+
+
+_INTERVAL = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$", re.IGNORECASE)
+
+
+def parse_interval(value: str | int) -> int:
+    """``900``, ``90s``, ``15m``, ``2h``, ``1d`` -> seconds (60 s to 7 days)."""
+    if isinstance(value, int):
+        seconds = value
+    else:
+        match = _INTERVAL.match(value)
+        if not match:
+            raise InvalidRequest(
+                "interval must be seconds or a number with s, m, h or d (e.g. 15m)",
+                details=[FieldIssue("interval_seconds", f"not an interval: {value!r}")],
+            )
+        unit = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2).lower()]
+        seconds = int(match.group(1)) * unit
+    if not MIN_INTERVAL_SECONDS <= seconds <= MAX_INTERVAL_SECONDS:
+        raise InvalidRequest(
+            f"interval must be between {MIN_INTERVAL_SECONDS} s and 7 days",
+            details=[FieldIssue("interval_seconds", f"{seconds} s is out of range")],
+        )
+    return seconds
+
+
+def add_source(
+    session: Session,
+    *,
+    url: str,
+    media_type: str,
+    clock: Clock,
+    interval_seconds: int,
+    format_name: str = "rss",
+    name: str | None = None,
+    domain: str | None = None,
+) -> SourceView:
+    try:
+        canonical = canonical_url(url)
+    except InvalidUrl as exc:
+        raise InvalidRequest(str(exc), details=[FieldIssue("url", str(exc))]) from None
+    if media_type not in MEDIA_TYPES:
+        raise InvalidRequest(
+            "media_type must be one of news, wire, podcast",
+            details=[FieldIssue("media_type", f"unknown media type {media_type!r}")],
+        )
+    if format_name not in SOURCE_FORMATS:
+        raise InvalidRequest(
+            f"format must be one of {', '.join(SOURCE_FORMATS)}",
+            details=[FieldIssue("format", f"unknown format {format_name!r}")],
+        )
+    if domain is not None:
+        try:
+            domain = normalise_domain(domain)
+        except InvalidUrl as exc:
+            raise InvalidRequest(str(exc), details=[FieldIssue("domain", str(exc))]) from None
+    interval = parse_interval(interval_seconds)
+    if repository.source_by_canonical_url(session, canonical) is not None:
+        raise InvalidRequest(
+            "this feed is already a source",
+            details=[FieldIssue("url", f"{canonical} is already configured")],
+        )
+    now = clock.now()
+    source = Source(
+        id=stable_id("src", canonical),
+        url=url.strip(),
+        canonical_url=canonical,
+        media_type=media_type,
+        format=format_name,
+        name=name.strip() if name and name.strip() else None,
+        domain=domain,
+        interval_seconds=interval,
+        enabled=True,
+        next_poll_at=now,  # first poll as soon as a worker looks
+        consecutive_failures=0,
+        items_seen=0,
+        created_at=now,
+        updated_at=now,
+    )
+    repository.add_source(session, source)
+    return SourceView.of(source)
+
+
+def list_sources(session: Session) -> list[SourceView]:
+    return [SourceView.of(source) for source in repository.list_sources(session)]
+
+
+def find_source(session: Session, id_or_url: str) -> Source:
+    source = repository.get_source(session, id_or_url.strip())
+    if source is None:
+        try:
+            source = repository.source_by_canonical_url(session, canonical_url(id_or_url))
+        except InvalidUrl:
+            source = None
+    if source is None:
+        raise NotFound(f"no source {id_or_url!r}")
+    return source
+
+
+def remove_source(session: Session, id_or_url: str) -> SourceView:
+    source = find_source(session, id_or_url)
+    view = SourceView.of(source)
+    repository.delete_source(session, source.id)
+    return view
+
+
+def configured_source_ref(source: Source) -> SourceRef | None:
+    """The name/domain an operator set for a source (overriding what the feed says), if any."""
+    if not source.name and not source.domain:
+        return None
+    domain = source.domain or registrable_domain(host_of(source.url)) or host_of(source.url)
+    return SourceRef(source.name or domain, domain)
+
+
+def schedule_after(source: Source, now: datetime) -> datetime:
+    return now + timedelta(seconds=source.interval_seconds)

@@ -1,0 +1,313 @@
+"""RSS 0.9x/1.0/2.0 and Atom feeds (feedparser) for news and wire items.
+
+When an entry carries only a teaser (no full content, or fewer than ``TEASER_WORDS`` words), the
+article page is fetched through the injected :class:`Fetcher` and its main text and metadata are
+extracted with trafilatura. If the page cannot be had, the teaser is kept as the body and a
+warning says so. Podcast feeds (audio enclosures) are handed to :mod:`.podcast`.
+
+A broken entry (no title, no link or id, no text) gives a per-entry error; the others parse.
+"""
+
+from __future__ import annotations
+
+import calendar
+import time
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any, cast
+from urllib.parse import urljoin
+
+import feedparser
+
+from herald.core.clock import Clock
+from herald.ingest.articles import ExtractedArticle, extract_article, html_to_text, word_count
+from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError
+from herald.ingest.model import (
+    IncomingItem,
+    ItemError,
+    ItemWarning,
+    KnownEntry,
+    MediaType,
+    ParseOutcome,
+    SourceRef,
+    content_id_of,
+)
+from herald.ingest.normalize import clean_text, normalise_language, split_authors
+from herald.ingest.sources.base import Document
+from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
+
+__all__ = ["TEASER_WORDS", "FeedAdapter", "parse_feed"]
+
+TEASER_WORDS = 150
+SUMMARY_MAX_WORDS = 120
+
+
+def parse_feed(content: bytes, origin: str) -> Any:
+    """feedparser on bytes only (it never fetches anything itself this way)."""
+    headers = {"content-location": origin} if origin.startswith(("http://", "https://")) else {}
+    return feedparser.parse(content, response_headers=headers, sanitize_html=True)
+
+
+class FeedAdapter:
+    """RSS and Atom. ``fetcher`` reads article pages and podcast transcripts (``None`` = never
+    go to the network: teasers stay teasers, podcast episodes without inline text are rejected).
+    """
+
+    format_name = "rss"
+
+    def __init__(
+        self,
+        *,
+        clock: Clock,
+        fetcher: Fetcher | None = None,
+        is_known: Callable[[str], bool] | None = None,
+    ) -> None:
+        self._clock = clock
+        self._fetcher = fetcher
+        # Entries already stored are not fetched again on every poll (see KnownEntry).
+        self._is_known = is_known
+
+    def parse(self, document: Document) -> Iterator[ParseOutcome]:
+        parsed = parse_feed(document.content, document.origin)
+        entries = list(parsed.entries)
+        if not entries:
+            if parsed.bozo and not parsed.version:
+                reason = f"not an RSS or Atom feed ({_bozo_reason(parsed)})"
+                yield ItemError("document", reason)
+            return
+        if document.media_type == "podcast" or (
+            document.media_type is None and _is_podcast_feed(parsed)
+        ):
+            from herald.ingest.sources.podcast import parse_podcast_feed
+
+            yield from parse_podcast_feed(
+                parsed, document, clock=self._clock, fetcher=self._fetcher, is_known=self._is_known
+            )
+            return
+        media_type: MediaType = document.media_type or "news"
+        feed = parsed.feed
+        site = _feed_site(feed, document.origin)
+        for number, entry in enumerate(entries, start=1):
+            yield from self._entry(entry, number, feed, site, document, media_type)
+
+    def _entry(
+        self,
+        entry: Any,
+        number: int,
+        feed: Any,
+        site: str,
+        document: Document,
+        media_type: MediaType,
+    ) -> Iterator[ParseOutcome]:
+        location = f"entry {number}"
+        title = clean_text(html_to_text(str(entry.get("title") or "")))
+        link = _entry_link(entry, site)
+        guid = str(entry.get("id") or "").strip() or None
+        ref = title[:120] or link or guid
+        if not title:
+            yield ItemError(location, "entry has no title", ref=link or guid)
+            return
+        if not link and not guid:
+            yield ItemError(location, "entry has neither a link nor an id", ref=ref)
+            return
+
+        content_text = _content_text(entry)
+        teaser = html_to_text(str(entry.get("summary") or ""))
+        body = content_text if word_count(content_text) >= word_count(teaser) else teaser
+        summary = teaser if teaser and teaser != body else None
+        page: ExtractedArticle | None = None
+        needs_page = word_count(body) < TEASER_WORDS and link is not None
+        if needs_page and self._fetcher is not None and self._is_known is not None:
+            try:
+                provisional = document.source or _entry_source(entry, feed, site, link, None)
+                known_id = content_id_of(link, provisional.domain, guid)
+            except InvalidUrl:
+                known_id = None
+            if known_id and self._is_known(known_id):
+                yield KnownEntry(location, known_id)
+                return
+        if needs_page and link:
+            page, problem = self._fetch_article(link)
+            if page is not None and word_count(page.text) > word_count(body):
+                summary = summary or (body or None)
+                body = page.text
+            elif problem:
+                yield ItemWarning(location, f"{problem}; kept the feed's text", ref=ref)
+        if not body:
+            yield ItemError(
+                location, "entry has no text (no content, summary or article page)", ref=ref
+            )
+            return
+        if summary and word_count(summary) > SUMMARY_MAX_WORDS:
+            summary = None
+
+        published = _entry_date(entry)
+        if published is None and page is not None and page.published is not None:
+            published = page.published
+        estimated = published is None
+        if published is None:
+            published = self._clock.now()
+            yield ItemWarning(
+                location, "entry has no date; using the time it was first seen", ref=ref
+            )
+
+        authors = _entry_authors(entry)
+        if not authors and page is not None:
+            authors = page.authors
+        language = _language(entry, feed) or (page.language if page else None)
+        try:
+            source = document.source or _entry_source(entry, feed, site, link, page)
+        except InvalidUrl as exc:
+            yield ItemError(location, f"cannot tell the source domain: {exc}", ref=ref)
+            return
+        yield IncomingItem(
+            media_type=media_type,
+            title=title,
+            published_date=published,
+            source=source,
+            url=link,
+            external_id=guid,
+            authors=authors,
+            language=language,
+            summary=summary,
+            body=body,
+            published_is_estimate=estimated,
+        )
+
+    def _fetch_article(self, url: str) -> tuple[ExtractedArticle | None, str | None]:
+        if self._fetcher is None:
+            return None, None
+        try:
+            result = self._fetcher.fetch(url, accept=HTML_TYPES)
+        except FetchError as exc:
+            return None, f"article page not fetched ({exc.message})"
+        article = extract_article(result.content, result.url)
+        if article is None:
+            return None, "no main text found on the article page"
+        return article, None
+
+
+# --- helpers shared with the podcast adapter ------------------------------------------------
+
+
+def _is_podcast_feed(parsed: Any) -> bool:
+    # A blog post may carry an audio enclosure; a podcast feed also declares a podcast namespace.
+    namespaces = {str(uri) for uri in (parsed.get("namespaces") or {}).values()}
+    declared = any(
+        "itunes.com/dtds/podcast" in uri
+        or "podcast-namespace" in uri
+        or "podcastindex.org/namespace" in uri
+        for uri in namespaces
+    )
+    entries = list(parsed.entries)
+    with_audio = sum(1 for entry in entries if _audio_enclosure(entry) is not None)
+    return declared and with_audio > 0 and with_audio * 2 >= len(entries)
+
+
+def _audio_enclosure(entry: Any) -> Mapping[str, Any] | None:
+    for link in entry.get("links", []) or []:
+        if link.get("rel") == "enclosure":
+            kind = str(link.get("type") or "").lower()
+            href = str(link.get("href") or "")
+            if kind.startswith(("audio/", "video/")) or (
+                not kind and href.lower().split("?")[0].endswith((".mp3", ".m4a", ".ogg", ".opus"))
+            ):
+                return cast(Mapping[str, Any], link)
+    return None
+
+
+def _bozo_reason(parsed: Any) -> str:
+    exc = parsed.get("bozo_exception")
+    return str(exc).splitlines()[0][:200] if exc else "unreadable"
+
+
+def _feed_site(feed: Any, origin: str) -> str:
+    link = str(feed.get("link") or "").strip()
+    if link.startswith(("http://", "https://")):
+        return link
+    return origin
+
+
+def _entry_link(entry: Any, site: str) -> str | None:
+    link = str(entry.get("link") or "").strip()
+    if not link and entry.get("guidislink"):
+        link = str(entry.get("id") or "").strip()
+    if not link:
+        guid = str(entry.get("id") or "").strip()
+        if guid.startswith(("http://", "https://")) and entry.get("guidislink", True) is not False:
+            link = guid
+    if not link:
+        return None
+    if site.startswith(("http://", "https://")):
+        link = urljoin(site, link)
+    try:
+        canonical_url(link)
+    except InvalidUrl:
+        return None
+    return link
+
+
+def _content_text(entry: Any) -> str:
+    best = ""
+    for content in entry.get("content", []) or []:
+        text = html_to_text(str(content.get("value") or ""))
+        if len(text) > len(best):
+            best = text
+    return best
+
+
+def _entry_date(entry: Any) -> datetime | None:
+    for key in ("published_parsed", "updated_parsed", "created_parsed"):
+        value = entry.get(key)
+        if isinstance(value, time.struct_time):
+            # feedparser gives UTC struct_times.
+            return datetime.fromtimestamp(calendar.timegm(value), UTC)
+    return None
+
+
+def _entry_authors(entry: Any) -> tuple[str, ...]:
+    names: list[str] = []
+    for author in entry.get("authors", []) or []:
+        name = str(author.get("name") or "").strip()
+        if name:
+            names.extend(split_authors(name))
+    if not names and entry.get("author"):
+        names.extend(split_authors(str(entry.get("author"))))
+    unique: dict[str, str] = {}
+    for name in names:
+        unique.setdefault(name.casefold(), name)
+    return tuple(unique.values())
+
+
+def _language(entry: Any, feed: Any) -> str | None:
+    for holder in (entry.get("title_detail") or {}, feed):
+        value = holder.get("language") if hasattr(holder, "get") else None
+        if value:
+            language = normalise_language(str(value))
+            if language:
+                return language
+    return None
+
+
+def _entry_source(
+    entry: Any, feed: Any, site: str, link: str | None, page: ExtractedArticle | None
+) -> SourceRef:
+    # Aggregator feeds name each entry's outlet in <source url="...">Name</source>.
+    origin = entry.get("source") or {}
+    if origin.get("href") and origin.get("title"):
+        domain = registrable_domain(host_of(str(origin["href"])))
+        if domain:
+            return SourceRef(clean_text(str(origin["title"])), domain)
+    site_domain = (
+        registrable_domain(host_of(site)) if site.startswith(("http://", "https://")) else None
+    )
+    link_domain = registrable_domain(host_of(link)) if link else None
+    # The article's own domain is its publisher; the feed's title names it when they agree.
+    domain = link_domain or site_domain
+    if not domain:
+        raise InvalidUrl("the feed has no site link and the entry no link")
+    if domain == site_domain:
+        name = clean_text(str(feed.get("title") or "")) or domain
+    else:
+        name = (page.site_name if page and page.site_name else None) or domain
+    return SourceRef(name, domain)

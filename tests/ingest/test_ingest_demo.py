@@ -1,0 +1,86 @@
+"""The bundled demo corpus: valid, licensed, modest, and rebased into the default window."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from importlib import resources
+
+import pytest
+from sqlalchemy import func, select
+
+from herald.core.clock import FrozenClock
+from herald.db.models.content import ContentItem
+from herald.ingest.demo import (
+    WINDOW_DAYS,
+    demo_corpus_bytes,
+    load_demo_corpus,
+    load_demo_items,
+    rebase_dates,
+)
+from herald.ingest.model import ItemError
+from herald.ingest.sources.jsonl import parse_json_lines
+from herald.runtime import Runtime
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+def test_every_line_is_valid_and_the_corpus_is_modest() -> None:
+    raw = resources.files("herald").joinpath("data/demo/demo.jsonl.gz").read_bytes()
+    assert len(raw) < 3 * 1024 * 1024
+    outcomes = list(parse_json_lines(demo_corpus_bytes().splitlines()))
+    assert not [o for o in outcomes if isinstance(o, ItemError)]
+    readme = resources.files("herald").joinpath("data/demo/README.md").read_text(encoding="utf-8")
+    for needle in ("CC BY-SA 3.0", "CC BY-SA 4.0", "not copyrighted", "Changelog Media"):
+        assert needle in readme
+
+
+def test_all_media_types_with_real_speaker_turns() -> None:
+    items = load_demo_items(FrozenClock(NOW))
+    kinds = Counter(item.media_type for item in items)
+    assert kinds["news"] > 800
+    assert kinds["wire"] >= 1
+    assert kinds["podcast"] == 30
+    assert len({item.content_id for item in items}) == len(items)
+    timed = [i for i in items if i.transcript_segments]
+    assert len(timed) == 15
+    for item in timed:
+        starts = [s.start for s in item.transcript_segments]
+        assert starts == sorted(starts)
+        speakers = {s.speaker for s in item.transcript_segments}
+        assert len(speakers) >= 2
+        assert None not in speakers
+
+
+def test_dates_are_rebased_into_the_default_window() -> None:
+    items = load_demo_items(FrozenClock(NOW))
+    dates = [item.published_date for item in items]
+    assert max(dates) == NOW - timedelta(days=1)
+    assert min(dates) >= NOW - timedelta(days=1 + WINDOW_DAYS)
+    assert all(d.tzinfo is not None for d in dates)
+    # WCEP's 30 days of September 2015 keep their spacing (a pure shift).
+    wcep = sorted(i.published_date for i in items if (i.external_id or "").startswith("wcep/"))
+    assert wcep[-1] - wcep[0] == timedelta(days=29)
+
+
+def test_rebasing_keeps_order_and_compresses_long_spans() -> None:
+    items = load_demo_items(FrozenClock(NOW))
+    again = rebase_dates(items, now=NOW + timedelta(days=10))
+    assert [i.published_date - timedelta(days=10) for i in again] == [
+        i.published_date for i in items
+    ]
+    ecb = [i for i in items if (i.external_id or "").startswith("ecbplus/")]
+    assert max(i.published_date for i in ecb) - min(i.published_date for i in ecb) <= timedelta(
+        days=WINDOW_DAYS
+    )
+
+
+@pytest.mark.slow
+def test_load_demo_corpus_stores_everything_once(runtime: Runtime) -> None:
+    assert load_demo_corpus(runtime, wait=False) == 951
+    with runtime.sessions.read() as session:
+        count = session.execute(select(func.count()).select_from(ContentItem)).scalar_one()
+        newest = session.execute(select(func.max(ContentItem.published_at))).scalar_one()
+    assert count == 951
+    assert newest == runtime.clock.now() - timedelta(days=1)
+    assert load_demo_corpus(runtime, wait=False) == 0  # a second load changes nothing

@@ -1,0 +1,120 @@
+"""Syndication fingerprints on real reprints from the ECB+ corpus."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herald.ingest.syndication import (
+    MIN_SHINGLES,
+    SyndicationIndex,
+    TextFingerprint,
+    fingerprint,
+    is_syndicated,
+    shingles,
+)
+
+from .conftest import ecbplus_docs
+
+DOCS = ecbplus_docs()
+
+
+def _fp(doc_id: str) -> TextFingerprint:
+    fp = fingerprint(DOCS[doc_id]["text"])
+    assert fp is not None
+    return fp
+
+
+def _body(doc_id: str) -> str:
+    # The story text without its headline and dateline, as an outlet's page would carry it.
+    return "\n".join(DOCS[doc_id]["text"].split("\n")[2:])
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("29_1ecbplus", "29_5ecbplus"),  # one AP story: Yahoo Sports and HuffPost
+        ("29_1ecbplus", "29_9ecbplus"),  # ... and Sports Illustrated (different headline case)
+        ("24_10ecbplus", "24_1ecbplus"),  # i24news edited the Yahoo/AFP copy
+        ("22_12ecbplus", "22_14ecbplus"),  # a blog reprinted an excerpt of HuffPost's story
+    ],
+)
+def test_real_reprints_are_recognised(a: str, b: str) -> None:
+    assert is_syndicated(_fp(a), _fp(b))
+    assert is_syndicated(_fp(b), _fp(a))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("24_1ecbplus", "24_5ecbplus"),  # the same heist written up separately (The Local)
+        ("1_10ecbplus", "1_11ecbplus"),  # the same Lohan story, LA Times vs NY Daily News
+        ("29_1ecbplus", "24_1ecbplus"),  # unrelated stories
+    ],
+)
+def test_separate_write_ups_of_one_event_are_not_reprints(a: str, b: str) -> None:
+    assert not is_syndicated(_fp(a), _fp(b))
+
+
+def test_a_different_headline_and_small_edits_keep_the_match() -> None:
+    original = _body("29_1ecbplus")
+    edited = (
+        "INDIANAPOLIS (AP) -- "
+        + original.replace("Andrew Luck", "Colts quarterback Andrew Luck", 1)
+        .replace("unfair", "a bit unfair")
+        .replace("Chiefs", "Kansas City", 2)
+        + "\nThis story has been corrected to show the score at halftime."
+    )
+    a, b = fingerprint(original), fingerprint(edited)
+    assert a is not None
+    assert b is not None
+    assert a.jaccard(b) > 0.8
+    assert is_syndicated(a, b)
+
+
+def test_short_texts_get_no_fingerprint() -> None:
+    assert fingerprint("Colts beat Chiefs 20-13 to clinch playoff berth.") is None
+    words = " ".join(f"w{i}" for i in range(MIN_SHINGLES + 4))
+    assert fingerprint(words) is not None
+
+
+def test_fingerprints_are_deterministic_and_round_trip() -> None:
+    a = _fp("29_1ecbplus")
+    again = _fp("29_1ecbplus")
+    assert a.band_keys() == again.band_keys()
+    restored = TextFingerprint.from_bytes(a.to_bytes())
+    assert restored.size == a.size
+    assert restored.jaccard(a) == 1.0
+    assert all(-(2**63) <= key < 2**63 for key in a.band_keys())
+
+
+def test_the_index_groups_the_reprints_of_the_fixture_corpus() -> None:
+    index = SyndicationIndex()
+    article_of: dict[str, str] = {}
+    for doc_id in DOCS:
+        fp = _fp(doc_id)
+        article_of[doc_id] = index.find(fp) or doc_id
+        index.add(article_of[doc_id], fp)
+    assert article_of["29_5ecbplus"] == article_of["29_9ecbplus"] == article_of["29_1ecbplus"]
+    assert article_of["24_10ecbplus"] == article_of["24_1ecbplus"]
+    assert article_of["22_14ecbplus"] == article_of["22_12ecbplus"]
+    assert len(set(article_of.values())) == 6  # 10 texts, 6 stories
+    # No group mixes two ECB+ event clusters.
+    for article in set(article_of.values()):
+        members = [d for d, a in article_of.items() if a == article]
+        assert len({DOCS[d]["subtopic"] for d in members}) == 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=0, max_value=40))
+def test_estimates_track_the_exact_jaccard(cut: int) -> None:
+    words = _body("29_1ecbplus").split()
+    start = cut * 10
+    part = " ".join(words[start : start + 400])
+    whole = " ".join(words)
+    a, b = fingerprint(part), fingerprint(whole)
+    if a is None or b is None:
+        return
+    exact = len(shingles(part) & shingles(whole)) / len(shingles(part) | shingles(whole))
+    assert abs(a.jaccard(b) - exact) < 0.2
