@@ -1,0 +1,246 @@
+"""End-to-end enrichment throughput on 2,000 real articles of 300-800 words.
+
+    .venv/bin/python bench/enrich_throughput.py [--items 2000] [--mode both|pipeline|jobs]
+                                                [--ner-max-chars 0] [--batch 32]
+
+Corpus (real text, all freely licensed, from ../shared/data): every ECB+ news article of 300-800
+words, longer ECB+ articles cut at the last sentence end before 800 words, then Changelog News and
+Practical AI podcast transcripts (CC BY-SA 4.0) cut at paragraph ends into 300-800-word pieces, in
+that order, until --items texts (first line or sentence = title). Two measurements:
+
+* ``pipeline``: the enrichment steps alone (language, summaries, NER, linking with the bundled
+  40,000-entity knowledge base, embeddings) over batches, with the time of every step;
+* ``jobs``: end to end through the durable queue on SQLite: items inserted, ``enrich.item`` jobs
+  queued, a worker drains them (read, enrich, store results, entity links, embeddings, jobs
+  finished), as `herald enrich` does.
+
+Wall time and process CPU time are both printed: the machine is shared with other engineers'
+jobs (2 cores), so wall time depends on their load and CPU time says what the work costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+MIN_WORDS, MAX_WORDS = 300, 800
+
+
+def corpus(limit: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
+    texts: list[tuple[str, str]] = []
+    origin: dict[str, int] = defaultdict(int)
+    for line in (DATA / "ecbplus" / "docs.jsonl").open(encoding="utf-8"):
+        lines = json.loads(line)["text"].split("\n")
+        title, body = lines[0], "\n".join(lines[1:])
+        words = len(body.split())
+        if words > MAX_WORDS:
+            body = _cut(body)
+            words = len(body.split())
+        if MIN_WORDS <= words <= MAX_WORDS:
+            texts.append((title, body))
+            origin["ECB+ news articles"] += 1
+    for folder, label in (
+        ("news", "Changelog News pieces"),
+        ("practicalai", "Practical AI pieces"),
+    ):
+        for path in sorted((DATA / "changelog-podcast-transcripts" / folder).glob("*.md")):
+            if len(texts) >= limit:
+                break
+            for piece in _pieces(path.read_text(encoding="utf-8")):
+                title = piece.split("\n", 1)[0][:120]
+                texts.append((title, piece))
+                origin[label] += 1
+    return texts[:limit], dict(origin)
+
+
+def _cut(body: str) -> str:
+    words = body.split(" ")
+    head = " ".join(words[:MAX_WORDS])
+    end = max(head.rfind(". "), head.rfind(".\n"))
+    return head[: end + 1] if end > 0 else head
+
+
+def _pieces(markdown: str) -> list[str]:
+    text = re.sub(r"\\\[[^\]]*\\\]", "", markdown)  # inline timestamps
+    text = re.sub(r"\*\*([^*]+):\*\*", r"\1:", text)  # speaker labels
+    text = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", text)  # links
+    pieces, current, count = [], [], 0
+    for paragraph in (p.strip() for p in text.split("\n\n")):
+        if not paragraph:
+            continue
+        current.append(paragraph)
+        count += len(paragraph.split())
+        if count >= 500:
+            if count <= MAX_WORDS:
+                pieces.append("\n".join(current))
+            current, count = [], 0
+    return pieces
+
+
+def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> None:
+    """CPU cost of each model step alone (process CPU seconds), independent of other load."""
+    from herald.enrich.embedding import SentenceTransformerEmbedder, embedding_text
+    from herald.enrich.ner import EntityRecognizer
+    from herald.entities.linking import document_text
+
+    sample = texts[:200]
+    recognizer = EntityRecognizer(batch_size=batch, max_chars=ner_max_chars)
+    embedder = SentenceTransformerEmbedder(batch_size=batch)
+    recognizer.recognize([document_text(t, b) for t, b in sample[:8]])
+    embedder.embed([embedding_text(t, b) for t, b in sample[:8]])
+    c0 = time.process_time()
+    recognizer.recognize([document_text(t, b) for t, b in sample])
+    c1 = time.process_time()
+    embedder.embed([embedding_text(t, b) for t, b in sample])
+    c2 = time.process_time()
+    print(
+        f"cpu profile ({len(sample)} articles): NER {1000 * (c1 - c0) / len(sample):.1f} ms CPU "
+        f"per article (one core), embedding {1000 * (c2 - c1) / len(sample):.1f} ms CPU "
+        "per article (torch threads)"
+    )
+
+
+def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> None:
+    from herald.enrich.embedding import SentenceTransformerEmbedder
+    from herald.enrich.language import LanguageDetector
+    from herald.enrich.ner import EntityRecognizer
+    from herald.enrich.pipeline import EnrichmentPipeline, ItemText
+    from herald.entities.kb import KnowledgeBase
+    from herald.entities.linking import EntityLinker
+
+    t0 = time.perf_counter()
+    pipeline = EnrichmentPipeline(
+        language=LanguageDetector(),
+        recognizer=EntityRecognizer(batch_size=batch, max_chars=ner_max_chars),
+        linker=EntityLinker(KnowledgeBase.from_seed()),
+        embedder=SentenceTransformerEmbedder(batch_size=batch),
+    )
+    print(f"pipeline: models and knowledge base loaded in {time.perf_counter() - t0:.1f}s")
+    items = [
+        ItemText(content_id=f"cnt_{i}", media_type="news", title=t, body=b)
+        for i, (t, b) in enumerate(texts)
+    ]
+    steps: dict[str, float] = defaultdict(float)
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    linked = 0
+    for start in range(0, len(items), batch):
+        result = pipeline.run(items[start : start + batch])
+        linked += sum(len(i.entities) for i in result.items)
+        for step, seconds in result.seconds.items():
+            steps[step] += seconds
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    print(
+        f"pipeline: {len(items)} articles in {wall:.1f}s wall = {len(items) / wall:.1f} "
+        f"articles/s; CPU {cpu:.1f}s = {cpu / len(items) * 1000:.1f} ms CPU per article; "
+        f"{linked / len(items):.1f} linked entities per article"
+    )
+    print(
+        "  wall seconds by step (embedding runs beside NER and linking; 'embedding_wait' is "
+        "the time left waiting for it):"
+    )
+    for step, seconds in sorted(steps.items(), key=lambda s: -s[1]):
+        if not step.endswith("_cpu"):
+            print(f"    {step:<15} {seconds:7.1f}s  {1000 * seconds / len(items):7.1f} ms/article")
+
+
+def run_jobs(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> None:
+    import hashlib
+
+    from herald.config import Settings
+    from herald.core.ids import stable_id
+    from herald.db.migrate import upgrade
+    from herald.db.models.content import ContentItem
+    from herald.enrich.service import queue_enrichment
+    from herald.entities.service import get_entity_store
+    from herald.jobs.worker import Worker
+    from herald.runtime import Runtime
+
+    home = Path(tempfile.mkdtemp(prefix="herald-bench-"))
+    settings = Settings(
+        home=home, log_format="text", enrich_batch_size=batch, ner_max_chars=ner_max_chars
+    )
+    upgrade(settings.resolved_database_url)
+    runtime = Runtime(settings)
+    t0 = time.perf_counter()
+    get_entity_store(runtime).ensure_seeded()
+    print(f"jobs: bundled knowledge base seeded into SQLite in {time.perf_counter() - t0:.1f}s")
+    now = datetime.now(UTC)  # a benchmark script, not Herald code: the real clock is fine
+    with runtime.sessions.write() as session:
+        ids = []
+        for number, (title, body) in enumerate(texts):
+            key = f"https://bench.example/{number}"
+            item_id = stable_id("cnt", key)
+            session.add(
+                ContentItem(
+                    id=item_id,
+                    canonical_key=key,
+                    media_type="news",
+                    url=key,
+                    source_name="Bench",
+                    source_domain="bench.example",
+                    title=title,
+                    authors=[],
+                    published_at=now - timedelta(minutes=number),
+                    body=body,
+                    summaries=[],
+                    key_points=[],
+                    segments=[],
+                    word_count=len(body.split()),
+                    content_hash=hashlib.sha256(body.encode()).hexdigest(),
+                    change_seq=0,
+                    version=1,
+                    created_at=now,
+                    updated_at=now,
+                    summary_provided=False,
+                )
+            )
+            ids.append(item_id)
+        queue_enrichment(session, ids, clock=runtime.clock)
+    worker = Worker(runtime)
+    worker.run_once()  # the first batch loads the models: timed apart
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    done = worker.drain()
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    print(
+        f"jobs: {done} articles end to end in {wall:.1f}s wall = {done / wall:.1f} articles/s; "
+        f"CPU {cpu:.1f}s = {cpu / max(done, 1) * 1000:.1f} ms CPU per article "
+        f"(after a first batch of {len(ids) - done} that loaded the models)"
+    )
+    runtime.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--mode", choices=("both", "pipeline", "jobs"), default="both")
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--ner-max-chars", type=int, default=0)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    texts, origin = corpus(args.items)
+    words = [len(b.split()) for _, b in texts]
+    print(
+        f"corpus: {len(texts)} texts, {min(words)}-{max(words)} words "
+        f"(mean {sum(words) / len(words):.0f}); {origin}"
+    )
+    print("machine: 2 cores shared with other engineers' jobs; load average at start:", end=" ")
+    print(", ".join(f"{x:.1f}" for x in os.getloadavg()))
+    print(f"settings: batch {args.batch}, ner_max_chars {args.ner_max_chars or 'all'}")
+    if args.mode in ("both", "pipeline"):
+        cpu_profile(texts, args.batch, args.ner_max_chars)
+        run_pipeline(texts, args.batch, args.ner_max_chars)
+    if args.mode in ("both", "jobs"):
+        run_jobs(texts, args.batch, args.ner_max_chars)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

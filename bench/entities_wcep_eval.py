@@ -1,0 +1,137 @@
+"""Entity extraction and linking on WCEP September 2015 (428 dated event summaries).
+
+    .venv/bin/python bench/entities_wcep_eval.py [--data ../shared/data/wcep-wikitimes-2015-09]
+
+Each event summary is run through Herald's recogniser and linker with the bundled seed
+knowledge base; entities discovered on the way are added to the knowledge base, as in production.
+The entities Herald links to an item are compared with the item's gold entities (Wikipedia URLs).
+
+How a Herald entity is matched to a gold Wikipedia URL: the URL's title (underscores as spaces,
+percent-decoded) must have the same normalised key (case, accents and punctuation ignored; see
+``herald.entities.names``) as the entity's ``wikipedia`` tag (companies from pytickersymbols,
+continents, Herald's curated organisations), its display name or one of its aliases; a US city
+also matches Wikipedia's "City, State" title. So "Georgia" the US state does not match
+``Georgia_(country)``, a discovered entity "Temple of Bel" matches ``Temple_of_Bel``, and the
+organisation "Islamic State" (alias "Islamic State of Iraq and the Levant") matches the 2015 title.
+Each gold entity is matched at most once per item. Scores are micro-averaged over
+(item, entity) pairs; the "in KB" line counts the gold entities that the seed could link at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from urllib.parse import unquote
+
+from herald.enrich.ner import EntityRecognizer
+from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker, document_text
+from herald.entities.model import EntityRecord
+from herald.entities.names import alias_key
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wcep-wikitimes-2015-09"
+
+
+def title_key(url: str) -> str:
+    title = unquote(url.rsplit("/wiki/", 1)[-1]).replace("_", " ")
+    return alias_key(title)
+
+
+def entity_keys(record: EntityRecord) -> set[str]:
+    """Keys of the Wikipedia titles a record can match (see the module docstring)."""
+    keys = {alias_key(n) for n in (record.display_name, *record.aliases)}
+    wiki = record.first_tag("wikipedia")
+    if wiki:
+        keys.add(title_key(wiki))
+    region = record.first_tag("region")
+    if record.first_tag("place_type") == "city" and region:
+        # Wikipedia titles US cities "Quincy, Illinois".
+        keys.add(alias_key(f"{record.display_name}, {region}"))
+    return keys
+
+
+def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--show-errors", type=int, default=0, help="print N items with errors")
+    args = parser.parse_args()
+    events = json.loads((args.data / "wikitimes_CEP_2015-09.json").read_text(encoding="utf-8"))
+
+    started = time.perf_counter()
+    kb = KnowledgeBase.from_seed()
+    loaded = time.perf_counter()
+    recognizer = EntityRecognizer()
+    linker = EntityLinker(kb)
+    kb_keys: set[str] = set()
+    for known in kb.records():
+        kb_keys |= entity_keys(known)
+
+    texts = [" ".join(e["description"].split()) for e in events]
+    t0 = time.perf_counter()
+    mentions = recognizer.recognize([document_text("", t) for t in texts])
+    t1 = time.perf_counter()
+
+    counts: dict[str, Counter[str]] = {n: Counter() for n in ("all", "kb", "discovered")}
+    gold_total = 0
+    gold_in_kb = 0
+    by_kind: Counter[str] = Counter()
+    correct_by_kind: Counter[str] = Counter()
+    shown = 0
+    for event, text, item_mentions in zip(events, texts, mentions, strict=True):
+        gold = {title_key(g["wikiURL"]) for g in event.get("entity", []) if g.get("wikiURL")}
+        gold_total += len(gold)
+        gold_in_kb += len(gold & kb_keys)
+        result = linker.link("", text, item_mentions)
+        for draft in result.new_entities:
+            kb.add(draft.to_record())
+        unmatched = set(gold)
+        errors = []
+        for linked in result.entities:
+            record = kb.get(linked.entity_id)
+            assert record is not None
+            keys = entity_keys(record)
+            hit = next(iter(keys & unmatched), None)
+            bucket = "discovered" if record.origin == "discovered" else "kb"
+            by_kind[record.entity_kind] += 1
+            for name in ("all", bucket):
+                counts[name]["tp" if hit else "fp"] += 1
+            if hit:
+                unmatched.discard(hit)
+                correct_by_kind[record.entity_kind] += 1
+            else:
+                errors.append(f"+{record.display_name} ({record.entity_kind})")
+        counts["all"]["fn"] += len(unmatched)
+        if args.show_errors and shown < args.show_errors and (errors or unmatched):
+            shown += 1
+            print(f"- {text[:150]}\n    wrong: {errors}\n    missed: {sorted(unmatched)}")
+    t2 = time.perf_counter()
+
+    print("WCEP Sept 2015: entity linking of 428 event summaries (gold: WikiTimes entity links)")
+    print("Machine: 2 cores shared with other engineers' jobs; times are indicative only.")
+    print(f"knowledge base: bundled seed, {len(kb_keys):,} name keys; load {loaded - started:.1f}s")
+    print(f"gold entities: {gold_total}; with a matching name or link in the seed KB: {gold_in_kb}")
+    tp, fp, fn = counts["all"]["tp"], counts["all"]["fp"], counts["all"]["fn"]
+    p, r, f = prf(tp, fp, fn)
+    print(f"all linked entities:   P={p:.3f} R={r:.3f} F1={f:.3f}  (tp={tp} fp={fp} fn={fn})")
+    for name in ("kb", "discovered"):
+        c = counts[name]
+        precision = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else 0.0
+        print(f"  {name:<10} links: {c['tp'] + c['fp']:4d}, precision {precision:.3f}")
+    kinds = ", ".join(f"{k} {correct_by_kind[k]}/{n}" for k, n in by_kind.most_common())
+    print(f"correct/linked by kind: {kinds}")
+    print(f"time: NER {t1 - t0:.1f}s, linking {t2 - t1:.1f}s for {len(events)} items")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,62 @@
+"""`herald enrich --rebuild`: enrich every item again (after a model or knowledge-base change)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from herald.cli.common import cli_runtime, console, stdout
+from herald.enrich.service import ENRICH_KIND, live_content_ids, queue_enrichment
+from herald.jobs.queue import pending_count
+from herald.jobs.worker import Worker
+
+
+def enrich(
+    rebuild: Annotated[
+        bool,
+        typer.Option("--rebuild", help="Queue every live item for enrichment, then run it."),
+    ] = False,
+) -> None:
+    """Run pending enrichment in this process, with progress.
+
+    With --rebuild every live content item is queued first, so summaries, entities and
+    embeddings are recomputed with the current models, settings and knowledge base. A running
+    `herald serve` or `herald worker` on the same data shares the work.
+    """
+    with cli_runtime() as runtime:
+        if rebuild:
+            with runtime.sessions.read() as session:
+                ids = live_content_ids(session)
+            for start in range(0, len(ids), 1000):
+                with runtime.sessions.write() as session:
+                    queue_enrichment(session, ids[start : start + 1000], clock=runtime.clock)
+            console.print(f"queued {len(ids)} items for enrichment")
+        with runtime.sessions.read() as session:
+            total = pending_count(session, kinds=[ENRICH_KIND])
+        worker = Worker(runtime)
+        done = 0
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        ) as progress:
+            task = progress.add_task("enriching", total=total)
+            while True:
+                count = worker.run_once()
+                if count == 0:
+                    break
+                done += count
+                with runtime.sessions.read() as session:
+                    left = pending_count(session, kinds=[ENRICH_KIND])
+                progress.update(task, completed=max(total - left, 0), total=max(total, done))
+        with runtime.sessions.read() as session:
+            left = pending_count(session, kinds=[ENRICH_KIND])
+    # The worker also runs what enrichment queues next (search indexing, clustering).
+    stdout.print(
+        f"enriched {max(total - left, 0)} items ({done} jobs run in all); "
+        f"{left} enrichment jobs still pending"
+    )

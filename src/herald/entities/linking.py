@@ -1,0 +1,503 @@
+"""Entity linking: recognised names to knowledge-base entities, with salience and confidence.
+
+For one document, mentions that name the same thing are grouped ("Tara Reid" ... "Reid";
+"UK" ... "United Kingdom" when both are aliases of one entity). Each group's kind is estimated
+from spaCy's labels and the words around it (:mod:`herald.entities.cues`). Candidates come from
+the knowledge base by name and alias; each is scored by kind fit, prior (how often the name means
+that entity), context (words of the document found in the entity's description and tags) and
+geography (a city whose country is also named). A bare name that is also used as a common word
+in the document ("apple" ... "Apple trees") or only ever starts a sentence needs context to link.
+Groups that link nowhere but are confidently named things become new entities.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from herald.enrich.ner import Mention
+from herald.enrich.text import content_terms, split_sentences
+from herald.entities.cues import GROUPS, KIND_GROUP, LABEL_GROUPS, ORG, PERSON, kind_cues
+from herald.entities.jsonl import entity_id_for
+from herald.entities.kb import KnowledgeBase
+from herald.entities.model import EntityDraft, EntityKind, EntityRecord
+from herald.entities.names import alias_key, fold, strip_corporate_suffix
+
+# Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
+GENERIC_CONTEXT: dict[str, frozenset[str]] = {
+    "company": frozenset(
+        content_terms(
+            """company companies firm business shares stock stocks investors market markets
+            revenue revenues profit profits earnings quarter quarterly sales customers products
+            product launch launched launches unveil unveiled unveils announce announced
+            acquisition acquire acquired merger deal chief executive ceo brand billion
+            subsidiary headquarters employees hardware software device devices services
+            conference keynote retail stores factory manufacturer"""
+        )
+    ),
+    "organization": frozenset(
+        content_terms(
+            """organisation organization agency members member council committee spokesperson
+            spokesman spokeswoman officials official statement report group party leader
+            government"""
+        )
+    ),
+    "place": frozenset(
+        content_terms(
+            """city capital country countries town region province state village residents
+            mayor government border police streets district suburb suburbs north south east
+            west northern southern eastern western local people visit airport travel"""
+        )
+    ),
+    "person": frozenset(
+        content_terms(
+            """he she his her him man woman wife husband son daughter born family actress actor
+            singer star told interview career aged"""
+        )
+    ),
+}
+_COMPANY_WORDS = frozenset(
+    [
+        "inc",
+        "corp",
+        "corporation",
+        "ltd",
+        "plc",
+        "llc",
+        "ag",
+        "gmbh",
+        "sa",
+        "nv",
+        "group",
+        "holdings",
+        "bank",
+        "airlines",
+        "airways",
+        "motors",
+        "technologies",
+        "systems",
+        "pharmaceuticals",
+        "energy",
+        "oil",
+        "media",
+        "entertainment",
+    ]
+)
+_LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['’]s?$")
+_CONNECTING = frozenset(
+    {"of", "the", "and", "for", "de", "du", "la", "le", "von", "van", "al", "bin"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedEntity:
+    entity_id: str
+    display_name: str
+    entity_kind: EntityKind
+    mention_count: int
+    salience: float
+    confidence: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "entity_id": self.entity_id,
+            "display_name": self.display_name,
+            "entity_kind": self.entity_kind,
+            "mention_count": self.mention_count,
+            "salience": self.salience,
+            "confidence": self.confidence,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LinkResult:
+    entities: list[LinkedEntity]  # most salient first
+    new_entities: list[EntityDraft]  # to add to the knowledge base (also among ``entities``)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkingConfig:
+    min_confidence: float = 0.6  # below this a candidate is not linked
+    new_entity_min_confidence: float = 0.65
+    max_entities: int = 50
+
+
+@dataclass(slots=True)
+class _Group:
+    key: str
+    surfaces: Counter[str] = field(default_factory=Counter)
+    mentions: list[Mention] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        # The longest frequent spelling names the group ("Tara Reid" over "Reid").
+        return max(self.surfaces, key=lambda s: (len(s.split()), self.surfaces[s], len(s)))
+
+
+@dataclass(slots=True)
+class _Document:
+    text: str
+    title_end: int
+    terms: frozenset[str]
+    sentence_starts: frozenset[int]
+    keys: set[str]
+
+
+class EntityLinker:
+    def __init__(self, kb: KnowledgeBase, config: LinkingConfig | None = None) -> None:
+        self._kb = kb
+        self._config = config or LinkingConfig()
+
+    @property
+    def kb(self) -> KnowledgeBase:
+        return self._kb
+
+    def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
+        """Link the mentions found in ``document_text(title, body)``."""
+        text = document_text(title, body)
+        groups = _group_mentions(text, mentions)
+        doc = _Document(
+            text=text,
+            title_end=len(title),
+            terms=frozenset(content_terms(text)),
+            sentence_starts=frozenset(s.start for s in split_sentences(text)),
+            keys={g.key for g in groups},
+        )
+        resolved: dict[str, tuple[EntityRecord, float, _Group]] = {}
+        drafts: dict[str, EntityDraft] = {}
+        neighbours = _neighbours(mentions)
+        for group in groups:
+            kinds = _kind_distribution(text, group, neighbours)
+            choice = self._choose(doc, group, kinds)
+            if choice is None:
+                draft = self._new_entity(doc, group, kinds)
+                if draft is None:
+                    continue
+                record, confidence = draft
+                drafts[record.id] = EntityDraft(
+                    record.id, record.display_name, record.entity_kind, list(record.aliases)
+                )
+            else:
+                record, confidence = choice
+            previous = resolved.get(record.id)
+            if previous is None:
+                resolved[record.id] = (record, confidence, group)
+            else:  # two spellings of one entity ("UK", "United Kingdom"): one link
+                merged = _Group(previous[2].key)
+                merged.surfaces = previous[2].surfaces + group.surfaces
+                merged.mentions = previous[2].mentions + group.mentions
+                resolved[record.id] = (record, max(confidence, previous[1]), merged)
+        linked = _measure(doc, resolved)
+        linked.sort(key=lambda e: (-e.salience, -e.confidence, e.display_name))
+        linked = linked[: self._config.max_entities]
+        kept = {e.entity_id for e in linked}
+        return LinkResult(linked, [d for i, d in drafts.items() if i in kept])
+
+    def _choose(
+        self, doc: _Document, group: _Group, kinds: dict[str, float]
+    ) -> tuple[EntityRecord, float] | None:
+        if _is_demonym(group):
+            return self._choose_demonym(group)
+        candidates: dict[str, tuple[EntityRecord, float]] = {}
+        for surface in group.surfaces:
+            key = _surface_key(surface)
+            for record in self._kb.lookup(key) or self._kb.lookup(strip_corporate_suffix(key)):
+                exact = alias_key(record.display_name) in (key, strip_corporate_suffix(key))
+                candidates[record.id] = (record, 1.0 if exact else 0.8)
+        if not candidates:
+            # spaCy sometimes calls a nationality a place ("Emirati soldiers").
+            if any(m.label in ("GPE", "NORP") for m in group.mentions):
+                return self._choose_demonym(group)
+            return None
+        risky = _needs_context(doc, group)
+        scored: list[tuple[float, float, EntityRecord]] = []
+        for record, name_match in candidates.values():
+            fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
+            if fit < 0.3:
+                continue
+            context = self._context(doc, group, record)
+            geography = self._geography(doc, record)
+            if risky and context == 0.0 and geography == 0.0:
+                continue
+            prior = self._kb.prior(record.id)
+            score = (
+                0.30 * fit + 0.25 * prior + 0.25 * context + 0.10 * geography + 0.10 * name_match
+            )
+            # Confidence: how well name, kind and prior fit, plus what the text adds.
+            support = 0.45 * fit + 0.35 * prior + 0.20 * name_match
+            scored.append((score, support + 0.25 * context + 0.10 * geography, record))
+        if not scored:
+            return None
+        scored.sort(key=lambda item: (-item[0], item[2].id))
+        best, evidence, record = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        margin = (best - runner_up) / best if best > 0 else 0.0
+        confidence = round(min(1.0, evidence * (0.7 + 0.3 * margin)), 3)
+        if confidence < self._config.min_confidence:
+            return None
+        return record, confidence
+
+    def _choose_demonym(self, group: _Group) -> tuple[EntityRecord, float] | None:
+        found = {r.id: r for s in group.surfaces for r in self._kb.lookup_demonym(_surface_key(s))}
+        if len(found) != 1:
+            return None
+        record = next(iter(found.values()))
+        # "French police" is about France, but less surely than a name: a fixed, lower confidence.
+        return record, 0.7
+
+    def _context(self, doc: _Document, group: _Group, record: EntityRecord) -> float:
+        own = set()
+        for surface in group.surfaces:
+            own.update(content_terms(surface))
+        terms = doc.terms - own
+        specific = len(terms & self._kb.profile(record.id))
+        generic = len(terms & GENERIC_CONTEXT.get(record.entity_kind, frozenset()))
+        evidence = specific + 0.5 * min(generic, 4)
+        return 1.0 - math.exp(-evidence / 2.0)
+
+    def _geography(self, doc: _Document, record: EntityRecord) -> float:
+        """1 when a place's country is also named in the document (Paris ... France)."""
+        if record.entity_kind != "place":
+            return 0.0
+        country = self._kb.country_of(record)
+        if country is None:
+            return 0.0
+        keys = {alias_key(country.display_name)} | {alias_key(a) for a in country.aliases}
+        return 1.0 if keys & doc.keys else 0.0
+
+    def _new_entity(
+        self, doc: _Document, group: _Group, kinds: dict[str, float]
+    ) -> tuple[EntityRecord, float] | None:
+        if _is_demonym(group):
+            return None  # nationalities and groups ("Icelanders") only link to known places
+        name = _clean_surface(group.name)
+        key = alias_key(name)
+        if not key or self._kb.is_known_name(key) or not _looks_like_a_name(name):
+            return None  # a known name that did not fit here is not a new entity
+        group_kind, share = max(kinds.items(), key=lambda item: item[1])
+        words = name.split()
+        if group_kind == PERSON and len(words) < 2:
+            return None  # "Reid" alone is too ambiguous to become an entity
+        body = [m for m in group.mentions if m.start >= doc.title_end]
+        if not body:
+            return None  # headlines are title-cased: capitalisation proves nothing there
+        if len(words) == 1 and (len(group.mentions) < 2 or _needs_context(doc, group)):
+            return None
+        count = len(group.mentions)
+        in_title = len(body) < count
+        confidence = share * (0.55 + 0.45 * min(1.0, count / 3))
+        if in_title:
+            confidence += 0.1
+        if group_kind == PERSON:
+            confidence += 0.1  # spaCy's multi-word person names are rarely wrong
+        confidence = round(min(1.0, confidence), 3)
+        if confidence < self._config.new_entity_min_confidence:
+            return None
+        kind = _entity_kind(group_kind, name)
+        record = EntityRecord(
+            id=entity_id_for(kind, name, f"discovered:{kind}:{key}"),
+            display_name=name,
+            entity_kind=kind,
+            origin="discovered",
+        )
+        return record, confidence
+
+
+def document_text(title: str, body: str) -> str:
+    """The text NER and linking read: the title, a blank line, the body."""
+    return f"{title.strip()}\n\n{body}" if title.strip() else body
+
+
+def _surface_key(surface: str) -> str:
+    return alias_key(_clean_surface(surface))
+
+
+def _clean_surface(surface: str) -> str:
+    text = " ".join(surface.split())
+    text = _LEADING.sub("", text)
+    text = _POSSESSIVE.sub("", text) if text.endswith(("'s", "’s", "'", "’")) else text
+    return text.strip(' ,.;:!?"“”()[]')
+
+
+def _group_mentions(text: str, mentions: Sequence[Mention]) -> list[_Group]:
+    groups: dict[str, _Group] = {}
+    for mention in mentions:
+        surface = _clean_surface(mention.text)
+        key = alias_key(surface)
+        if len(key) < 2 or not any(ch.isalpha() for ch in key):
+            continue
+        group = groups.setdefault(key, _Group(key))
+        group.surfaces[surface] += 1
+        group.mentions.append(mention)
+    # "Reid" after "Tara Reid": a surname alone joins the full name (whatever spaCy called it:
+    # the small model often takes a surname for a place); a first name only when labelled PERSON.
+    people = [g for g in groups.values() if _is_person(g) and len(g.key.split()) > 1]
+    for key, group in list(groups.items()):
+        if len(key.split()) != 1 or _is_demonym(group):
+            continue
+        owners = [p for p in people if key == p.key.split()[-1]]
+        if not owners and _is_person(group):
+            owners = [p for p in people if key == p.key.split()[0]]
+        if len(owners) == 1:
+            owner = owners[0]
+            owner.surfaces.update(group.surfaces)
+            owner.mentions.extend(group.mentions)
+            del groups[key]
+    return list(groups.values())
+
+
+def _is_demonym(group: _Group) -> bool:
+    return all(m.label == "NORP" for m in group.mentions)
+
+
+def _is_person(group: _Group) -> bool:
+    labels = Counter(m.label for m in group.mentions)
+    return labels.most_common(1)[0][0] == "PERSON"
+
+
+def _kind_distribution(
+    text: str, group: _Group, neighbours: dict[int, tuple[Mention | None, Mention | None]]
+) -> dict[str, float]:
+    label_votes: dict[str, float] = defaultdict(float)
+    cue_votes: dict[str, float] = defaultdict(float)
+    for mention in group.mentions:
+        for kind, p in LABEL_GROUPS.get(mention.label, {}).items():
+            label_votes[kind] += p
+        for kind, vote in kind_cues(text, mention.start, mention.end).items():
+            cue_votes[kind] += vote
+        # Coordination ("Lindsay Lohan and Paris Hilton"): listed names are of one kind.
+        for other, gap in _coordinated(text, mention, neighbours.get(mention.start, (None, None))):
+            if other.label == "PERSON" and gap:
+                cue_votes[PERSON] += 1.0
+    n = len(group.mentions)
+    scores = {k: label_votes[k] / n + 1.5 * cue_votes[k] / n for k in GROUPS}
+    total = sum(scores.values()) or 1.0
+    return {k: v / total for k, v in scores.items()}
+
+
+_COORDINATION = frozenset({"and", ",", "or", ", and", ", or", "&"})
+
+
+def _coordinated(
+    text: str, mention: Mention, around: tuple[Mention | None, Mention | None]
+) -> list[tuple[Mention, bool]]:
+    out = []
+    before, after = around
+    if before is not None:
+        out.append((before, text[before.end : mention.start].strip() in _COORDINATION))
+    if after is not None:
+        out.append((after, text[mention.end : after.start].strip() in _COORDINATION))
+    return out
+
+
+def _neighbours(mentions: Sequence[Mention]) -> dict[int, tuple[Mention | None, Mention | None]]:
+    ordered = sorted(mentions, key=lambda m: m.start)
+    out: dict[int, tuple[Mention | None, Mention | None]] = {}
+    for i, mention in enumerate(ordered):
+        before = ordered[i - 1] if i > 0 else None
+        after = ordered[i + 1] if i + 1 < len(ordered) else None
+        out[mention.start] = (before, after)
+    return out
+
+
+def _needs_context(doc: _Document, group: _Group) -> bool:
+    """A one-word name that is also a common word here, or only ever opens a sentence."""
+    surfaces = [s for s in group.surfaces if len(s.split()) == 1]
+    if not surfaces or len(group.surfaces) > len(surfaces):
+        return False
+    for surface in surfaces:
+        lowered = fold(surface)
+        if surface != surface.lower() and re.search(
+            rf"(?<![\w.]){re.escape(lowered)}s?(?![\w])", doc.text
+        ):
+            return True  # "apple" in lower case elsewhere: the word is used as a word
+    if any(s.isupper() for s in surfaces):
+        return False  # acronyms are names
+    opening = [
+        m.start in doc.sentence_starts or m.start < doc.title_end or m.start == 0
+        for m in group.mentions
+    ]
+    return all(opening)
+
+
+def _looks_like_a_name(name: str) -> bool:
+    words = name.split()
+    if not 1 <= len(words) <= 5 or len(name) < 2 or len(name) > 80 or "," in name:
+        return False
+    if not any(ch.isalpha() for ch in name):
+        return False
+    return all(w[0].isupper() or w[0].isdigit() or w.lower() in _CONNECTING for w in words)
+
+
+def _entity_kind(group: str, name: str) -> EntityKind:
+    if group == ORG:
+        words = {w.strip(".,").lower() for w in name.split()}
+        return "company" if words & _COMPANY_WORDS else "organization"
+    if group == PERSON:
+        return "person"
+    if group == "product":
+        return "product"
+    if group == "event":
+        return "event"
+    return "place"
+
+
+def _measure(
+    doc: _Document, resolved: dict[str, tuple[EntityRecord, float, _Group]]
+) -> list[LinkedEntity]:
+    """Mention counts over the whole text and salience for every linked entity."""
+    spans: list[tuple[int, int, str]] = []
+    for entity_id, (record, _, group) in resolved.items():
+        names = set(group.surfaces)
+        names.update(n for n in (record.display_name, *record.aliases) if len(n) >= 3)
+        for name in names:
+            for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", doc.text):
+                spans.append((match.start(), match.end(), entity_id))
+        spans.extend((m.start, m.end, entity_id) for m in group.mentions)
+    # Longest match wins where names overlap ("Paris" inside "Paris Hilton").
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+    taken: list[tuple[int, int]] = []
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    in_title: set[str] = set()
+    for start, end, entity_id in spans:
+        if any(start < e and s < end for s, e in taken):
+            continue
+        taken.append((start, end))
+        counts[entity_id] += 1
+        first[entity_id] = min(first.get(entity_id, start), start)
+        if start < doc.title_end:
+            in_title.add(entity_id)
+    top = max(counts.values(), default=1)
+    length = max(len(doc.text), 1)
+    out = []
+    for entity_id, (record, confidence, _) in resolved.items():
+        count = max(counts[entity_id], 1)
+        position = 1.0 - min(first.get(entity_id, length), length) / length
+        frequency = math.log1p(count) / math.log1p(top)
+        salience = (
+            0.30 * (1.0 if entity_id in in_title else 0.0) + 0.25 * position**2 + 0.45 * frequency
+        )
+        out.append(
+            LinkedEntity(
+                entity_id=entity_id,
+                display_name=record.display_name,
+                entity_kind=record.entity_kind,
+                mention_count=count,
+                salience=round(min(1.0, salience), 3),
+                confidence=confidence,
+            )
+        )
+    return out
+
+
+def link_many(
+    linker: EntityLinker,
+    documents: Iterable[tuple[str, str]],
+    mentions: Iterable[Sequence[Mention]],
+) -> list[LinkResult]:
+    return [linker.link(t, b, m) for (t, b), m in zip(documents, mentions, strict=True)]

@@ -1,0 +1,83 @@
+"""Name normalisation shared by the knowledge base, linking and entity search.
+
+Two spellings that a reader takes for the same name get the same key: case, accents, dots in
+acronyms ("U.K." = "UK"), "&" vs "and", hyphens, a leading "The" and a company's legal-form
+suffix ("Apple Inc." = "Apple") do not matter.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_ACRONYM_DOTS = re.compile(r"\b((?:[^\W\d_]\.){2,})", re.UNICODE)
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+_APOSTROPHES = re.compile(r"['’`´]")
+_SPACES = re.compile(r"\s+")
+
+# Legal-form words that do not change which company a name means.
+CORPORATE_SUFFIXES = frozenset(
+    {
+        "inc",
+        "incorporated",
+        "corp",
+        "corporation",
+        "co",
+        "company",
+        "ltd",
+        "limited",
+        "plc",
+        "ag",
+        "sa",
+        "se",
+        "nv",
+        "spa",
+        "gmbh",
+        "llc",
+        "lp",
+        "asa",
+        "ab",
+        "oyj",
+        "kgaa",
+        "bv",
+        "sas",
+        "holding",
+        "holdings",
+    }
+)
+
+
+def fold(text: str) -> str:
+    """Lower case with accents removed ("Zürich" -> "zurich")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+@lru_cache(maxsize=65536)
+def alias_key(name: str) -> str:
+    """The lookup key of a name or alias (see the module docstring)."""
+    text = _ACRONYM_DOTS.sub(lambda m: m.group(1).replace(".", ""), name)
+    text = _APOSTROPHES.sub("", fold(text))
+    text = text.replace("&", " and ")
+    text = _NON_WORD.sub(" ", text).replace("_", " ")
+    text = _SPACES.sub(" ", text).strip()
+    if text.startswith("the ") and len(text) > 4:
+        text = text[4:]
+    return text
+
+
+def strip_corporate_suffix(key: str) -> str:
+    """Drop trailing legal-form words from a key, keeping at least one word."""
+    words = key.split(" ")
+    while len(words) > 1 and words[-1] in CORPORATE_SUFFIXES:
+        words.pop()
+    return " ".join(words)
+
+
+def name_keys(name: str) -> set[str]:
+    """Every key under which a name should be found (with and without a legal-form suffix)."""
+    key = alias_key(name)
+    if not key:
+        return set()
+    return {key, strip_corporate_suffix(key)}

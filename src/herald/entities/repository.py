@@ -1,0 +1,179 @@
+"""All SQL of the entity area: entities, their alias keys, and timelines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from herald.core.dates import Window
+from herald.db.models.content import ContentEntity, ContentItem
+from herald.db.models.entity import Entity, EntityAlias
+from herald.entities.model import EntityKind, EntityRecord, Tag, is_entity_kind
+from herald.entities.names import name_keys
+
+_CHUNK = 500
+
+
+def to_record(row: Entity) -> EntityRecord:
+    kind: EntityKind = row.entity_kind if is_entity_kind(row.entity_kind) else "organization"  # type: ignore[assignment]
+    return EntityRecord(
+        id=row.id,
+        display_name=row.display_name,
+        entity_kind=kind,
+        description=row.description or "",
+        aliases=tuple(row.aliases or ()),
+        tags=tuple(Tag(str(t["key"]), str(t["value"])) for t in row.tags or () if "key" in t),
+        origin=row.origin,
+    )
+
+
+def get_entity(session: Session, entity_id: str) -> EntityRecord | None:
+    row = session.get(Entity, entity_id)
+    return to_record(row) if row is not None else None
+
+
+def count_entities(session: Session, *, origin: str | None = None) -> int:
+    query = select(func.count()).select_from(Entity)
+    if origin is not None:
+        query = query.where(Entity.origin == origin)
+    return int(session.execute(query).scalar_one())
+
+
+def entity_signature(session: Session) -> tuple[int, datetime | None]:
+    """(row count, latest ``updated_at``): changes whenever an entity is written."""
+    count, latest = session.execute(
+        select(func.count(), func.max(Entity.updated_at)).select_from(Entity)
+    ).one()
+    return int(count), latest
+
+
+def entities_updated_since(session: Session, since: datetime | None) -> list[EntityRecord]:
+    """Entities written at or after ``since`` (all of them when ``since`` is None)."""
+    query = select(Entity)
+    if since is not None:
+        query = query.where(Entity.updated_at >= since)
+    return [to_record(row) for row in session.scalars(query)]
+
+
+def upsert_entities(
+    session: Session,
+    records: Sequence[EntityRecord],
+    *,
+    now: datetime,
+    replace: bool = True,
+) -> int:
+    """Insert entities, or (``replace``) overwrite existing ones with the same id.
+
+    With ``replace=False`` existing rows are left alone (seeding and discovery must never undo
+    an operator's import). Alias keys are rewritten for every entity written. Returns how many
+    entities were written.
+    """
+    written = 0
+    dialect = session.get_bind().dialect.name
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    for start in range(0, len(records), _CHUNK):
+        chunk = list({r.id: r for r in records[start : start + _CHUNK]}.values())
+        values = [_row_values(r, now) for r in chunk]
+        statement = insert(Entity).values(values)
+        if replace:
+            statement = statement.on_conflict_do_update(
+                index_elements=["id"],
+                set_={
+                    "display_name": statement.excluded.display_name,
+                    "entity_kind": statement.excluded.entity_kind,
+                    "description": statement.excluded.description,
+                    "aliases": statement.excluded.aliases,
+                    "tags": statement.excluded.tags,
+                    "origin": statement.excluded.origin,
+                    "updated_at": statement.excluded.updated_at,
+                },
+            )
+            chosen = chunk
+        else:
+            existing = set(
+                session.scalars(select(Entity.id).where(Entity.id.in_([r.id for r in chunk])))
+            )
+            chosen = [r for r in chunk if r.id not in existing]
+            statement = statement.on_conflict_do_nothing(index_elements=["id"])
+        session.execute(statement)
+        if not chosen:
+            continue
+        ids = [r.id for r in chosen]
+        session.execute(delete(EntityAlias).where(EntityAlias.entity_id.in_(ids)))
+        alias_rows = [
+            {"alias_norm": key[:300], "entity_id": r.id}
+            for r in chosen
+            for key in sorted(_alias_keys(r))
+        ]
+        if alias_rows:
+            alias_insert = insert(EntityAlias).values(alias_rows)
+            session.execute(alias_insert.on_conflict_do_nothing())
+        written += len(chosen)
+    return written
+
+
+def _alias_keys(record: EntityRecord) -> set[str]:
+    keys: set[str] = set()
+    for name in (record.display_name, *record.aliases):
+        keys |= name_keys(name)
+    keys.discard("")
+    return keys
+
+
+def _row_values(record: EntityRecord, now: datetime) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "display_name": record.display_name[:300],
+        "entity_kind": record.entity_kind,
+        "description": record.description,
+        "aliases": list(record.aliases),
+        "tags": [tag.as_dict() for tag in record.tags],
+        "origin": record.origin,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+def existing_ids(session: Session, entity_ids: Iterable[str]) -> set[str]:
+    ids = list(dict.fromkeys(entity_ids))
+    found: set[str] = set()
+    for start in range(0, len(ids), _CHUNK):
+        found.update(
+            session.scalars(select(Entity.id).where(Entity.id.in_(ids[start : start + _CHUNK])))
+        )
+    return found
+
+
+def timeline_rows(
+    session: Session,
+    entity_id: str,
+    *,
+    window: Window,
+    media_types: Sequence[str] | None,
+    offset: int,
+    limit: int,
+) -> list[ContentItem]:
+    """Live items linked to the entity, published in the window, newest first."""
+    conditions = [
+        ContentEntity.entity_id == entity_id,
+        ContentEntity.published_at >= window.start,
+        ContentEntity.published_at < window.end,
+        ContentItem.deleted_at.is_(None),
+    ]
+    if media_types:
+        conditions.append(ContentEntity.media_type.in_(list(media_types)))
+    query = (
+        select(ContentItem)
+        .join(ContentEntity, ContentEntity.content_id == ContentItem.id)
+        .where(and_(*conditions))
+        .order_by(ContentEntity.published_at.desc(), ContentItem.id)
+        .offset(offset)
+        .limit(limit)
+    )
+    return list(session.scalars(query))

@@ -1,0 +1,220 @@
+"""The entity knowledge base as a service: seeding, import, search and timelines.
+
+The database is the source of truth. Each process keeps two in-memory views of it, built on first
+use and brought up to date from the rows written since (by ``updated_at``) before they are used:
+the linking :class:`KnowledgeBase` (workers) and the :class:`EntitySearchIndex` (API).
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from sqlalchemy.orm import Session
+
+from herald.core.dates import Window
+from herald.core.pagination import Page, PageRequest
+from herald.db.models.content import ContentItem
+from herald.entities import repository
+from herald.entities.jsonl import ImportProblem, parse_entity_lines
+from herald.entities.kb import KnowledgeBase, seed_path
+from herald.entities.model import EntityRecord
+from herald.entities.search import EntityHit, EntitySearchIndex
+from herald.errors import NotFound
+from herald.readiness import warmup
+
+if TYPE_CHECKING:
+    from herald.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+SEARCH_MAX_LIMIT = 100
+TIMELINE_MAX_LIMIT = 100
+TIMELINE_DEFAULT_DAYS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    written: int
+    problems: list[ImportProblem]
+
+
+def open_entity_file(path: Path) -> TextIO:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def import_entities(
+    session: Session,
+    lines: Iterable[str],
+    *,
+    now: datetime,
+    origin: str = "import",
+    replace: bool = True,
+    batch: int = 2000,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Import JSON Lines entities in the caller's transaction; bad lines are reported, skipped."""
+    problems: list[ImportProblem] = []
+    pending: list[EntityRecord] = []
+    written = 0
+    for parsed in parse_entity_lines(lines, origin=origin):
+        if isinstance(parsed, ImportProblem):
+            problems.append(parsed)
+            continue
+        pending.append(parsed)
+        if len(pending) >= batch:
+            written += repository.upsert_entities(session, pending, now=now, replace=replace)
+            if progress:
+                progress(len(pending))
+            pending = []
+    if pending:
+        written += repository.upsert_entities(session, pending, now=now, replace=replace)
+        if progress:
+            progress(len(pending))
+    return ImportReport(written, problems)
+
+
+def seed_knowledge_base(runtime: Runtime, *, force: bool = False) -> int:
+    """Load the configured seed into the database once (``HERALD_ENTITY_SEED``).
+
+    Seed rows never overwrite existing entities, so an operator's imports and edits survive a
+    re-seed; a second process seeding at the same time only finds nothing left to insert.
+    """
+    source = runtime.settings.entity_seed
+    if source == "none":
+        return 0
+    path = seed_path() if source == "bundled" else Path(source)
+    with runtime.sessions.read() as session:
+        if not force and repository.count_entities(session, origin="seed") > 0:
+            return 0
+    with open_entity_file(path) as handle, runtime.sessions.write() as session:
+        report = import_entities(
+            session, handle, now=runtime.clock.now(), origin="seed", replace=False
+        )
+    for problem in report.problems[:10]:
+        log.warning("seed line %d skipped: %s", problem.line, problem.message)
+    log.info("entity seed loaded: %d entities from %s", report.written, path)
+    return report.written
+
+
+class _SyncedView:
+    """An in-memory view of the entity table, caught up with the rows written since.
+
+    Cheap when nothing changed (one aggregate query). When something did, rows written since a
+    little before the last change seen are re-read: a transaction that committed late with an
+    earlier timestamp is still picked up, and re-adding an entity is harmless.
+    """
+
+    MARGIN = timedelta(minutes=2)
+
+    def __init__(self, add: Callable[[EntityRecord], None]) -> None:
+        self._add = add
+        self._signature: tuple[int, datetime | None] | None = None
+        self._lock = threading.Lock()
+
+    def catch_up(self, session: Session) -> int:
+        with self._lock:
+            signature = repository.entity_signature(session)
+            if signature == self._signature:
+                return 0
+            latest = self._signature[1] if self._signature else None
+            since = latest - self.MARGIN if latest is not None else None
+            rows = repository.entities_updated_since(session, since)
+            for record in rows:
+                self._add(record)
+            self._signature = signature
+            return len(rows)
+
+
+class EntityStore:
+    """The process's views of the knowledge base (one per runtime)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._seeded = False
+        self._kb: KnowledgeBase | None = None
+        self._kb_view: _SyncedView | None = None
+        self._index: EntitySearchIndex | None = None
+        self._index_view: _SyncedView | None = None
+        self._lock = threading.Lock()
+
+    def ensure_seeded(self) -> None:
+        if not self._seeded:
+            with self._lock:
+                if not self._seeded:
+                    seed_knowledge_base(self._runtime)
+                    self._seeded = True
+
+    def knowledge_base(self) -> KnowledgeBase:
+        """The linking knowledge base, up to date with the database."""
+        self.ensure_seeded()
+        with self._lock:
+            if self._kb is None:
+                self._kb = KnowledgeBase()
+                self._kb_view = _SyncedView(self._kb.add)
+        assert self._kb_view is not None
+        with self._runtime.sessions.read() as session:
+            self._kb_view.catch_up(session)
+        return self._kb
+
+    def search_index(self) -> EntitySearchIndex:
+        """The search index, up to date with the database.
+
+        It never seeds: an API request must not wait for 40,000 inserts. Workers and
+        `herald serve` seed at start (warm-up), `herald entities seed` does it by hand.
+        """
+        with self._lock:
+            if self._index is None:
+                self._index = EntitySearchIndex()
+                self._index_view = _SyncedView(self._index.add)
+        assert self._index_view is not None
+        with self._runtime.sessions.read() as session:
+            self._index_view.catch_up(session)
+        return self._index
+
+
+def get_entity_store(runtime: Runtime) -> EntityStore:
+    return runtime.service("entity_store", lambda: EntityStore(runtime))
+
+
+def search_entities(
+    runtime: Runtime, query: str, *, entity_kinds: Sequence[str] | None, limit: int
+) -> list[EntityHit]:
+    index = get_entity_store(runtime).search_index()
+    return index.search(query, entity_kinds=set(entity_kinds or ()) or None, limit=limit)
+
+
+def entity_timeline(
+    session: Session,
+    entity_id: str,
+    *,
+    window: Window,
+    media_types: Sequence[str] | None,
+    page: PageRequest,
+) -> Page[ContentItem]:
+    """Content in which the entity appears, newest first (the same for every workspace)."""
+    if repository.get_entity(session, entity_id) is None:
+        raise NotFound(f"no entity {entity_id}")
+    rows = repository.timeline_rows(
+        session,
+        entity_id,
+        window=window,
+        media_types=media_types,
+        offset=page.offset,
+        limit=page.fetch_limit,
+    )
+    return Page.from_overfetch(rows, page)
+
+
+@warmup("entity-search")
+def build_search_index(runtime: Runtime) -> None:
+    """Build the entity search index at start-up rather than on the first search."""
+    get_entity_store(runtime).search_index()

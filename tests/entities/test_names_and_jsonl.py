@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from herald.entities.jsonl import (
+    EntityLineError,
+    ImportProblem,
+    entity_id_for,
+    parse_entity_line,
+    parse_entity_lines,
+)
+from herald.entities.model import EntityRecord
+from herald.entities.names import alias_key, name_keys
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("U.K.", "UK"),
+        ("Zürich", "Zurich"),
+        ("The Hague", "Hague"),
+        ("Procter & Gamble", "Procter and Gamble"),
+        ("Saint-Denis", "Saint Denis"),
+        ("McDonald's", "McDonalds"),
+    ],
+)
+def test_spellings_a_reader_takes_for_one_name_share_a_key(a: str, b: str) -> None:
+    assert alias_key(a) == alias_key(b)
+
+
+def test_a_legal_form_suffix_does_not_change_the_company() -> None:
+    assert "apple" in name_keys("Apple Inc.")
+    assert "deutsche telekom" in name_keys("Deutsche Telekom AG")
+    assert name_keys("Inc.") == {"inc"}  # one word always stays
+
+
+@given(st.text(max_size=40))
+def test_alias_key_is_idempotent(text: str) -> None:
+    assert alias_key(alias_key(text)) == alias_key(text)
+
+
+def line(**fields: object) -> str:
+    return json.dumps(fields)
+
+
+def test_a_good_line_parses_with_a_stable_id_from_its_key() -> None:
+    record = parse_entity_line(
+        line(
+            key="isin:US0378331005",
+            display_name="  Apple   Inc. ",
+            entity_kind="company",
+            aliases=["Apple", "apple inc", "AAPL"],
+            tags=[{"key": "ticker", "value": "AAPL"}],
+        ),
+        1,
+    )
+    assert record.display_name == "Apple Inc."
+    assert record.id == entity_id_for("company", "Apple Inc.", "isin:US0378331005")
+    assert record.id.startswith("ent_")
+    assert record.aliases == ("Apple", "AAPL")  # "apple inc" is the name itself
+    assert record.first_tag("ticker") == "AAPL"
+    assert record.origin == "import"
+
+
+def test_without_id_or_key_the_id_comes_from_kind_and_name() -> None:
+    a = parse_entity_line(line(display_name="Acme Corp", entity_kind="company"), 1)
+    b = parse_entity_line(line(display_name="ACME corp.", entity_kind="company"), 2)
+    c = parse_entity_line(line(display_name="Acme Corp", entity_kind="organization"), 3)
+    assert a.id == b.id != c.id
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("not json", "not valid JSON"),
+        ("[1]", "JSON object"),
+        (line(display_name="X"), "entity_kind"),
+        (line(display_name="X", entity_kind="planet"), "entity_kind"),
+        (line(display_name="", entity_kind="place"), "display_name"),
+        (line(display_name="X", entity_kind="place", aliases="Y"), "aliases"),
+        (line(display_name="X", entity_kind="place", tags=[{"key": "a"}]), "tag"),
+        (line(display_name="X", entity_kind="place", id="bad"), "id"),
+        (line(display_name="X", entity_kind="place", colour="red"), "unknown field"),
+    ],
+)
+def test_bad_lines_are_rejected_with_a_reason(raw: str, message: str) -> None:
+    with pytest.raises(EntityLineError, match=message) as info:
+        parse_entity_line(raw, 7)
+    assert info.value.line == 7
+
+
+def test_a_file_reports_bad_lines_by_number_and_keeps_the_rest() -> None:
+    lines = [
+        line(display_name="Oslo", entity_kind="place"),
+        "{oops",
+        "",
+        line(display_name="Bergen", entity_kind="place"),
+    ]
+    parsed = list(parse_entity_lines(lines))
+    assert [p.display_name for p in parsed if isinstance(p, EntityRecord)] == ["Oslo", "Bergen"]
+    problems = [p for p in parsed if isinstance(p, ImportProblem)]
+    assert [p.line for p in problems] == [2]
