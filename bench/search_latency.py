@@ -1,0 +1,310 @@
+"""End-to-end latency of POST /v1/content/search over HTTP at a million items, both adapters.
+
+    .venv/bin/python bench/search_latency.py [--items 1000000] [--backend both|embedded|postgresql]
+                                             [--queries 400] [--work DIR] [--fresh]
+
+1. Data: ``--items`` synthetic items (see ``search_synthetic.py`` for how they are made) are
+   written straight into Herald's tables (items, entities and links, embeddings, change
+   sequence), as ingestion and enrichment would leave them: SQLite under ``WORK/embedded`` and a
+   PostgreSQL database ``herald_bench_search``. Built once; ``--fresh`` starts over.
+2. Indexing: ``herald index rebuild`` builds each adapter's index from the database through the
+   production catch-up path; the rate and the index size on disk are reported.
+3. Serving: ``herald serve --no-worker`` on loopback; one client sends ``--queries`` searches one
+   after another (latency, not throughput) with keep-alive, each with a 60-day window or
+   narrower and a mix of filters (below). Every query runs twice: the first pass embeds each
+   query (cold), the second finds it in the query-embedding cache (warm), as repeated user
+   queries and monitors do. p50/p95/p99 of the client-side wall time are printed.
+
+Queries: SciFact claims and ECB+/WCEP headline fragments. Filters: 60% the default window (last
+60 days), 25% a random 60-day window in the year, 15% a 1-7 day window; 30% one or two media
+types; 10% include 1-3 domains; 10% exclude 1-3 domains; 10% one entity id; limit 10 (20% 50).
+The machine has 2 cores shared with other engineers' jobs: the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import psycopg
+from sqlalchemy import create_engine, insert, text
+
+import search_scifact_data as scifact
+import search_synthetic as synthetic
+from herald.db.migrate import upgrade
+from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
+from herald.db.models.entity import Entity
+
+PG_ADMIN = os.environ.get("HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
+PG_DB = "herald_bench_search"
+HERALD = str(Path(sys.executable).with_name("herald"))
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def database_url(backend: str, work: Path) -> str:
+    if backend == "embedded":
+        return f"sqlite:///{work / 'embedded' / 'herald.db'}"
+    return f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DB}"
+
+
+def env_for(backend: str, work: Path) -> dict[str, str]:
+    home = work / backend
+    return {
+        **os.environ,
+        "HERALD_HOME": str(home),
+        "HERALD_DATABASE_URL": database_url(backend, work),
+        "HERALD_ENTITY_SEED": "none",
+        "HERALD_LOG_LEVEL": "WARNING",
+        "HF_HUB_OFFLINE": "1",
+    }
+
+
+def load_data(backend: str, work: Path, count: int, fresh: bool) -> None:
+    home = work / backend
+    done = home / "loaded.ok"
+    if done.exists() and not fresh:
+        return
+    home.mkdir(parents=True, exist_ok=True)
+    url = database_url(backend, work)
+    if backend == "postgresql":
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{PG_DB}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{PG_DB}"')
+    else:
+        for name in ("herald.db", "herald.db-wal", "herald.db-shm"):
+            (home / name).unlink(missing_ok=True)
+    for stale in ("index",):
+        subprocess.run(["rm", "-rf", str(home / stale)], check=True)
+    upgrade(url)
+    engine = create_engine(url)
+    from herald.enrich.embedding import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    passages = synthetic.passages()
+    vectors = synthetic.passage_vectors(passages, embedder)
+    started = time.monotonic()
+    now = synthetic.TODAY
+    with engine.begin() as conn:
+        if backend == "embedded":
+            conn.execute(text("PRAGMA synchronous=OFF"))
+        conn.execute(
+            insert(Entity),
+            [
+                {
+                    "id": eid,
+                    "display_name": f"Entity {i}",
+                    "entity_kind": "company",
+                    "description": "",
+                    "aliases": [],
+                    "tags": [],
+                    "origin": "import",
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                for i, eid in enumerate(synthetic.entity_ids())
+            ],
+        )
+    written = 0
+    for batch in synthetic.generate(count, passages, vectors):
+        with engine.begin() as conn:
+            conn.execute(insert(ContentItem), batch.rows)
+            conn.execute(
+                insert(ContentEntity),
+                [
+                    {
+                        "content_id": cid,
+                        "entity_id": eid,
+                        "mention_count": 1,
+                        "salience": 0.5,
+                        "confidence": 0.9,
+                        "published_at": published,
+                        "media_type": media,
+                    }
+                    for cid, eid, published, media in batch.entities
+                ],
+            )
+            conn.execute(
+                insert(ContentEmbedding),
+                [
+                    {
+                        "content_id": row["id"],
+                        "model": embedder.model_name,
+                        "dim": vectors.shape[1],
+                        "vector": vec.astype("<f4").tobytes(),
+                        "updated_at": now,
+                    }
+                    for row, vec in zip(batch.rows, batch.vectors, strict=True)
+                ],
+            )
+        written += len(batch.rows)
+        if written % 100_000 == 0:
+            rate = written / (time.monotonic() - started)
+            print(f"  {backend}: {written:,} items written ({rate:,.0f}/s)", file=sys.stderr)
+    if backend == "postgresql":
+        with engine.begin() as conn:
+            conn.execute(text(f"SELECT setval('content_change_seq', {count})"))
+            conn.execute(text("ANALYZE"))
+    engine.dispose()
+    done.write_text(f"{count}\n")
+
+
+def rebuild_index(backend: str, work: Path) -> dict[str, float]:
+    started = time.monotonic()
+    subprocess.run([HERALD, "index", "rebuild"], env=env_for(backend, work), check=True)
+    seconds = time.monotonic() - started
+    home = work / backend
+    size = sum(f.stat().st_size for f in (home / "index").rglob("*") if f.is_file())
+    if backend == "postgresql":
+        with psycopg.connect(database_url(backend, work).replace("+psycopg", "")) as conn:
+            row = conn.execute(
+                "SELECT pg_total_relation_size('content_search_documents')"
+            ).fetchone()
+            assert row is not None
+            size += int(row[0])
+    return {"seconds": seconds, "bytes": float(size)}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def make_queries(count: int, seed: int = 7) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(seed)
+    data = scifact.load()
+    texts = list(data.queries.values())
+    for p in synthetic.passages()[5183:]:
+        words = p.sentences[0].split()
+        texts.append(" ".join(words[: int(rng.integers(3, 9))]))
+    rng.shuffle(texts)
+    domains = synthetic.domain_names()[:500]
+    entities = synthetic.entity_ids()[:2000]
+    today = synthetic.TODAY.date()
+    out = []
+    for query in texts[:count]:
+        body: dict[str, Any] = {"query": query[:300]}
+        kind = rng.random()
+        if kind >= 0.6:
+            span = 60 if kind < 0.85 else int(rng.integers(1, 8))
+            end = today - timedelta(days=int(rng.integers(0, 365 - span)))
+            body["start_date"] = (end - timedelta(days=span)).isoformat()
+            body["end_date"] = end.isoformat()
+        if rng.random() < 0.3:
+            body["media_types"] = sorted(
+                {str(m) for m in rng.choice(["news", "wire", "podcast"], int(rng.integers(1, 3)))}
+            )
+        roll = rng.random()
+        if roll < 0.1:
+            body["include_domains"] = [str(d) for d in rng.choice(domains, int(rng.integers(1, 4)))]
+        elif roll < 0.2:
+            body["exclude_domains"] = [str(d) for d in rng.choice(domains, int(rng.integers(1, 4)))]
+        if rng.random() < 0.1:
+            body["entity_ids"] = [str(rng.choice(entities))]
+        body["limit"] = 50 if rng.random() < 0.2 else 10
+        out.append(body)
+    return out
+
+
+def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str, Any]:
+    env = env_for(backend, work)
+    key = json.loads(
+        subprocess.run(
+            [HERALD, "keys", "create", "--workspace", "bench", "--json"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )["api_key"]
+    port = free_port()
+    server = subprocess.Popen(
+        [HERALD, "serve", "--no-worker", "--host", "127.0.0.1", "--port", str(port)], env=env
+    )
+    results: dict[str, Any] = {}
+    try:
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, headers={"x-api-key": key}, timeout=120) as client:
+            deadline = time.monotonic() + 600
+            while True:
+                try:
+                    if client.get("/healthz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("the server did not start")
+                time.sleep(0.5)
+            # Opening the index and loading the model happen once, before the first search.
+            warm = client.post("/v1/content/search", json={"query": "warm up the index"})
+            warm.raise_for_status()
+            time.sleep(20)  # let the start-up warm-ups (models) finish off the request path
+            for label in ("cold", "warm"):
+                times = []
+                counts = []
+                for body in queries:
+                    started = time.perf_counter()
+                    response = client.post("/v1/content/search", json=body)
+                    times.append((time.perf_counter() - started) * 1000)
+                    response.raise_for_status()
+                    counts.append(len(response.json()["results"]))
+                results[label] = {
+                    "p50": float(np.percentile(times, 50)),
+                    "p95": float(np.percentile(times, 95)),
+                    "p99": float(np.percentile(times, 99)),
+                    "mean_results": float(np.mean(counts)),
+                    "load": load_average(),
+                }
+                print(f"  {backend} {label}: {results[label]}", file=sys.stderr)
+    finally:
+        server.terminate()
+        server.wait(timeout=120)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=1_000_000)
+    parser.add_argument("--backend", choices=("both", "embedded", "postgresql"), default="both")
+    parser.add_argument("--queries", type=int, default=400)
+    parser.add_argument("--work", type=Path, default=scifact.cache_dir() / "latency")
+    parser.add_argument("--fresh", action="store_true", help="regenerate the data")
+    parser.add_argument("--skip-index", action="store_true", help="reuse the built indexes")
+    parser.add_argument("--build-only", action="store_true", help="build data and indexes only")
+    args = parser.parse_args()
+    backends = ("embedded", "postgresql") if args.backend == "both" else (args.backend,)
+    queries = make_queries(args.queries)
+    report: dict[str, Any] = {"items": args.items, "queries": len(queries)}
+    for backend in backends:
+        started = time.monotonic()
+        load_data(backend, args.work, args.items, args.fresh)
+        print(f"{backend}: data ready ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+        if not args.skip_index:
+            built = rebuild_index(backend, args.work)
+            report[f"{backend}_index"] = built
+            print(
+                f"{backend}: indexed {args.items:,} items in {built['seconds']:.0f} s "
+                f"({args.items / built['seconds']:,.0f} items/s), index on disk "
+                f"{built['bytes'] / 2**30:.2f} GiB; load {load_average()}",
+                file=sys.stderr,
+            )
+        if not args.build_only:
+            report[backend] = measure(backend, args.work, queries)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

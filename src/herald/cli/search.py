@@ -1,0 +1,127 @@
+"""`herald search "QUERY" [filters]` and `herald index rebuild|status`."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from herald.cli.common import cli_runtime, console, stdout
+from herald.content.repository import get_items
+from herald.core.clock import isoformat_z
+from herald.errors import HeraldError
+from herald.search.request import DEFAULT_LIMIT, build_content_search
+from herald.search.service import get_search
+
+index_app = typer.Typer(help="The search index.", no_args_is_help=True)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help='Search text; supports "phrases", -word, OR.')],
+    start_date: Annotated[
+        str | None, typer.Option("--start-date", help="YYYY-MM-DD or datetime (with --end-date).")
+    ] = None,
+    end_date: Annotated[
+        str | None, typer.Option("--end-date", help="Inclusive; at most 60 days after the start.")
+    ] = None,
+    media_type: Annotated[
+        list[str] | None, typer.Option("--media-type", help="news, wire or podcast (repeatable).")
+    ] = None,
+    include_domain: Annotated[
+        list[str] | None, typer.Option("--domain", help="Only these source domains (repeatable).")
+    ] = None,
+    exclude_domain: Annotated[
+        list[str] | None,
+        typer.Option("--exclude-domain", help="Leave out these source domains (repeatable)."),
+    ] = None,
+    entity: Annotated[
+        list[str] | None, typer.Option("--entity", help="Linked to this entity id (repeatable).")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many results (1-100).")] = DEFAULT_LIMIT,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """Search content like POST /v1/content/search and print the results as a table.
+
+    Without dates the window is the last 60 days through today (UTC).
+    """
+    with cli_runtime() as runtime:
+        try:
+            request = build_content_search(
+                query=query,
+                start_date=start_date,
+                end_date=end_date,
+                media_types=media_type,
+                include_domains=include_domain,
+                exclude_domains=exclude_domain,
+                entity_ids=entity,
+                limit=limit,
+                clock=runtime.clock,
+            )
+        except HeraldError as exc:
+            console.print(f"[red]{exc.code}[/]: {escape(exc.message)}")
+            for detail in exc.details:
+                console.print(f"  {detail.field}: {escape(detail.message)}")
+            raise typer.Exit(1) from None
+        started = time.perf_counter()
+        with runtime.sessions.read() as session:
+            hits = get_search(runtime).search(session, request)
+            items = get_items(session, [h.content_id for h in hits])
+        elapsed = (time.perf_counter() - started) * 1000
+    rows = [(h.score, items[h.content_id]) for h in hits if h.content_id in items]
+    if as_json:
+        out = [
+            {
+                "score": score,
+                "id": item.id,
+                "published_date": isoformat_z(item.published_at),
+                "media_type": item.media_type,
+                "source": item.source_domain,
+                "title": item.title,
+            }
+            for score, item in rows
+        ]
+        stdout.print_json(json.dumps({"results": out}))
+        return
+    table = Table(title=f"{len(rows)} results for {query!r} ({elapsed:.0f} ms)", expand=False)
+    table.add_column("score", justify="right")
+    table.add_column("published")
+    table.add_column("type")
+    table.add_column("source")
+    table.add_column("title", overflow="fold")
+    table.add_column("id", style="dim")
+    for score, item in rows:
+        table.add_row(
+            f"{score:.3f}",
+            isoformat_z(item.published_at)[:10],
+            item.media_type,
+            escape(item.source_domain),
+            escape(item.title),
+            item.id,
+        )
+    stdout.print(table)
+
+
+@index_app.command("rebuild")
+def rebuild() -> None:
+    """Empty the search index and rebuild it from the database (safe while serving)."""
+    with cli_runtime() as runtime:
+        search = get_search(runtime)
+        started = time.monotonic()
+        with runtime.sessions.read() as session:
+            applied = search.rebuild(session)
+        elapsed = time.monotonic() - started
+    stdout.print(f"rebuilt the {search.backend} search index: {applied} items in {elapsed:.1f} s")
+
+
+@index_app.command("status")
+def status() -> None:
+    """Show whether the search index has applied every change in the database."""
+    with cli_runtime() as runtime:
+        search = get_search(runtime)
+        with runtime.sessions.read() as session:
+            applied = search.catch_up(session)
+    stdout.print(f"{search.backend} search index is current (applied {applied} pending changes)")

@@ -1,0 +1,43 @@
+"""Source domains as the index stores and filters them.
+
+A filter on ``example.com`` must also match ``news.example.com``: each item is indexed under its
+host and every parent domain down to the registrable domain (``bbc.co.uk``, never ``co.uk``), so a
+domain filter is a single term lookup inside the index. A leading ``www.`` is not significant.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from publicsuffixlist import PublicSuffixList
+
+
+@functools.cache
+def _suffixes() -> PublicSuffixList:
+    return PublicSuffixList()
+
+
+def normalize_domain(value: str) -> str:
+    """Lower case, no scheme, path, port, trailing dot or leading ``www.``."""
+    domain = value.strip().lower()
+    if "://" in domain:
+        domain = domain.split("://", 1)[1]
+    domain = domain.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    domain = domain.rsplit("@", 1)[-1]
+    if domain.startswith("[") or domain.count(":") > 1:
+        return domain  # an IPv6 literal: nothing to strip
+    domain = domain.split(":", 1)[0].rstrip(".")
+    if domain.startswith("www.") and domain.count(".") >= 2:
+        domain = domain[4:]
+    return domain
+
+
+def domain_and_parents(value: str) -> list[str]:
+    """``news.example.co.uk`` -> ``["news.example.co.uk", "example.co.uk"]``."""
+    host = normalize_domain(value)
+    if not host:
+        return []
+    registrable = _suffixes().privatesuffix(host) or host
+    labels = host.split(".")
+    stop = registrable.count(".") + 1
+    return [".".join(labels[i:]) for i in range(0, max(len(labels) - stop, 0) + 1)]

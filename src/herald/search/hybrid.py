@@ -1,0 +1,166 @@
+"""Hybrid retrieval and the second-stage score, over any lexical scope and a vector index.
+
+One search:
+1. parse the query; the adapter builds a lexical scope holding the request filters and the
+   syntax constraints (applied inside the index query);
+2. embed the query (cached) while the lexical index finds its top candidates;
+3. find dense candidates under the same constraints (see :meth:`HybridRanker._dense_candidates`);
+4. gather evidence for the union (BM25, cosine, term, title and phrase matches) in a handful of
+   index calls, turn it into features, score every candidate with the relevance model;
+5. the caller drops candidates under the threshold, orders by score and keeps ``limit``.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from herald.search.documents import Vector
+from herald.search.features import FEATURE_NAMES, Evidence, feature_matrix
+from herald.search.query_syntax import ParsedQuery
+from herald.search.rerank import RelevanceModel
+from herald.search.scope import Floats, Keys, LexicalScope
+from herald.search.types import SearchHit
+from herald.search.vectors import VectorIndex
+
+
+class QueryEncoder(Protocol):
+    def encode_query(self, query: str) -> Vector: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalSettings:
+    lexical_candidates: int = 100
+    dense_candidates: int = 100
+    # With constraints, a passing set this small is scored exactly (every vector in it) ...
+    exact_dense_limit: int = 4000
+    # ... otherwise the graph is over-fetched in proportion to the selectivity, up to:
+    max_dense_fetch: int = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredCandidates:
+    """Every candidate of one query with its score (before the threshold), best first."""
+
+    keys: Keys
+    scores: Floats
+    features: Floats
+
+    @classmethod
+    def empty(cls) -> ScoredCandidates:
+        return cls(np.zeros(0, np.int64), np.zeros(0), np.zeros((0, len(FEATURE_NAMES))))
+
+
+class HybridRanker:
+    def __init__(
+        self,
+        vectors: VectorIndex,
+        encoder: QueryEncoder,
+        model: RelevanceModel,
+        settings: RetrievalSettings | None = None,
+    ) -> None:
+        self.vectors = vectors
+        self.encoder = encoder
+        self.model = model
+        self.settings = settings or RetrievalSettings()
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="herald-search")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+
+    def hits(self, scope: LexicalScope, parsed: ParsedQuery, limit: int) -> list[SearchHit]:
+        """The results of one search: over the threshold, best first, at most ``limit``."""
+        ranked = self.rank(scope, parsed)
+        keep = ranked.scores >= self.model.threshold
+        keys = ranked.keys[keep][:limit]
+        scores = ranked.scores[keep][:limit]
+        ids = scope.content_ids(keys)
+        return [
+            SearchHit(content_id=ids[k], score=round(float(s), 6))
+            for k, s in zip(keys.tolist(), scores.tolist(), strict=True)
+            if k in ids
+        ]
+
+    def rank(self, scope: LexicalScope, parsed: ParsedQuery) -> ScoredCandidates:
+        if parsed.is_empty or scope.num_docs == 0:
+            return ScoredCandidates.empty()
+        terms = list(parsed.terms)
+        pending: Future[Vector] = self._pool.submit(self.encoder.encode_query, parsed.text)
+        lexical = scope.top(terms, self.settings.lexical_candidates)
+        query_vector = pending.result()
+        dense_keys = self._dense_candidates(scope, query_vector)
+        keys = np.unique(np.concatenate([lexical.keys, dense_keys]))
+        if len(keys) == 0:
+            return ScoredCandidates.empty()
+        cosine, _ = self.vectors.key_similarities(keys, query_vector)
+        evidence = Evidence(
+            keys=keys,
+            cosine=cosine,
+            lexical_rank=_ranks(keys, lexical.keys),
+            dense_rank=_ranks(keys, dense_keys),
+            lexical=scope.evidence(terms, keys, lexical),
+        )
+        features = feature_matrix(evidence)
+        scores = self.model.score(features)
+        order = np.lexsort((keys, -scores))  # ties broken by key: stable across calls
+        return ScoredCandidates(keys[order], scores[order], features[order])
+
+    def _dense_candidates(self, scope: LexicalScope, query: Vector) -> Keys:
+        """Nearest neighbours that pass the filters and the query's syntax constraints.
+
+        How many items pass decides the strategy: few (at most ``exact_dense_limit``) are all
+        scored exactly; otherwise the graph is searched more widely, in proportion to the
+        selectivity, and the neighbours are filtered. The date window and media types (on every
+        search) are checked by the vector index itself, in numpy; any other constraint (domains,
+        entities, phrases, exclusions, a result store) is checked inside the lexical index, so
+        each filter is defined in one place and no Python loop runs over the collection.
+        """
+        vectors = self.vectors
+        want = self.settings.dense_candidates
+        if len(vectors) == 0:
+            return np.zeros(0, dtype=np.int64)
+        if not scope.constrained:
+            return vectors.search(query, want)[0]
+        flt = scope.filter
+        start, end, media = flt.start, flt.end, flt.media_types
+        if scope.simple and start is not None and end is not None:
+            total = vectors.window_count(start, end, media)
+            if total <= self.settings.exact_dense_limit:
+                rows = np.flatnonzero(vectors.filter_mask(None, start, end, media))
+                sims = vectors.similarities(rows, query)
+                return vectors.keys_of(rows[np.argsort(-sims)[:want]])
+            rows = vectors.neighbours(query, self._fetch_size(total, len(vectors)))
+            rows = rows[vectors.filter_mask(rows, start, end, media)]
+            return vectors.keys_of(rows[:want])
+        total, exact = scope.count(self.settings.exact_dense_limit)
+        if total == 0:
+            return np.zeros(0, dtype=np.int64)
+        if exact and total <= self.settings.exact_dense_limit:
+            passing = scope.passing(total)
+            sims, found = vectors.key_similarities(passing, query)
+            passing, sims = passing[found], sims[found]
+            return passing[np.argsort(-sims)[:want]]
+        fetch = self._fetch_size(total, len(vectors)) if exact else self.settings.max_dense_fetch
+        rows = vectors.neighbours(query, fetch)
+        if start is not None and end is not None:  # a cheap first cut before the lexical index
+            rows = rows[vectors.filter_mask(rows, start, end, media)]
+        neighbours = vectors.keys_of(rows)
+        allowed = scope.restrict(neighbours)
+        return neighbours[np.isin(neighbours, allowed)][:want]
+
+    def _fetch_size(self, passing: int, size: int) -> int:
+        want = self.settings.dense_candidates
+        selectivity = max(passing, 1) / max(size, 1)
+        return int(min(self.settings.max_dense_fetch, max(want, want / selectivity * 1.5)))
+
+
+def _ranks(keys: Keys, ranked: Keys) -> Floats:
+    out = np.full(len(keys), np.inf)
+    if len(ranked) == 0:
+        return out
+    pos = np.searchsorted(keys, ranked)  # keys are sorted (np.unique)
+    out[pos] = np.arange(len(ranked), dtype=np.float64)
+    return out

@@ -1,0 +1,82 @@
+"""The PostgreSQL lexical row of an item: a weighted ``tsvector`` built from Herald's analyzer.
+
+Positions carry the field as the weight (A title, B summary, C key points, D body or
+transcript); fields are separated by a gap so a phrase never spans two of them. Terms come from
+the same analyzer as the Tantivy index, so both adapters match, count and score the same terms.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from herald.search.analysis import index_terms
+from herald.search.documents import IndexedItem
+from herald.search.domains import domain_and_parents
+
+FIELD_WEIGHTS: tuple[tuple[str, str], ...] = (
+    ("title", "A"),
+    ("summary", "B"),
+    ("key_points", "C"),
+    ("body", "D"),
+)
+MAX_POSITION = 16383  # PostgreSQL's limit; later positions would all collapse onto it
+MAX_POSITIONS_PER_TERM = 255
+_FIELD_GAP = 8
+
+
+def quote_lexeme(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def field_terms(item: IndexedItem) -> dict[str, list[str]]:
+    return {
+        "title": index_terms(item.title),
+        "summary": index_terms(item.summary),
+        "key_points": [t for point in item.key_points for t in index_terms(point)],
+        "body": index_terms(item.body),
+    }
+
+
+def tsvector_literal(fields: dict[str, list[str]]) -> str:
+    positions: dict[str, list[str]] = defaultdict(list)
+    position = 1
+    for name, weight in FIELD_WEIGHTS:
+        for term in fields[name]:
+            if position > MAX_POSITION:
+                break
+            slots = positions[term]
+            if len(slots) < MAX_POSITIONS_PER_TERM:
+                slots.append(f"{position}{weight}")
+            position += 1
+        position += _FIELD_GAP
+    return " ".join(f"{quote_lexeme(t)}:{','.join(p)}" for t, p in positions.items())
+
+
+def document_row(item: IndexedItem) -> dict[str, Any]:
+    fields = field_terms(item)
+    return {
+        "content_id": item.content_id,
+        "key": item.key,
+        "tsv": tsvector_literal(fields),
+        "title_len": len(fields["title"]),
+        "summary_len": len(fields["summary"]),
+        "key_points_len": len(fields["key_points"]),
+        "body_len": len(fields["body"]),
+        "published_at": item.published,
+        "media_type": item.media_type,
+        "domains": domain_and_parents(item.domain),
+        "language": item.language.lower() if item.language else None,
+        "entity_ids": list(item.entity_ids),
+        "change_seq": item.seq,
+    }
+
+
+def tsquery_any(terms: Sequence[str]) -> str:
+    return " | ".join(quote_lexeme(t) for t in terms)
+
+
+def tsquery_phrase(terms: Sequence[str], weight: str = "") -> str:
+    suffix = f":{weight}" if weight else ""
+    return " <-> ".join(quote_lexeme(t) + suffix for t in terms)

@@ -1,0 +1,189 @@
+"""The PostgreSQL search adapter: lexical retrieval inside the database, dense per process.
+
+The lexical projection (``content_search_documents``, tsvector + GIN) lives in the same database
+as the content, so every API process on every machine shares it; its watermark is the
+``search_projections`` row named ``postgresql``. There is no pgvector here: embeddings stay in
+``content_embeddings`` and each process keeps a usearch graph synced from them (as the embedded
+adapter does), while filters on dense candidates run in SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from herald.db.session import SessionFactory
+from herald.search.dense import DenseSide
+from herald.search.embedding import CachedQueryEncoder
+from herald.search.feed import Change, ChangeSummary
+from herald.search.filters import IndexFilter
+from herald.search.hybrid import HybridRanker, RetrievalSettings
+from herald.search.pg_documents import document_row
+from herald.search.pg_lexical import CollectionStats, PostgresScope
+from herald.search.projection import ProjectionSync
+from herald.search.query_syntax import parse_query
+from herald.search.rerank import RelevanceModel
+from herald.search.types import SearchHit, SearchRequest
+from herald.search.vectors import VectorIndex
+
+PROJECTION = "postgresql"
+ANALYZE_AFTER = 10_000  # items applied in one catch-up (a rebuild, a big import)
+
+_UPSERT = text(
+    """
+    INSERT INTO content_search_documents (content_id, key, tsv, title_len, summary_len,
+        key_points_len, body_len, published_at, media_type, domains, language, entity_ids,
+        change_seq)
+    VALUES (:content_id, :key, CAST(:tsv AS tsvector), :title_len, :summary_len, :key_points_len,
+        :body_len, :published_at, :media_type, CAST(:domains AS varchar[]), :language,
+        CAST(:entity_ids AS varchar[]), :change_seq)
+    ON CONFLICT (content_id) DO UPDATE SET key = excluded.key, tsv = excluded.tsv,
+        title_len = excluded.title_len, summary_len = excluded.summary_len,
+        key_points_len = excluded.key_points_len, body_len = excluded.body_len,
+        published_at = excluded.published_at, media_type = excluded.media_type,
+        domains = excluded.domains, language = excluded.language,
+        entity_ids = excluded.entity_ids, change_seq = excluded.change_seq
+    WHERE content_search_documents.change_seq <= excluded.change_seq
+    """
+)
+
+
+class PostgresProjection:
+    """``content_search_documents``, shared by every process using the database."""
+
+    name = PROJECTION
+
+    def __init__(self, sessions: SessionFactory) -> None:
+        self.sessions = sessions
+        self._applied = 0
+
+    def applied_seq(self) -> int:
+        return self._applied
+
+    def refresh(self) -> None:
+        with self.sessions.read() as session:
+            self._applied = _read_watermark(session)
+
+    def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
+        if not keys:
+            return {}
+        with self.sessions.read() as session:
+            rows = session.execute(
+                text(
+                    "SELECT key, change_seq FROM content_search_documents "
+                    "WHERE key = ANY(CAST(:keys AS bigint[]))"
+                ),
+                {"keys": list(keys)},
+            )
+            return {int(k): int(s) for k, s in rows}
+
+    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
+        applied = 0
+        for batch in batches:  # one transaction per batch: a rebuild never holds one for long
+            with self.sessions.write() as session:
+                live = [document_row(c.item) for c in batch if c.item is not None]
+                if live:
+                    session.execute(_UPSERT, live)
+                gone = [(c.content_id, c.seq) for c in batch if c.item is None]
+                if gone:
+                    session.execute(
+                        text(
+                            "DELETE FROM content_search_documents d USING unnest("
+                            "CAST(:ids AS varchar[]), CAST(:seqs AS bigint[])) AS g(id, seq) "
+                            "WHERE d.content_id = g.id AND d.change_seq <= g.seq"
+                        ),
+                        {"ids": [g[0] for g in gone], "seqs": [g[1] for g in gone]},
+                    )
+            applied += len(batch)
+        with self.sessions.write() as session:
+            session.execute(
+                text(
+                    "INSERT INTO search_projections (name, applied_seq, updated_at) "
+                    "VALUES (:name, :seq, now()) ON CONFLICT (name) DO UPDATE SET "
+                    "applied_seq = GREATEST(search_projections.applied_seq, excluded.applied_seq), "
+                    "updated_at = excluded.updated_at"
+                ),
+                {"name": PROJECTION, "seq": upto},
+            )
+            if applied >= ANALYZE_AFTER:
+                # Fresh planner statistics: the search reads common terms' frequencies there.
+                session.execute(text("ANALYZE content_search_documents"))
+        self._applied = max(self._applied, upto)
+        return applied
+
+    def clear(self) -> None:
+        with self.sessions.write() as session:
+            session.execute(text("DELETE FROM content_search_documents"))
+            session.execute(
+                text("DELETE FROM search_projections WHERE name = :name"), {"name": PROJECTION}
+            )
+        self._applied = 0
+
+
+def _read_watermark(session: Session) -> int:
+    value = session.execute(
+        text("SELECT applied_seq FROM search_projections WHERE name = :name"), {"name": PROJECTION}
+    ).scalar_one_or_none()
+    return int(value or 0)
+
+
+class PostgresSearch:
+    name = "postgresql"
+
+    def __init__(
+        self,
+        sessions: SessionFactory,
+        index_dir: Path | None,
+        *,
+        encoder: CachedQueryEncoder,
+        model: RelevanceModel,
+        margin: int,
+        settings: RetrievalSettings | None = None,
+    ) -> None:
+        self.model = model
+        self.stats = CollectionStats()
+        self.projection = PostgresProjection(sessions)
+        self.dense = DenseSide(
+            index_dir, encoder=encoder, model=model, margin=margin, settings=settings
+        )
+        self._lexical_sync = ProjectionSync(self.projection, margin=margin, embedding_model=None)
+
+    @property
+    def vectors(self) -> VectorIndex:
+        return self.dense.vectors
+
+    @property
+    def ranker(self) -> HybridRanker:
+        return self.dense.ranker
+
+    def catch_up(self, session: Session, *, shared_only: bool = False) -> int:
+        memo: dict[int, ChangeSummary] = {}
+        applied = self._lexical_sync.catch_up(session, memo)
+        if not shared_only:
+            applied = max(applied, self.dense.sync.catch_up(session, memo))
+        return applied
+
+    def search(self, session: Session, request: SearchRequest) -> list[SearchHit]:
+        self.catch_up(session)
+        flt = IndexFilter.from_request(request)
+        if flt.matches_nothing:
+            return []
+        parsed = parse_query(request.query)
+        scope = PostgresScope(
+            session, self.stats, self.model.boosts, parsed, flt, self.projection.applied_seq()
+        )
+        return self.dense.ranker.hits(scope, parsed, request.limit)
+
+    def clear(self) -> None:
+        self.projection.clear()
+        self._lexical_sync.reset()
+        self.dense.clear()
+
+    def persist(self) -> None:
+        self.dense.persist()
+
+    def close(self) -> None:
+        self.dense.close()

@@ -1,0 +1,191 @@
+"""Keeping a search index in step with the database: a projection caught up by change sequence.
+
+Each index (the Tantivy directory, this process's vector graph, the PostgreSQL lexical table)
+records the highest change sequence it has applied, its watermark. Catching up reads the rows
+changed since, applies them, and moves the watermark, all idempotently: applying a change twice
+leaves the same index. A search first runs :meth:`ProjectionSync.catch_up`, whose fast path is
+one indexed aggregate query, so a write is visible to every process as soon as it has committed.
+
+PostgreSQL hands out sequence numbers before commit, so a transaction may commit number 10 after
+another committed 11. Projections therefore watch a ``margin`` below their watermark: the count and
+sum of sequences above ``watermark - margin`` change when such a late commit lands, and the rows
+there are re-read; the ones an index already holds at the same sequence are skipped. SQLite has
+one writer at a time, its sequences commit in order, and its margin is 0.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from herald.search.documents import content_key
+from herald.search.feed import Change, ChangeSummary, changed_since, load_changes, summarize
+from herald.search.lexical import LexicalIndex
+from herald.search.vectors import VectorIndex
+
+POSTGRES_MARGIN = 1000
+BATCH = 1000
+
+
+class Projection(Protocol):
+    name: str
+
+    def applied_seq(self) -> int: ...
+
+    def refresh(self) -> None:
+        """See what other processes applied (reload readers)."""
+        ...
+
+    def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
+        """The sequence at which each key was applied; keys not held are left out."""
+        ...
+
+    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
+        """Apply the changes and set the watermark to ``upto``; the number of items applied."""
+        ...
+
+
+class ProjectionSync:
+    """Catches one projection up with the database; one catch-up at a time per process."""
+
+    def __init__(self, projection: Projection, *, margin: int, embedding_model: str | None) -> None:
+        self.projection = projection
+        self.margin = margin
+        self.embedding_model = embedding_model
+        self._verified: ChangeSummary | None = None
+        self._lock = threading.Lock()
+
+    def is_current(self, session: Session, memo: dict[int, ChangeSummary] | None = None) -> bool:
+        low = max(self.projection.applied_seq() - self.margin, 0)
+        if memo is None:
+            return summarize(session, low) == self._verified
+        if low not in memo:
+            memo[low] = summarize(session, low)
+        return memo[low] == self._verified
+
+    def catch_up(self, session: Session, memo: dict[int, ChangeSummary] | None = None) -> int:
+        """Apply what changed; returns the number of items applied (0 on the fast path).
+
+        ``memo`` shares the freshness query between projections checked together."""
+        if self.is_current(session, memo):
+            return 0
+        with self._lock:
+            if self.is_current(session):
+                return 0
+            self.projection.refresh()
+            watermark = self.projection.applied_seq()
+            low = max(watermark - self.margin, 0)
+            changed = changed_since(session, low)
+            needed = self._needed(changed, watermark)
+            top = max([watermark] + [seq for _, seq in changed])
+            applied = 0
+            if needed or top != watermark:
+                applied = self.projection.apply(self._batches(session, needed), top)
+            new_low = max(top - self.margin, 0)
+            above = [seq for _, seq in changed if seq > new_low]
+            self._verified = ChangeSummary(new_low, len(above), sum(above), max([new_low, *above]))
+            return applied
+
+    def reset(self) -> None:
+        """Forget what was verified (after a rebuild cleared the projection)."""
+        with self._lock:
+            self._verified = None
+
+    def _needed(self, changed: list[tuple[str, int]], watermark: int) -> list[str]:
+        margin_rows = [(cid, seq) for cid, seq in changed if seq <= watermark]
+        known = self.projection.known_seqs([content_key(cid) for cid, _ in margin_rows])
+        needed = [cid for cid, seq in changed if seq > watermark]
+        # Below the watermark, only rows whose sequence the index has not seen. A deleted item the
+        # index does not hold is re-read too (cheap: it applies as nothing).
+        needed += [cid for cid, seq in margin_rows if known.get(content_key(cid)) != seq]
+        return list(dict.fromkeys(needed))
+
+    def _batches(self, session: Session, content_ids: list[str]) -> Iterator[list[Change]]:
+        for start in range(0, len(content_ids), BATCH):
+            yield load_changes(
+                session, content_ids[start : start + BATCH], embedding_model=self.embedding_model
+            )
+
+
+class TantivyProjection:
+    """The embedded lexical index: shared by every process on one HERALD_HOME."""
+
+    name = "tantivy"
+
+    def __init__(self, lexical: LexicalIndex) -> None:
+        self.lexical = lexical
+
+    def applied_seq(self) -> int:
+        return self.lexical.applied_seq()
+
+    def refresh(self) -> None:
+        self.lexical.reload()
+
+    def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
+        return self.lexical.known_seqs(keys)
+
+    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
+        applied = 0
+        with self.lexical.writer() as writer:
+            # Into an empty index (first start, rebuild) items are only added: no delete per
+            # item. Decided under the lock: another process may have filled it meanwhile.
+            self.lexical.reload()
+            fresh = self.lexical.applied_seq() == 0 and self.lexical.searcher().num_docs <= 1
+            for batch in batches:
+                live = [c.item for c in batch if c.item is not None]
+                if fresh:
+                    writer.add_new(live)
+                else:
+                    writer.upsert(live)
+                    writer.delete([c.content_id for c in batch if c.item is None])
+                applied += len(batch)
+            writer.set_watermark(upto)
+        return applied
+
+
+class VectorProjection:
+    """This process's vector graph, synced from the embeddings stored in the database."""
+
+    name = "vectors"
+
+    def __init__(self, vectors: VectorIndex) -> None:
+        self.vectors = vectors
+        self._recent: dict[int, int] = {}  # key -> sequence, for keys inside the margin
+
+    def applied_seq(self) -> int:
+        return self.vectors.watermark
+
+    def refresh(self) -> None:
+        return None
+
+    def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
+        return {k: self._recent[k] for k in keys if k in self._recent}
+
+    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
+        applied = 0
+        for batch in batches:
+            live = [c.item for c in batch if c.item is not None and c.item.vector is not None]
+            gone = [c for c in batch if c.item is None or c.item.vector is None]
+            if live:
+                self.vectors.upsert(
+                    np.array([item.key for item in live], dtype=np.int64),
+                    np.stack([item.vector for item in live if item.vector is not None]),
+                    [item.published for item in live],
+                    [item.media_type for item in live],
+                )
+            if gone:
+                self.vectors.delete(
+                    np.array([content_key(c.content_id) for c in gone], dtype=np.int64)
+                )
+            for change in batch:
+                self._recent[content_key(change.content_id)] = change.seq
+            applied += len(batch)
+        self.vectors.watermark = upto
+        floor = upto - POSTGRES_MARGIN
+        if len(self._recent) > 4 * POSTGRES_MARGIN:
+            self._recent = {k: s for k, s in self._recent.items() if s > floor}
+        return applied

@@ -1,0 +1,107 @@
+"""Content search requests: every rule of POST /v1/content/search, shared by the API and the CLI.
+
+- ``query``: required, not blank, at most 2000 characters (any text parses: see query_syntax);
+- dates: both or neither (``date_window_incomplete``), at most 60 days apart and start not after
+  end (``date_window_too_long``); neither means the last 60 days through today (UTC);
+- ``media_types``: any of news, wire, podcast (an empty list is no filter);
+- ``include_domains`` / ``exclude_domains``: at most 10 each (``too_many_domains``), not both
+  (``domain_filter_conflict``); a domain also matches its subdomains;
+- ``entity_ids``: items linked to at least one of them;
+- ``limit``: 1 to 100, default 10 (out of range is ``invalid_request``, never clamped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from herald.core.clock import Clock
+from herald.core.dates import parse_date_input, resolve_window
+from herald.errors import DomainFilterConflict, FieldIssue, InvalidRequest, TooManyDomains
+from herald.search.domains import normalize_domain
+from herald.search.types import MEDIA_TYPES, SearchRequest
+
+MAX_QUERY_CHARS = 2000
+MAX_DOMAINS = 10
+MAX_LIMIT = 100
+DEFAULT_LIMIT = 10
+MAX_ENTITY_IDS = 100
+
+
+def _domains(values: Sequence[str] | None, field: str) -> tuple[str, ...]:
+    if not values:
+        return ()
+    if len(values) > MAX_DOMAINS:
+        raise TooManyDomains(
+            f"{field} has more than {MAX_DOMAINS} domains",
+            details=[FieldIssue(field, f"at most {MAX_DOMAINS} domains")],
+        )
+    out = []
+    for value in values:
+        domain = normalize_domain(value)
+        if not domain or " " in domain:
+            raise InvalidRequest(
+                f"{field} has an invalid domain",
+                details=[FieldIssue(field, f"not a domain: {value!r}")],
+            )
+        out.append(domain)
+    return tuple(dict.fromkeys(out))
+
+
+def build_content_search(
+    *,
+    query: str,
+    start_date: str | None = None,
+    end_date: str | None = None,
+    media_types: Sequence[str] | None = None,
+    include_domains: Sequence[str] | None = None,
+    exclude_domains: Sequence[str] | None = None,
+    entity_ids: Sequence[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    clock: Clock,
+) -> SearchRequest:
+    if not query.strip():
+        raise InvalidRequest(
+            "query must not be empty", details=[FieldIssue("query", "required: non-empty text")]
+        )
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidRequest(
+            f"query is longer than {MAX_QUERY_CHARS} characters",
+            details=[FieldIssue("query", f"at most {MAX_QUERY_CHARS} characters")],
+        )
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidRequest(
+            f"limit must be between 1 and {MAX_LIMIT}",
+            details=[FieldIssue("limit", f"must be between 1 and {MAX_LIMIT}")],
+        )
+    unknown = [m for m in media_types or () if m not in MEDIA_TYPES]
+    if unknown:
+        raise InvalidRequest(
+            "media_types has unknown values",
+            details=[FieldIssue("media_types", f"unknown media type {m!r}") for m in unknown],
+        )
+    include = _domains(include_domains, "include_domains")
+    exclude = _domains(exclude_domains, "exclude_domains")
+    if include and exclude:
+        raise DomainFilterConflict(
+            "include_domains and exclude_domains cannot be combined",
+            details=[FieldIssue("exclude_domains", "not combinable with include_domains")],
+        )
+    entities = tuple(dict.fromkeys(e.strip() for e in entity_ids or () if e.strip()))
+    if len(entities) > MAX_ENTITY_IDS:
+        raise InvalidRequest(
+            f"entity_ids has more than {MAX_ENTITY_IDS} ids",
+            details=[FieldIssue("entity_ids", f"at most {MAX_ENTITY_IDS} ids")],
+        )
+    start = parse_date_input(start_date, field="start_date") if start_date is not None else None
+    end = parse_date_input(end_date, field="end_date") if end_date is not None else None
+    window = resolve_window(start, end, today=clock.now().date())
+    return SearchRequest(
+        query=query.strip(),
+        start=window.start,
+        end=window.end,
+        limit=limit,
+        media_types=frozenset(media_types) if media_types else None,
+        include_domains=include,
+        exclude_domains=exclude,
+        entity_ids=entities,
+    )

@@ -1,0 +1,238 @@
+"""The search port's contract, run against both adapters with the same cases.
+
+``backend`` is sqlite (embedded adapter: Tantivy + usearch) or postgres (PostgreSQL adapter:
+tsvector/GIN + usearch); ``get_search`` picks the adapter from the backend, as in production.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from herald.core.clock import FrozenClock
+from herald.runtime import Runtime
+from herald.search.request import build_content_search
+from herald.search.service import SearchService, get_search
+from herald.search.types import SearchHit, SearchRequest
+from tests.enrich.models import embedder
+from tests.search.support import delete_item, put_item
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+def day(n: int) -> datetime:
+    return NOW - timedelta(days=n)
+
+
+CORPUS: dict[str, dict[str, Any]] = {
+    "ecb": {
+        "title": "European Central Bank raises interest rates to fight inflation",
+        "body": "The ECB lifted its key interest rate by a quarter point on Thursday as inflation "
+        "in the euro area stayed well above target. Lagarde said further hikes were possible.",
+        "summary": "The ECB raised rates by 25 basis points.",
+        "key_points": ["Rates up a quarter point", "Inflation above target"],
+        "published_at": day(1),
+        "domain": "news.example.com",
+        "entity_ids": ["ent_ecb"],
+    },
+    "fed": {
+        "title": "Federal Reserve holds rates steady as job growth slows",
+        "body": "The US Federal Reserve left interest rates unchanged, citing slower hiring and "
+        "easing price pressures. Markets expect a cut early next year.",
+        "published_at": day(3),
+        "media_type": "wire",
+        "domain": "wire.org",
+        "entity_ids": ["ent_fed"],
+    },
+    "storm": {
+        "title": "Storm floods coastal towns",
+        "body": "Heavy rain and gale-force winds flooded streets along the coast; thousands of "
+        "homes lost power and schools were closed.",
+        "published_at": day(2),
+        "domain": "weather.example.net",
+    },
+    "ev": {
+        "title": "Electric car sales surge in Norway",
+        "body": "Battery electric vehicles made up nine in ten new cars sold in Norway this year, "
+        "helped by tax breaks and a dense charging network.",
+        "published_at": day(5),
+        "media_type": "podcast",
+        "domain": "cars.example.com",
+        "entity_ids": ["ent_tesla"],
+    },
+    "old": {
+        "title": "Central bank raised interest rates decades ago",
+        "body": "An archive story about interest rates and the central bank in the 1990s.",
+        "published_at": day(90),
+        "domain": "archive.example.org",
+    },
+}
+
+
+@pytest.fixture
+def corpus(search_runtime: Runtime) -> dict[str, str]:
+    return {
+        name: put_item(search_runtime, f"https://x/{name}", **fields)
+        for name, fields in CORPUS.items()
+    }
+
+
+@pytest.fixture
+def search(search_runtime: Runtime) -> SearchService:
+    return get_search(search_runtime)
+
+
+def run(runtime: Runtime, query: str, **options: object) -> list[SearchHit]:
+    request = build_content_search(query=query, clock=runtime.clock, **options)  # type: ignore[arg-type]
+    return run_request(runtime, request)
+
+
+def run_request(runtime: Runtime, request: SearchRequest) -> list[SearchHit]:
+    with runtime.sessions.read() as session:
+        return get_search(runtime).search(session, request)
+
+
+def ids(hits: list[SearchHit], corpus: dict[str, str]) -> list[str]:
+    names = {cid: name for name, cid in corpus.items()}
+    return [names.get(h.content_id, h.content_id) for h in hits]
+
+
+def test_adapter_follows_the_backend(backend: str, search: SearchService) -> None:
+    assert search.backend == ("embedded" if backend == "sqlite" else "postgresql")
+
+
+def test_relevant_item_first_scores_in_unit_interval_and_ordered(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    hits = run(search_runtime, "ECB interest rate hike")
+    assert ids(hits, corpus)[0] == "ecb"
+    scores = [h.score for h in hits]
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_unrelated_query_is_omitted_by_the_threshold(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    assert run(search_runtime, "quantum chromodynamics lattice gluon") == []
+
+
+def test_default_window_is_sixty_days(search_runtime: Runtime, corpus: dict[str, str]) -> None:
+    found = ids(run(search_runtime, "central bank interest rates"), corpus)
+    assert "old" not in found
+    assert "ecb" in found
+    explicit = run(
+        search_runtime,
+        "central bank interest rates",
+        start_date=(NOW - timedelta(days=100)).date().isoformat(),
+        end_date=(NOW - timedelta(days=60)).date().isoformat(),
+    )
+    assert ids(explicit, corpus) == ["old"]
+
+
+def test_window_bounds_are_inclusive_start_exclusive_end(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    ecb_time = CORPUS["ecb"]["published_at"]
+    assert isinstance(ecb_time, datetime)
+    request = build_content_search(query="ECB interest rates", clock=search_runtime.clock)
+    inside = SearchRequest(query=request.query, start=ecb_time, end=ecb_time + timedelta(seconds=1))
+    outside = SearchRequest(query=request.query, start=ecb_time - timedelta(hours=1), end=ecb_time)
+    assert ids(run_request(search_runtime, inside), corpus) == ["ecb"]
+    assert run_request(search_runtime, outside) == []
+
+
+def test_media_type_filter_applies_to_dense_candidates_too(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    hits = run(search_runtime, "interest rates", media_types=["wire"])
+    assert ids(hits, corpus) == ["fed"]
+    assert run(search_runtime, "electric cars", media_types=["news", "wire"]) == [] or all(
+        n != "ev" for n in ids(run(search_runtime, "electric cars", media_types=["news"]), corpus)
+    )
+
+
+def test_domain_filters_include_subdomains(search_runtime: Runtime, corpus: dict[str, str]) -> None:
+    included = ids(run(search_runtime, "interest rates", include_domains=["example.com"]), corpus)
+    assert included == ["ecb"]
+    excluded = ids(run(search_runtime, "interest rates", exclude_domains=["example.com"]), corpus)
+    assert "ecb" not in excluded
+    assert "fed" in excluded
+
+
+def test_entity_filter_means_linked_to_any(search_runtime: Runtime, corpus: dict[str, str]) -> None:
+    hits = ids(run(search_runtime, "rates", entity_ids=["ent_fed", "ent_nobody"]), corpus)
+    assert hits == ["fed"]
+
+
+def test_within_content_ids_restricts_candidates(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    base = build_content_search(query="interest rates", clock=search_runtime.clock)
+    request = SearchRequest(
+        query=base.query,
+        start=base.start,
+        end=base.end,
+        within_content_ids=frozenset({corpus["fed"], corpus["storm"]}),
+    )
+    assert ids(run_request(search_runtime, request), corpus) == ["fed"]
+
+
+def test_query_syntax_phrase_exclusion_and_or(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    assert ids(run(search_runtime, '"interest rates" -ECB'), corpus) == ["fed"]
+    assert set(ids(run(search_runtime, '"electric car" OR "coastal towns"'), corpus)) == {
+        "ev",
+        "storm",
+    }
+    assert run(search_runtime, '"rates storm"') == []
+    assert (
+        ids(run(search_runtime, 'what did the "central bank" do with rates?'), corpus)[0] == "ecb"
+    )
+
+
+def test_limit(search_runtime: Runtime, corpus: dict[str, str]) -> None:
+    assert len(run(search_runtime, "rates inflation storm cars", limit=1)) == 1
+
+
+def test_update_and_delete_are_visible_when_the_write_returns(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    assert ids(run(search_runtime, "storm floods"), corpus) == ["storm"]
+    put_item(
+        search_runtime,
+        "https://x/storm",
+        title="Heatwave breaks temperature records",
+        body="Temperatures passed forty degrees across the region for a third day.",
+        published_at=day(2),
+        domain="weather.example.net",
+    )
+    assert run(search_runtime, "storm floods coastal towns") == []
+    assert ids(run(search_runtime, "heatwave temperature records"), corpus) == ["storm"]
+    delete_item(search_runtime, corpus["ecb"])
+    assert "ecb" not in ids(run(search_runtime, "ECB interest rate hike"), corpus)
+
+
+def test_rebuild_reproduces_the_index(
+    search_runtime: Runtime, corpus: dict[str, str], search: SearchService
+) -> None:
+    before = run(search_runtime, "ECB interest rate hike")
+    with search_runtime.sessions.read() as session:
+        assert search.rebuild(session) == len(CORPUS)
+    assert run(search_runtime, "ECB interest rate hike") == before
+
+
+def test_a_new_process_state_finds_everything(
+    search_runtime: Runtime, corpus: dict[str, str], clock: FrozenClock
+) -> None:
+    before = run(search_runtime, "ECB interest rate hike")
+    search_runtime.close()  # saves the vector snapshot, as a stopping process does
+    fresh = Runtime(search_runtime.settings, clock=clock)
+    fresh.service("embedder", embedder)
+    try:
+        assert run(fresh, "ECB interest rate hike") == before
+    finally:
+        fresh.close()

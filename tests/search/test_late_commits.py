@@ -1,0 +1,62 @@
+"""PostgreSQL hands out change sequence numbers before commit: a transaction can commit number N
+after another committed N+1 and a search caught up past it. The next search must still see it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy.orm import Session
+
+from herald.content.changes import mark_changed
+from herald.content.repository import get_items
+from herald.db.models.content import ContentItem
+from herald.runtime import Runtime
+from herald.search.request import build_content_search
+from herald.search.service import get_search
+from tests.search.support import put_item
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def backend() -> str:
+    return "postgres"
+
+
+def titles(runtime: Runtime, query: str) -> list[str]:
+    request = build_content_search(query=query, clock=runtime.clock)
+    with runtime.sessions.read() as session:
+        hits = get_search(runtime).search(session, request)
+        items = get_items(session, [h.content_id for h in hits])
+        return [items[h.content_id].title for h in hits]
+
+
+def test_a_late_commit_below_the_watermark_is_applied(search_runtime: Runtime) -> None:
+    runtime = search_runtime
+    slow = put_item(
+        runtime,
+        "https://example.com/slow",
+        title="Harbour strike halts container traffic",
+        body="Dock workers walked out over pay, stopping container traffic at the harbour.",
+        published_at=NOW - timedelta(days=1),
+    )
+    assert titles(runtime, "harbour strike") == ["Harbour strike halts container traffic"]
+    with Session(runtime.engine) as late:
+        row = late.get(ContentItem, slow)
+        assert row is not None
+        row.title = "Harbour strike ends after pay deal"
+        late_seq = mark_changed(late, [slow])  # drawn now, committed last
+        put_item(
+            runtime,
+            "https://example.com/fast",
+            title="Ferry timetable changes for winter",
+            body="The ferry company published its winter timetable with fewer crossings.",
+            published_at=NOW - timedelta(days=1),
+        )
+        assert titles(runtime, "ferry winter timetable") == ["Ferry timetable changes for winter"]
+        late.commit()
+    with runtime.sessions.read() as session:
+        top = session.query(ContentItem.change_seq).filter(ContentItem.id != slow).all()
+        assert late_seq < max(seq for (seq,) in top)  # really committed below the watermark
+    assert titles(runtime, "deal ends") == ["Harbour strike ends after pay deal"]

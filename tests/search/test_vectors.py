@@ -1,0 +1,71 @@
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from herald.search.vectors import DIMENSIONS, VectorIndex
+
+DAY0 = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def unit(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=DIMENSIONS).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def add(index: VectorIndex, keys: np.ndarray, matrix: np.ndarray, day: int = 0) -> None:
+    media = ["news", "wire", "podcast"]
+    index.upsert(
+        keys,
+        matrix,
+        [DAY0 + timedelta(days=day + i % 10) for i in range(len(keys))],
+        [media[i % 3] for i in range(len(keys))],
+    )
+
+
+def test_search_update_delete_and_persistence(tmp_path: Path) -> None:
+    index = VectorIndex(tmp_path / "vectors")
+    keys = np.arange(1, 51, dtype=np.int64) * 7919
+    matrix = np.stack([unit(i) for i in range(50)])
+    add(index, keys, matrix)
+    found, sims = index.search(matrix[3], 3)
+    assert found[0] == keys[3]
+    assert sims[0] > 0.99
+
+    add(index, keys[3:4], unit(999)[None, :])  # update: the old vector is gone
+    assert keys[3] not in index.search(matrix[3], 3)[0][:1]
+    assert index.search(unit(999), 1)[0][0] == keys[3]
+    index.delete(keys[4:5])
+    assert len(index) == 49
+    assert keys[4] not in index.search(matrix[4], 5)[0]
+
+    index.watermark = 42
+    index.save()
+    reopened = VectorIndex(tmp_path / "vectors")
+    assert reopened.watermark == 42
+    assert len(reopened) == 49
+    vectors, present = reopened.vectors(np.array([keys[0], keys[4], 12345], dtype=np.int64))
+    assert present.tolist() == [True, False, False]
+    assert float(vectors[0] @ matrix[0]) > 0.99
+    assert reopened.search(matrix[7], 1)[0][0] == keys[7]
+
+
+def test_window_counts_and_filter_masks_follow_updates_and_deletes() -> None:
+    index = VectorIndex(None)
+    keys = np.arange(1, 31, dtype=np.int64)
+    add(index, keys, np.stack([unit(i) for i in range(30)]))  # days 0-9, media cycling
+    start, end = DAY0 + timedelta(days=2), DAY0 + timedelta(days=4)
+    assert index.window_count(start, end, None) == 6  # days 2 and 3, three items each
+    assert index.window_count(start, end, frozenset({"news"})) == 2
+    rows = index.rows_of(keys)
+    mask = index.filter_mask(rows, start, end, frozenset({"news"}))
+    assert set(keys[mask].tolist()) == {
+        k for i, k in enumerate(keys.tolist()) if i % 10 in (2, 3) and i % 3 == 0
+    }
+    index.delete(keys[2:3])  # day 2, news
+    add(index, keys[3:4], unit(50)[None, :], day=30)  # moved out of the window
+    assert index.window_count(start, end, None) == 4
+    full = index.filter_mask(None, start, end, None)
+    assert set(index.keys_of(np.flatnonzero(full)).tolist()) == {
+        k for i, k in enumerate(keys.tolist()) if i % 10 in (2, 3) and i not in (2, 3)
+    }
