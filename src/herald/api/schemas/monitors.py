@@ -1,0 +1,351 @@
+"""Request and response shapes of the monitor endpoints (pinned parts: API-DECISIONS "Monitors").
+
+Saved searches and schedules arrive as JSON objects and are validated by the domain
+(:mod:`herald.monitors.saved_search`, :mod:`herald.monitors.schedule`), which picks the pinned
+error codes (``field_not_allowed``, ``invalid_timezone``, ...).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import Field
+
+from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
+from herald.api.schemas.content import ContentItemOut, SearchResult
+from herald.db.models.monitor import Monitor, MonitorLedgerEntry, MonitorRun
+from herald.monitors.queries import RunTotals, StoredResult
+from herald.monitors.queueing import QueuedTask
+from herald.monitors.rules import LedgerSummary, TaskSummary
+from herald.monitors.saved_search import SavedSearch
+from herald.monitors.service import schedule_of
+
+SEARCH_DOC = (
+    "Saved search: `query` (required), `media_types`, `include_domains` or `exclude_domains` "
+    "(at most 10), `entity_ids`. `start_date`, `end_date` and `limit` are not allowed."
+)
+SCHEDULE_DOC = (
+    "`frequency` (`hourly` | `daily`, default hourly), `timezone` (IANA, default UTC), "
+    "`minute` (hourly, 0-59) or `run_time` (daily, HH:MM); defaults from the creation time."
+)
+
+
+class CreateMonitorRequest(RequestModel):
+    name: str = Field(description="Display name.")
+    description: str | None = Field(default=None, description="Short description.")
+    search: dict[str, Any] = Field(description=SEARCH_DOC)
+    schedule: dict[str, Any] | None = Field(default=None, description=SCHEDULE_DOC)
+    status: Literal["active", "disabled"] = Field(default="active")
+
+
+class UpdateMonitorRequest(RequestModel):
+    name: str | None = Field(default=None, description="New display name.")
+    schedule: dict[str, Any] | None = Field(
+        default=None, description="Fields given replace the current ones. " + SCHEDULE_DOC
+    )
+    # Declared so that sending them is the pinned field_not_allowed, not an unknown field.
+    search: Any = Field(default=None, description="Not allowed: the saved search is fixed.")
+    status: Any = Field(default=None, description="Not allowed: disable with DELETE.")
+
+
+class RunNowRequest(RequestModel):
+    """Run-now takes no fields; an empty body or `{}` is fine."""
+
+
+class BackfillRequest(RequestModel):
+    dates: list[Any] = Field(description="UTC published dates `YYYY-MM-DD`; 1 to 100, distinct.")
+    skip_complete: bool = Field(
+        default=True,
+        description="Skip dates already complete (a job succeeded 72 h after their midnight).",
+    )
+
+
+class StoreSearchRequest(RequestModel):
+    query: str
+    start_date: str | None = None
+    end_date: str | None = None
+    media_types: list[str] | None = None
+    include_domains: list[str] | None = None
+    exclude_domains: list[str] | None = None
+    entity_ids: list[str] | None = None
+    limit: int = Field(default=10, ge=1, le=100)
+
+
+class MonitorOut(ResponseModel):
+    id: str
+    team_id: str
+    name: str
+    description: str | None
+    status: str
+    search: dict[str, Any]
+    schedule: dict[str, Any]
+    next_run_at: UtcTimestamp | None
+    created_at: UtcTimestamp
+    updated_at: UtcTimestamp
+
+
+def monitor_out(monitor: Monitor) -> MonitorOut:
+    return MonitorOut(
+        id=monitor.id,
+        team_id=monitor.team_id,
+        name=monitor.name,
+        description=monitor.description,
+        status=monitor.status,
+        search=SavedSearch.from_json(monitor.search).to_json(),
+        schedule=schedule_of(monitor).to_json(),
+        next_run_at=monitor.next_run_at,
+        created_at=monitor.created_at,
+        updated_at=monitor.updated_at,
+    )
+
+
+class MonitorList(ResponseModel):
+    monitors: list[MonitorOut]
+    limit: int
+    offset: int
+    next_offset: int | None
+    has_more: bool
+    meta: Meta
+
+
+class QueuedJobOut(ResponseModel):
+    published_date: date
+    run_id: str
+    task_id: str = Field(description="Equals `run_id`.")
+    already_complete: bool
+    latest_indexed_content: UtcTimestamp | None
+
+
+class SkippedDateOut(ResponseModel):
+    published_date: date
+    already_complete: bool
+    latest_indexed_content: UtcTimestamp | None
+    reason: Literal["already_complete", "already_running"]
+
+
+class RequestSummaryOut(ResponseModel):
+    requested: int
+    queued: int
+    already_complete: int
+    already_running: int
+    failed: int
+
+
+class TaskCreated(ResponseModel):
+    task_id: str
+    status: str
+    queued: list[QueuedJobOut]
+    skipped: list[SkippedDateOut]
+    summary: RequestSummaryOut
+    meta: Meta
+
+
+def task_created(task: QueuedTask, meta: Meta) -> TaskCreated:
+    return TaskCreated(
+        task_id=task.task_id,
+        status=task.status,
+        queued=[
+            QueuedJobOut(
+                published_date=q.published_date,
+                run_id=q.run_id,
+                task_id=q.run_id,
+                already_complete=q.already_complete,
+                latest_indexed_content=q.latest_indexed_content,
+            )
+            for q in task.queued
+        ],
+        skipped=[
+            SkippedDateOut(
+                published_date=s.published_date,
+                already_complete=s.already_complete,
+                latest_indexed_content=s.latest_indexed_content,
+                reason="already_complete" if s.reason == "already_complete" else "already_running",
+            )
+            for s in task.skipped
+        ],
+        summary=RequestSummaryOut(**task.summary.to_json()),
+        meta=meta,
+    )
+
+
+class LedgerEntryOut(ResponseModel):
+    date: dt.date
+    status: str
+    run_id: str
+    origin: str = Field(description="`scheduled`, `manual` or `backfill`: who queued the job.")
+    backfill_run_at: UtcTimestamp = Field(description="When the latest job started (or queued).")
+    backfill_run_date: dt.date
+    latest_indexed_content_at: UtcTimestamp | None
+    result_count: int
+    error_message: str | None
+    complete: bool = Field(description="A job succeeded having started 72 h after midnight.")
+
+
+def ledger_entry_out(entry: MonitorLedgerEntry) -> LedgerEntryOut:
+    return LedgerEntryOut(
+        date=entry.published_date,
+        status=entry.status,
+        run_id=entry.run_id,
+        origin=entry.run_origin,
+        backfill_run_at=entry.run_at,
+        backfill_run_date=entry.run_at.date(),
+        latest_indexed_content_at=entry.latest_indexed_content_at,
+        result_count=entry.result_count,
+        error_message=entry.error_message,
+        complete=entry.completed_at is not None,
+    )
+
+
+class LedgerSummaryOut(ResponseModel):
+    total: int
+    running: int
+    succeeded: int
+    failed: int
+    skipped: int
+
+
+class LedgerResponse(ResponseModel):
+    monitor_id: str
+    backfills: list[LedgerEntryOut]
+    summary: LedgerSummaryOut
+    limit: int
+    offset: int
+    next_offset: int | None
+    has_more: bool
+    meta: Meta
+
+
+def ledger_summary_out(summary: LedgerSummary) -> LedgerSummaryOut:
+    return LedgerSummaryOut(**summary.to_json())
+
+
+class TaskChildOut(ResponseModel):
+    published_date: date
+    run_id: str
+    task_id: str
+    status: str
+    latest_indexed_content: UtcTimestamp | None
+    result_count: int | None
+    new_result_count: int | None
+    error_message: str | None
+    started_at: UtcTimestamp | None
+    finished_at: UtcTimestamp | None
+
+
+class TaskSummaryOut(ResponseModel):
+    requested: int
+    queued: int
+    running: int
+    succeeded: int
+    failed: int
+    skipped: int
+
+
+class TaskResponse(ResponseModel):
+    task_id: str
+    monitor_id: str
+    kind: str
+    status: str
+    created_at: UtcTimestamp
+    started_at: UtcTimestamp | None
+    finished_at: UtcTimestamp | None
+    summary: TaskSummaryOut
+    tasks: list[TaskChildOut]
+    meta: Meta
+
+
+def task_child_out(run: MonitorRun) -> TaskChildOut:
+    assert run.published_date is not None
+    return TaskChildOut(
+        published_date=run.published_date,
+        run_id=run.id,
+        task_id=run.id,
+        status=run.status,
+        latest_indexed_content=run.latest_indexed_content_at,
+        result_count=run.result_count,
+        new_result_count=run.new_result_count,
+        error_message=run.error_message,
+        started_at=run.started_at,
+        finished_at=run.finished_at,
+    )
+
+
+def task_summary_out(summary: TaskSummary) -> TaskSummaryOut:
+    return TaskSummaryOut(**summary.to_json())
+
+
+class RunOut(ResponseModel):
+    run_id: str
+    kind: Literal["scheduled", "manual", "backfill", "dated"]
+    parent_run_id: str | None
+    published_date: date | None
+    status: str
+    created_at: UtcTimestamp
+    started_at: UtcTimestamp | None
+    finished_at: UtcTimestamp | None
+    result_count: int | None
+    new_result_count: int | None
+    error_message: str | None
+
+
+def run_out(run: MonitorRun, totals: dict[str, RunTotals]) -> RunOut:
+    result_count, new_result_count = run.result_count, run.new_result_count
+    if run.kind != "dated":  # a parent shows the sums of its dated jobs
+        total = totals.get(run.id, RunTotals(0, 0))
+        result_count, new_result_count = total.result_count, total.new_result_count
+    return RunOut(
+        run_id=run.id,
+        kind=run.kind,
+        parent_run_id=run.parent_run_id,
+        published_date=run.published_date,
+        status=run.status,
+        created_at=run.created_at,
+        started_at=run.started_at,
+        finished_at=run.finished_at,
+        result_count=result_count,
+        new_result_count=new_result_count,
+        error_message=run.error_message,
+    )
+
+
+class RunsResponse(ResponseModel):
+    monitor_id: str
+    runs: list[RunOut]
+    limit: int
+    offset: int
+    next_offset: int | None
+    has_more: bool
+    meta: Meta
+
+
+class ResultOut(ResponseModel):
+    content_item: ContentItemOut
+    published_date: date = Field(description="UTC published date of the item.")
+    first_captured_at: UtcTimestamp
+    score: float
+
+
+def result_out(result: StoredResult, content_item: ContentItemOut) -> ResultOut:
+    return ResultOut(
+        content_item=content_item,
+        published_date=result.published_date,
+        first_captured_at=result.first_captured_at,
+        score=result.score,
+    )
+
+
+class ResultsResponse(ResponseModel):
+    monitor_id: str
+    results: list[ResultOut]
+    limit: int
+    offset: int
+    next_offset: int | None
+    has_more: bool
+    meta: Meta
+
+
+class StoreSearchResponse(ResponseModel):
+    results: list[SearchResult]
+    meta: Meta
