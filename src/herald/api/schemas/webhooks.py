@@ -1,0 +1,154 @@
+"""Webhook configuration, delivery and attempt records as the API shows them (pinned shapes)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
+from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery
+from herald.webhooks.service import WebhookConfig
+
+DeliveryStatus = Literal["pending", "retrying", "succeeded", "failed"]
+
+
+class PutWebhookRequest(RequestModel):
+    url: str | None = Field(
+        default=None, description="HTTPS target URL; required unless a target exists."
+    )
+    enabled: bool | None = Field(
+        default=None, description="Defaults to the existing value, or true for a new target."
+    )
+
+
+class SigningSecretOut(ResponseModel):
+    version: int
+    preview: str = Field(description="`whsec_…` and the last four characters.")
+
+
+class WebhookConfigurationOut(ResponseModel):
+    configured: bool
+    url: str | None
+    enabled: bool
+    signing_secret: SigningSecretOut | None
+
+    @classmethod
+    def of(cls, config: WebhookConfig) -> WebhookConfigurationOut:
+        secret = None
+        if config.secret_version is not None and config.secret_preview is not None:
+            secret = SigningSecretOut(version=config.secret_version, preview=config.secret_preview)
+        return cls(
+            configured=config.configured,
+            url=config.url,
+            enabled=config.enabled,
+            signing_secret=secret,
+        )
+
+
+class WebhookResponse(ResponseModel):
+    webhook: WebhookConfigurationOut
+    new_signing_secret: str | None = Field(
+        default=None,
+        description="The full signing secret: only when it was just created or rotated.",
+    )
+    meta: Meta
+
+
+class DeliveryRecordOut(ResponseModel):
+    id: str = Field(description="Delivery id: an integer rendered as a string.")
+    event_id: str
+    event_type: str
+    delivery_status: DeliveryStatus
+    attempt_count: int
+    last_http_status: int | None
+    last_error: str | None
+    created_at: UtcTimestamp
+    last_attempt_at: UtcTimestamp | None
+    next_attempt_at: UtcTimestamp | None
+
+    @classmethod
+    def of(cls, delivery: WebhookDelivery) -> DeliveryRecordOut:
+        return cls(
+            id=str(delivery.id),
+            event_id=delivery.event_id,
+            event_type=delivery.event_type,
+            delivery_status=delivery.status,
+            attempt_count=delivery.attempt_count,
+            last_http_status=delivery.last_http_status,
+            last_error=delivery.last_error,
+            created_at=delivery.created_at,
+            last_attempt_at=delivery.last_attempt_at,
+            next_attempt_at=delivery.next_attempt_at,
+        )
+
+
+class DeliveryResponse(ResponseModel):
+    delivery: DeliveryRecordOut
+    meta: Meta
+
+
+class DeliveriesResponse(ResponseModel):
+    deliveries: list[DeliveryRecordOut] = Field(description="The 20 most recent, newest first.")
+    meta: Meta
+
+
+class AttemptRecordOut(ResponseModel):
+    id: str
+    delivery_id: str
+    event_id: str
+    event_type: str
+    attempt_number: int
+    delivery_status: DeliveryStatus = Field(description="The delivery's status after this try.")
+    http_status: int | None
+    error: str | None
+    duration_ms: int
+    attempted_at: UtcTimestamp
+
+    @classmethod
+    def of(cls, attempt: WebhookAttempt) -> AttemptRecordOut:
+        return cls(
+            id=str(attempt.id),
+            delivery_id=str(attempt.delivery_id),
+            event_id=attempt.event_id,
+            event_type=attempt.event_type,
+            attempt_number=attempt.attempt_number,
+            delivery_status=attempt.delivery_status,
+            http_status=attempt.http_status,
+            error=attempt.error,
+            duration_ms=attempt.duration_ms,
+            attempted_at=attempt.attempted_at,
+        )
+
+
+class AttemptsResponse(ResponseModel):
+    events: list[AttemptRecordOut] = Field(description="Attempt records, newest first.")
+    page: int
+    page_size: int
+    has_more: bool
+    meta: Meta
+
+
+class StatsBucketOut(ResponseModel):
+    bucket_start: UtcTimestamp
+    delivery_status: DeliveryStatus
+    attempt_count: int
+
+
+class StatsResponse(ResponseModel):
+    bucket_minutes: int
+    start_at: UtcTimestamp
+    end_at: UtcTimestamp
+    stats: list[StatsBucketOut] = Field(
+        description="Non-empty buckets only, oldest first; buckets align to multiples of "
+        "bucket_minutes since 1970-01-01T00:00Z."
+    )
+    meta: Meta
+
+
+def stats_rows(rows: list[tuple[datetime, str, int]]) -> list[StatsBucketOut]:
+    return [
+        StatsBucketOut(bucket_start=start, delivery_status=status, attempt_count=count)
+        for start, status, count in rows
+    ]

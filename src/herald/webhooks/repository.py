@@ -1,0 +1,451 @@
+"""All SQL of the webhooks area. Functions take the caller's session and never commit."""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import (
+    Integer,
+    Table,
+    and_,
+    bindparam,
+    cast,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import ColumnElement
+
+from herald.db.models.webhooks import (
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEvent,
+    WebhookSigningSecret,
+    WebhookTarget,
+)
+from herald.webhooks import retry
+from herald.webhooks.attempt import AttemptOutcome
+from herald.webhooks.signing import SigningSecret
+
+DUE_STATUSES = ("pending", "retrying")
+
+
+# -- targets and secrets ------------------------------------------------------------------------
+
+
+def get_target(session: Session, team_id: str) -> WebhookTarget | None:
+    return session.get(WebhookTarget, team_id)
+
+
+def signing_secrets(session: Session, team_id: str) -> list[SigningSecret]:
+    rows = session.scalars(
+        select(WebhookSigningSecret)
+        .where(WebhookSigningSecret.team_id == team_id)
+        .order_by(WebhookSigningSecret.version)
+    ).all()
+    return [SigningSecret(r.secret, r.version, r.created_at, r.retired_at) for r in rows]
+
+
+def add_secret(session: Session, team_id: str, value: str, version: int, now: datetime) -> None:
+    session.add(
+        WebhookSigningSecret(team_id=team_id, version=version, secret=value, created_at=now)
+    )
+
+
+def retire_current_secret(session: Session, team_id: str, now: datetime) -> int:
+    """Retire the current secret and drop ones no longer signing; returns the retired version."""
+    current = session.scalars(
+        select(WebhookSigningSecret)
+        .where(WebhookSigningSecret.team_id == team_id, WebhookSigningSecret.retired_at.is_(None))
+        .with_for_update()
+    ).one()
+    session.execute(
+        delete(WebhookSigningSecret).where(
+            WebhookSigningSecret.team_id == team_id,
+            WebhookSigningSecret.retired_at.is_not(None),
+        )
+    )
+    current.retired_at = now
+    return current.version
+
+
+# -- events and deliveries ----------------------------------------------------------------------
+
+
+# Built once: events are recorded inside other areas' transactions, so this path stays lean.
+_EVENTS = typing.cast(Table, WebhookEvent.__table__)
+_DELIVERIES = typing.cast(Table, WebhookDelivery.__table__)
+_INSERT_EVENT = insert(_EVENTS)
+_INSERT_DELIVERY = insert(_DELIVERIES).returning(_DELIVERIES.c.id)
+_TARGET_ENABLED = select(WebhookTarget.enabled).where(WebhookTarget.team_id == bindparam("team_id"))
+
+
+def target_enabled(session: Session, team_id: str) -> bool | None:
+    """Whether the workspace's target is enabled; ``None`` when it has none."""
+    value = session.execute(_TARGET_ENABLED, {"team_id": team_id}).scalar_one_or_none()
+    return None if value is None else bool(value)
+
+
+def insert_event(
+    session: Session, *, event_id: str, team_id: str, event_type: str, body: str, now: datetime
+) -> None:
+    session.execute(
+        _INSERT_EVENT,
+        {
+            "id": event_id,
+            "team_id": team_id,
+            "event_type": event_type,
+            "body": body,
+            "created_at": now,
+        },
+    )
+
+
+def insert_delivery(
+    session: Session,
+    *,
+    team_id: str,
+    event_id: str,
+    event_type: str,
+    is_test: bool,
+    now: datetime,
+    lease_owner: str | None = None,
+    lease_expires_at: datetime | None = None,
+) -> int:
+    params = {
+        "team_id": team_id,
+        "event_id": event_id,
+        "event_type": event_type,
+        "is_test": is_test,
+        "status": "pending",
+        "attempt_count": 0,
+        "created_at": now,
+        "next_attempt_at": now,
+        "lease_owner": lease_owner,
+        "lease_expires_at": lease_expires_at,
+    }
+    return int(session.execute(_INSERT_DELIVERY, params).scalar_one())
+
+
+def _due(now: datetime) -> ColumnElement[bool]:
+    return and_(
+        WebhookDelivery.status.in_(DUE_STATUSES),
+        WebhookDelivery.next_attempt_at <= now,
+        or_(WebhookDelivery.lease_expires_at.is_(None), WebhookDelivery.lease_expires_at < now),
+    )
+
+
+def teams_with_due_deliveries(session: Session, now: datetime, *, limit: int = 1000) -> list[str]:
+    """Workspaces with due, unleased deliveries and an enabled target."""
+    rows = session.scalars(
+        select(WebhookDelivery.team_id)
+        .join(WebhookTarget, WebhookTarget.team_id == WebhookDelivery.team_id)
+        .where(_due(now), WebhookTarget.enabled.is_(True))
+        .group_by(WebhookDelivery.team_id)
+        .limit(limit)
+    )
+    return list(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class LeasedDelivery:
+    """Everything one attempt needs, read while the delivery was leased."""
+
+    id: int
+    team_id: str
+    event_id: str
+    event_type: str
+    body: bytes
+    attempt_count: int  # attempts made before this one
+    lease_owner: str
+    lease_expires_at: datetime
+    url: str
+    secrets: tuple[SigningSecret, ...]
+
+
+def lease_due_deliveries(
+    session: Session,
+    rooms: Mapping[str, int],
+    *,
+    owner: str,
+    now: datetime,
+    lease_seconds: float,
+) -> list[LeasedDelivery]:
+    """Lease up to ``rooms[team_id]`` due deliveries of each workspace with an enabled target,
+    oldest first. Three statements plus one per workspace, however many are leased.
+
+    PostgreSQL skips rows another dispatcher is leasing right now; SQLite's single writer
+    serialises dispatchers anyway.
+    """
+    wanted = {team_id: room for team_id, room in rooms.items() if room > 0}
+    if not wanted:
+        return []
+    targets = {
+        t.team_id: t.url
+        for t in session.execute(
+            select(WebhookTarget.team_id, WebhookTarget.url).where(
+                WebhookTarget.team_id.in_(wanted), WebhookTarget.enabled.is_(True)
+            )
+        )
+    }
+    expires = now + timedelta(seconds=lease_seconds)
+    rows: list[Any] = []
+    for team_id in targets:
+        candidates = (
+            select(WebhookDelivery.id)
+            .where(WebhookDelivery.team_id == team_id, _due(now))
+            .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id)
+            .limit(wanted[team_id])
+            .with_for_update(skip_locked=True)
+        )
+        rows.extend(
+            session.execute(
+                update(WebhookDelivery)
+                .where(WebhookDelivery.id.in_(candidates.scalar_subquery()))
+                .values(lease_owner=owner, lease_expires_at=expires)
+                .returning(
+                    WebhookDelivery.id,
+                    WebhookDelivery.team_id,
+                    WebhookDelivery.event_id,
+                    WebhookDelivery.event_type,
+                    WebhookDelivery.attempt_count,
+                )
+                .execution_options(synchronize_session=False)
+            ).all()
+        )
+    if not rows:
+        return []
+    bodies = {
+        e.id: e.body
+        for e in session.execute(
+            select(WebhookEvent.id, WebhookEvent.body).where(
+                WebhookEvent.id.in_([r.event_id for r in rows])
+            )
+        )
+    }
+    secrets = _secrets_by_team(session, list(targets))
+    return [
+        LeasedDelivery(
+            id=r.id,
+            team_id=r.team_id,
+            event_id=r.event_id,
+            event_type=r.event_type,
+            body=bodies[r.event_id].encode("utf-8"),
+            attempt_count=r.attempt_count,
+            lease_owner=owner,
+            lease_expires_at=expires,
+            url=targets[r.team_id],
+            secrets=secrets.get(r.team_id, ()),
+        )
+        for r in sorted(rows, key=lambda r: r.id)
+    ]
+
+
+def _secrets_by_team(session: Session, team_ids: list[str]) -> dict[str, tuple[SigningSecret, ...]]:
+    found: dict[str, list[SigningSecret]] = {}
+    for row in session.scalars(
+        select(WebhookSigningSecret)
+        .where(WebhookSigningSecret.team_id.in_(team_ids))
+        .order_by(WebhookSigningSecret.version)
+    ):
+        found.setdefault(row.team_id, []).append(
+            SigningSecret(row.secret, row.version, row.created_at, row.retired_at)
+        )
+    return {team_id: tuple(values) for team_id, values in found.items()}
+
+
+def leased_delivery(
+    session: Session, delivery_id: int, *, owner: str, expires: datetime
+) -> LeasedDelivery:
+    """A delivery the caller just created leased to itself (the test endpoint)."""
+    delivery = session.get(WebhookDelivery, delivery_id)
+    target = get_target(session, delivery.team_id) if delivery is not None else None
+    event = session.get(WebhookEvent, delivery.event_id) if delivery is not None else None
+    if delivery is None or target is None or event is None:
+        raise LookupError(f"delivery {delivery_id} is gone")
+    return LeasedDelivery(
+        id=delivery.id,
+        team_id=delivery.team_id,
+        event_id=delivery.event_id,
+        event_type=delivery.event_type,
+        body=event.body.encode("utf-8"),
+        attempt_count=delivery.attempt_count,
+        lease_owner=owner,
+        lease_expires_at=expires,
+        url=target.url,
+        secrets=tuple(signing_secrets(session, delivery.team_id)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptResult:
+    delivery: LeasedDelivery
+    outcome: AttemptOutcome
+    attempted_at: datetime  # when the attempt started
+    finished_at: datetime  # when it ended: retry delays count from here
+
+    @property
+    def attempt_number(self) -> int:
+        return self.delivery.attempt_count + 1
+
+    @property
+    def delivery_status(self) -> retry.DeliveryStatus:
+        if self.outcome.succeeded:
+            return "succeeded"
+        return retry.status_after_failure(self.attempt_number)
+
+    @property
+    def next_attempt_at(self) -> datetime | None:
+        if self.outcome.succeeded:
+            return None
+        return retry.next_attempt_at(self.attempt_number, self.finished_at)
+
+
+def record_attempt(session: Session, result: AttemptResult) -> bool:
+    """Store one attempt; False when the lease was lost (see :func:`record_attempts`)."""
+    return not record_attempts(session, [result])
+
+
+def record_attempts(session: Session, results: Sequence[AttemptResult]) -> list[AttemptResult]:
+    """Store attempts and move their deliveries on, where this process still holds the lease.
+
+    Returns the results whose lease passed to another dispatcher (ours expired): those attempts
+    were made, but the delivery's new holder makes and records its own. Three statements per
+    batch, whatever its size.
+    """
+    if not results:
+        return []
+    held = {
+        row.id: (row.lease_owner, row.attempt_count)
+        for row in session.execute(
+            select(WebhookDelivery.id, WebhookDelivery.lease_owner, WebhookDelivery.attempt_count)
+            .where(WebhookDelivery.id.in_([r.delivery.id for r in results]))
+            .with_for_update()
+        )
+    }
+    owned = [
+        r
+        for r in results
+        if held.get(r.delivery.id) == (r.delivery.lease_owner, r.delivery.attempt_count)
+    ]
+    if owned:
+        session.execute(
+            update(WebhookDelivery),
+            [
+                {
+                    "id": r.delivery.id,
+                    "status": r.delivery_status,
+                    "attempt_count": r.attempt_number,
+                    "last_http_status": r.outcome.http_status,
+                    "last_error": r.outcome.error,
+                    "last_attempt_at": r.attempted_at,
+                    "next_attempt_at": r.next_attempt_at,
+                    "lease_owner": None,
+                    "lease_expires_at": None,
+                }
+                for r in owned
+            ],
+        )
+        session.execute(
+            insert(WebhookAttempt),
+            [
+                {
+                    "team_id": r.delivery.team_id,
+                    "delivery_id": r.delivery.id,
+                    "event_id": r.delivery.event_id,
+                    "event_type": r.delivery.event_type,
+                    "attempt_number": r.attempt_number,
+                    "delivery_status": r.delivery_status,
+                    "http_status": r.outcome.http_status,
+                    "error": r.outcome.error,
+                    "duration_ms": r.outcome.duration_ms,
+                    "attempted_at": r.attempted_at,
+                }
+                for r in owned
+            ],
+        )
+    owned_ids = {r.delivery.id for r in owned}
+    return [r for r in results if r.delivery.id not in owned_ids]
+
+
+# -- reads for the API --------------------------------------------------------------------------
+
+
+def get_delivery(session: Session, team_id: str, delivery_id: int) -> WebhookDelivery | None:
+    return session.scalars(
+        select(WebhookDelivery).where(
+            WebhookDelivery.id == delivery_id, WebhookDelivery.team_id == team_id
+        )
+    ).one_or_none()
+
+
+def recent_test_deliveries(session: Session, team_id: str, limit: int) -> list[WebhookDelivery]:
+    return list(
+        session.scalars(
+            select(WebhookDelivery)
+            .where(WebhookDelivery.team_id == team_id, WebhookDelivery.is_test.is_(True))
+            .order_by(WebhookDelivery.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def attempts_page(
+    session: Session, team_id: str, *, start: datetime, end: datetime, offset: int, limit: int
+) -> list[WebhookAttempt]:
+    """Attempts in ``[start, end]``, newest first."""
+    return list(
+        session.scalars(
+            select(WebhookAttempt)
+            .where(
+                WebhookAttempt.team_id == team_id,
+                WebhookAttempt.attempted_at >= start,
+                WebhookAttempt.attempted_at <= end,
+            )
+            .order_by(WebhookAttempt.attempted_at.desc(), WebhookAttempt.id.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+    )
+
+
+def attempt_counts_by_bucket(
+    session: Session, team_id: str, *, start: datetime, end: datetime, bucket_minutes: int
+) -> list[tuple[datetime, str, int]]:
+    """``(bucket_start, delivery_status, count)`` for attempts in ``[start, end]``.
+
+    Buckets are aligned to multiples of ``bucket_minutes`` since the Unix epoch (so daily
+    buckets start at 00:00Z).
+    """
+    width = bucket_minutes * 60
+    bucket: ColumnElement[Any]
+    if session.get_bind().dialect.name == "postgresql":
+        epoch = func.extract("epoch", WebhookAttempt.attempted_at)
+        bucket = func.floor(epoch / width)
+    else:
+        # SQLite keeps naive UTC text; strftime('%s') reads it as UTC seconds.
+        seconds = cast(func.strftime("%s", WebhookAttempt.attempted_at), Integer)
+        bucket = seconds // width
+    bucket_col = bucket.label("bucket")
+    rows = session.execute(
+        select(bucket_col, WebhookAttempt.delivery_status, func.count())
+        .where(
+            WebhookAttempt.team_id == team_id,
+            WebhookAttempt.attempted_at >= start,
+            WebhookAttempt.attempted_at <= end,
+        )
+        .group_by(bucket_col, WebhookAttempt.delivery_status)
+    ).all()
+    out = [
+        (datetime.fromtimestamp(int(b) * width, UTC), str(status), int(count))
+        for b, status, count in rows
+    ]
+    return sorted(out, key=lambda r: (r[0], r[1]))
