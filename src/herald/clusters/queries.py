@@ -1,0 +1,64 @@
+"""What the cluster endpoints read: the list window, list pages, one cluster with its members.
+
+Rules (API-DECISIONS.md "Clusters", docs/clusters.md): the list shows regular clusters (two or
+more members), newest ``created_at`` first; its default window is the last 7 days through now;
+a lone ``start_date`` runs through now and a lone ``end_date`` covers the 7 days before it.
+A cluster is ``featured`` with at least 5 unique sources. The detail returns any cluster, stubs
+included, with at most 500 members, newest published first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from herald.clusters import repository
+from herald.core.dates import DateInput, Window, end_instant, resolve_window
+from herald.core.pagination import Page, PageRequest
+from herald.db.models.clusters import StoryCluster, StoryClusterMember
+from herald.db.models.content import ContentItem
+from herald.errors import DateWindowTooLong, FieldIssue, NotFound
+
+LIST_DEFAULT_DAYS = 7
+LIST_MAX_LIMIT = 100
+LIST_DEFAULT_LIMIT = 25
+MAX_MEMBERS = 500
+FEATURED_MIN_SOURCES = 5
+
+
+def featured_status(unique_source_count: int) -> str:
+    return "featured" if unique_source_count >= FEATURED_MIN_SOURCES else "standard"
+
+
+def list_window(start: DateInput | None, end: DateInput | None, *, now: datetime) -> Window:
+    """The creation window of a cluster list (half-open, UTC)."""
+    if start is not None and end is not None:
+        # The shared rules: a start after the end is a 400; no length limit for this list.
+        return resolve_window(start, end, today=now.date(), max_days=None, require_both=False)
+    hi = end_instant(end) if end is not None else now + timedelta(microseconds=1)
+    lo = start.instant if start is not None else hi - timedelta(days=LIST_DEFAULT_DAYS)
+    if lo >= hi:
+        raise DateWindowTooLong(
+            "the date window is empty",
+            details=[FieldIssue("start_date", "must not be after now")],
+        )
+    return Window(lo, hi)
+
+
+def list_clusters(session: Session, window: Window, page: PageRequest) -> Page[StoryCluster]:
+    return Page.from_overfetch(repository.list_regular(session, window, page), page)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterDetail:
+    cluster: StoryCluster
+    members: list[tuple[StoryClusterMember, ContentItem]]  # newest first
+
+
+def cluster_detail(session: Session, cluster_id: str) -> ClusterDetail:
+    cluster = repository.get_cluster(session, cluster_id)
+    if cluster is None:
+        raise NotFound(f"no cluster {cluster_id!r}")
+    return ClusterDetail(cluster, repository.newest_members(session, cluster_id, MAX_MEMBERS))

@@ -1,0 +1,76 @@
+"""Shared steps of the clusters tests that touch the database."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+
+from herald.clusters.service import CLUSTER_KIND
+from herald.clusters.tasks import CLUSTER_LANE
+from herald.db.models.clusters import StoryCluster, StoryClusterMember
+from herald.db.models.content import ContentItem
+from herald.jobs.queue import enqueue
+from herald.jobs.worker import Worker
+from herald.runtime import Runtime
+from tests.clusters.factories import STORIES, make_enriched_item
+
+T0 = datetime(2026, 11, 24, 6, 0)
+
+
+def store_stories(
+    runtime: Runtime, *, start: datetime, stories: Sequence[str] = tuple(STORIES)
+) -> dict[str, list[str]]:
+    """Every report of ``stories`` as enriched items, interleaved one hour apart: story -> ids."""
+    out: dict[str, list[str]] = {}
+    rows = []
+    longest = max(len(STORIES[s]) for s in stories)
+    for index in range(longest):
+        for story in stories:
+            if index < len(STORIES[story]):
+                rows.append((story, *STORIES[story][index]))
+    with runtime.sessions.write() as session:
+        for n, (story, title, body) in enumerate(rows):
+            item = make_enriched_item(
+                session,
+                title=title,
+                body=body,
+                published_at=start + timedelta(hours=n),
+                now=runtime.clock.now(),
+                domain=f"outlet{n}.example",
+            )
+            out.setdefault(story, []).append(item.id)
+    return out
+
+
+def queue_clustering(runtime: Runtime, content_ids: Sequence[str]) -> None:
+    with runtime.sessions.write() as session:
+        for content_id in content_ids:
+            enqueue(
+                session,
+                CLUSTER_KIND,
+                {"content_id": content_id},
+                clock=runtime.clock,
+                unique_key=f"cluster:{content_id}",
+            )
+
+
+def drain_clustering(runtime: Runtime) -> int:
+    return Worker(runtime).drain(CLUSTER_LANE)
+
+
+def cluster_of(runtime: Runtime) -> dict[str, str | None]:
+    with runtime.sessions.read() as session:
+        rows = session.execute(select(ContentItem.id, ContentItem.cluster_id)).all()
+        return dict(rows)
+
+
+def clusters(runtime: Runtime) -> list[StoryCluster]:
+    with runtime.sessions.read() as session:
+        return list(session.scalars(select(StoryCluster).order_by(StoryCluster.seq)))
+
+
+def members(runtime: Runtime) -> list[StoryClusterMember]:
+    with runtime.sessions.read() as session:
+        return list(session.scalars(select(StoryClusterMember).order_by(StoryClusterMember.id)))
