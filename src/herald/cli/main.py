@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from herald.cli import db, demo, keys, serve
+from herald.cli import clusters as clusters_cli
+from herald.cli import db, demo, ingest, keys, serve
+from herald.cli import enrich as enrich_cli
+from herald.cli import entities as entities_cli
+from herald.cli import search as search_cli
 
 app = typer.Typer(
     name="herald",
@@ -17,6 +21,13 @@ app.command("worker")(serve.worker)
 app.add_typer(db.app, name="db")
 app.add_typer(keys.app, name="keys")
 app.command("demo")(demo.demo)
+app.command("ingest")(ingest.ingest)
+app.add_typer(ingest.sources_app, name="sources")
+app.add_typer(entities_cli.app, name="entities")
+app.command("enrich")(enrich_cli.enrich)
+app.command("search")(search_cli.search)
+app.add_typer(search_cli.index_app, name="index")
+app.add_typer(clusters_cli.app, name="clusters")
 
 if __name__ == "__main__":
     app()

@@ -4,6 +4,24 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from herald.api.routes import health
+from herald.api.routes import (
+    admin_ingest,
+    clusters,
+    content_items,
+    content_search,
+    entities,
+    health,
+    monitors,
+    webhooks,
+)
 
-ROUTERS: list[APIRouter] = [health.router]
+ROUTERS: list[APIRouter] = [
+    health.router,
+    entities.router,
+    content_items.router,
+    content_search.router,
+    admin_ingest.router,
+    webhooks.router,
+    monitors.router,
+    clusters.router,
+]

@@ -3,6 +3,26 @@
 Each area adds its module here with one line.
 """
 
-from herald.db.models import content, entity, job, workspace
+from herald.db.models import (
+    clusters,
+    content,
+    entity,
+    ingest,
+    job,
+    monitor,
+    search,
+    webhooks,
+    workspace,
+)
 
-__all__ = ["content", "entity", "job", "workspace"]
+__all__ = [
+    "clusters",
+    "content",
+    "entity",
+    "ingest",
+    "job",
+    "monitor",
+    "search",
+    "webhooks",
+    "workspace",
+]

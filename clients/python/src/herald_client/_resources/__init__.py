@@ -1,0 +1,1 @@
+"""Resource namespaces (``client.content``, ``client.monitors``, ...), one module per section."""
