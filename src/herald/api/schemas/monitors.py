@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
 from herald.api.schemas.content import ContentItemOut, SearchResult
@@ -32,17 +32,47 @@ SCHEDULE_DOC = (
 )
 
 
+class SavedSearchOut(ResponseModel):
+    """A monitor's saved search: the query and the filters that were given (no window, no limit)."""
+
+    query: str
+    media_types: list[Literal["news", "wire", "podcast"]] | None = None
+    include_domains: list[str] | None = None
+    exclude_domains: list[str] | None = None
+    entity_ids: list[str] | None = None
+
+
+class ScheduleOut(ResponseModel):
+    frequency: Literal["hourly", "daily"]
+    timezone: str = Field(description="IANA time zone name.")
+    minute: int | None = Field(default=None, description="Hourly: the minute of the hour, 0-59.")
+    run_time: str | None = Field(default=None, description="Daily: `HH:MM` on the wall clock.")
+
+
+class _ScheduleIn(ResponseModel):
+    frequency: Literal["hourly", "daily"] | None = None
+    timezone: str | None = None
+    minute: int | None = None
+    run_time: str | None = None
+
+
+# The request bodies are validated by the domain (it picks the pinned error codes), so the
+# models only describe them in the OpenAPI document.
+SavedSearchIn = Annotated[dict[str, Any], WithJsonSchema(SavedSearchOut.model_json_schema())]
+ScheduleIn = Annotated[dict[str, Any], WithJsonSchema(_ScheduleIn.model_json_schema())]
+
+
 class CreateMonitorRequest(RequestModel):
     name: str = Field(description="Display name.")
     description: str | None = Field(default=None, description="Short description.")
-    search: dict[str, Any] = Field(description=SEARCH_DOC)
-    schedule: dict[str, Any] | None = Field(default=None, description=SCHEDULE_DOC)
+    search: SavedSearchIn = Field(description=SEARCH_DOC)
+    schedule: ScheduleIn | None = Field(default=None, description=SCHEDULE_DOC)
     status: Literal["active", "disabled"] = Field(default="active")
 
 
 class UpdateMonitorRequest(RequestModel):
     name: str | None = Field(default=None, description="New display name.")
-    schedule: dict[str, Any] | None = Field(
+    schedule: ScheduleIn | None = Field(
         default=None, description="Fields given replace the current ones. " + SCHEDULE_DOC
     )
     # Declared so that sending them is the pinned field_not_allowed, not an unknown field.
@@ -79,8 +109,8 @@ class MonitorOut(ResponseModel):
     name: str
     description: str | None
     status: str
-    search: dict[str, Any]
-    schedule: dict[str, Any]
+    search: SavedSearchOut
+    schedule: ScheduleOut
     next_run_at: UtcTimestamp | None
     created_at: UtcTimestamp
     updated_at: UtcTimestamp
@@ -93,8 +123,8 @@ def monitor_out(monitor: Monitor) -> MonitorOut:
         name=monitor.name,
         description=monitor.description,
         status=monitor.status,
-        search=SavedSearch.from_json(monitor.search).to_json(),
-        schedule=schedule_of(monitor).to_json(),
+        search=SavedSearchOut.model_validate(SavedSearch.from_json(monitor.search).to_json()),
+        schedule=ScheduleOut.model_validate(schedule_of(monitor).to_json()),
         next_run_at=monitor.next_run_at,
         created_at=monitor.created_at,
         updated_at=monitor.updated_at,
