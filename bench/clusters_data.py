@@ -4,7 +4,7 @@ Phase-1 harness (no database): each document goes through ``herald.enrich.pipeli
 Herald enriches an ingested item (language, summaries, spaCy NER, entity linking against the
 bundled knowledge base, all-MiniLM-L6-v2 embedding of title and lead), and syndicated copies get
 one ``article_id`` through ``herald.ingest.syndication`` in arrival order. Enrichment results are
-cached (``HERALD_BENCH_CACHE``, default ``~/.cache/herald-bench``) because the models are slow on a
+cached (``HERALD_BENCH_CACHE``, default ``bench/out/``, gitignored) because the models are slow on a
 shared 2-core machine; the cache key includes the dataset file's size and modification time.
 
 Datasets (see their READMEs under /work/shared/data):
@@ -48,7 +48,7 @@ from herald.ingest.syndication import (
 DATA = Path(os.environ.get("HERALD_SHARED_DATA", "/work/shared/data"))
 ECBPLUS = DATA / "ecbplus" / "docs.jsonl"
 WCEP = DATA / "wcep-wikitimes-2015-09" / "wikitimes_CEP_2015-09.json"
-CACHE = Path(os.environ.get("HERALD_BENCH_CACHE", Path.home() / ".cache" / "herald-bench"))
+CACHE = Path(os.environ.get("HERALD_BENCH_CACHE", Path(__file__).resolve().parent / "out"))
 STREAM_START = datetime(2024, 1, 1, tzinfo=UTC)
 
 

@@ -13,7 +13,9 @@ Two modes:
   cluster/member/statistics writes, compaction), items written to the content tables first.
 
 For each checkpoint the mean cost per item over the preceding window is printed, with the number
-of active clusters (the working set) and of clusters in the store.
+of active clusters (the working set) and of clusters in the store, and the load average (the
+machine is shared: wall time varies with it, CPU time much less). The last line compares CPU time
+per item at every checkpoint with the first: flat means within 2x.
 
     .venv/bin/python bench/clusters_scale.py [--mode core|db] [--items 200000]
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
 import sys
 import tempfile
 import time
@@ -81,7 +84,7 @@ def synthetic_stream(count: int, seed: int = 7) -> Iterator[SyntheticItem]:
     rng = np.random.default_rng(seed)
     background = [_word(n) for n in range(30_000)]
     zipf = 1.0 / np.arange(1, len(background) + 1) ** 1.1
-    zipf /= zipf.sum()
+    cumulative = np.cumsum(zipf / zipf.sum())  # sampled by inverse CDF: fast and exact
     alive: list[_Story] = []
     stories = 0
     for n in range(count):
@@ -107,7 +110,8 @@ def synthetic_stream(count: int, seed: int = 7) -> Iterator[SyntheticItem]:
         share = rng.uniform(0.2, 0.4)
         own = int(60 * share)
         words = [story.terms[int(i)] for i in rng.integers(0, 30, own)]
-        words += list(rng.choice(background, size=60 - own, p=zipf))
+        picks = np.searchsorted(cumulative, rng.random(60 - own), side="right")
+        words += [background[min(int(i), len(background) - 1)] for i in picks]
         names = [story.names[int(i)] for i in rng.integers(0, 8, 4)]
         numbers = [story.numbers[int(i)] for i in rng.integers(0, 5, 2)]
         vector = story.center + 0.7 * rng.standard_normal(DIM) / math.sqrt(DIM) * 3
@@ -116,7 +120,8 @@ def synthetic_stream(count: int, seed: int = 7) -> Iterator[SyntheticItem]:
         body = " ".join([*words, *names, *numbers]) + "."
         entities = tuple(
             (e, f"Entity {e}", round(float(rng.uniform(0.2, 1.0)), 3))
-            for e in story.entities[: int(rng.integers(1, 5))]
+            # dict.fromkeys: a story may have drawn one entity twice; an item links it once
+            for e in dict.fromkeys(story.entities[: int(rng.integers(1, 5))])
         )
         yield SyntheticItem(f"item{n}", story.index, now, title, body, vector, entities)
 
@@ -135,8 +140,9 @@ def to_story_item(item: SyntheticItem) -> StoryItem:
     )
 
 
-def run_core(count: int) -> None:
+def run_core(count: int) -> list[tuple[int, float]]:
     clusterer = OnlineClusterer()
+    measured: list[tuple[int, float]] = []
     spent = 0.0
     created = 0
     window: list[tuple[float, float]] = []
@@ -149,16 +155,19 @@ def run_core(count: int) -> None:
         spent += elapsed
         created += assignment.created
         if n in CHECKPOINTS:
+            measured.append((n, _cpu(window[-WINDOW:])))
             print(
                 f"  {n:>7,} items | {_costs(window[-WINDOW:])} | active clusters "
-                f"{len(clusterer.active_clusters):>6,} | clusters in all {created:>7,}",
+                f"{len(clusterer.active_clusters):>6,} | clusters in all {created:>7,} | "
+                f"keys in the statistics {_keys(clusterer):>9,} | {_load()}",
                 flush=True,
             )
             window = []
     print(f"  total clustering time {spent:.0f} s for {count:,} items")
+    return measured
 
 
-def run_db(count: int) -> None:
+def run_db(count: int) -> list[tuple[int, float]]:
     from sqlalchemy import insert
 
     from herald.clusters.service import ClusterEngine, cluster_items
@@ -231,6 +240,7 @@ def run_db(count: int) -> None:
                 ],
             )
     engine = ClusterEngine()
+    measured: list[tuple[int, float]] = []
     window: list[tuple[float, float]] = []
     batch = 64
     done = 0
@@ -247,14 +257,45 @@ def run_db(count: int) -> None:
             if before < checkpoint <= done:
                 clusterer = engine._clusterer
                 active = len(clusterer.active_clusters) if clusterer else 0
+                measured.append((checkpoint, _cpu(window[-WINDOW:])))
                 print(
                     f"  {checkpoint:>7,} items | {_costs(window[-WINDOW:])}, batches of {batch} "
-                    f"| active clusters {active:>6,}",
+                    f"| active clusters {active:>6,} | {_load()}",
                     flush=True,
                 )
                 window = []
     runtime.close()
     print(f"  database left at {home}")
+    return measured
+
+
+def _keys(clusterer: OnlineClusterer) -> int:
+    """Distinct words, names, figures and entities seen: the one part that grows with the store
+    (IDF needs them); each lookup stays a hash-table probe."""
+    return sum(len(stats.counts) for stats in clusterer.statistics.values())
+
+
+def _cpu(window: list[tuple[float, float]]) -> float:
+    return 1000 * sum(c for _, c in window) / len(window)
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} {five:.1f} {fifteen:.1f} ({os.cpu_count()} cores)"
+
+
+def _verdict(measured: list[tuple[int, float]]) -> None:
+    """Flat means: CPU per item at every checkpoint within 2x of the first (10,000 items)."""
+    if len(measured) < 2:
+        return
+    base = measured[0][1]
+    worst = max(cpu for _, cpu in measured)
+    ratio = worst / base if base else float("inf")
+    print(
+        f"  CPU per item: {base:.2f} ms at {measured[0][0]:,} items, at most {worst:.2f} ms "
+        f"up to {measured[-1][0]:,} items: {ratio:.2f}x "
+        f"({'flat within 2x' if ratio <= 2.0 else 'NOT within 2x'})"
+    )
 
 
 def _costs(window: list[tuple[float, float]]) -> str:
@@ -304,10 +345,9 @@ def main(argv: list[str] | None = None) -> None:
         f"Clustering cost per item, {args.mode} mode, synthetic stream of {args.items:,} items "
         f"({PER_DAY:,}/day). Machine shared by up to 8 engineers: timings are noisy."
     )
-    if args.mode == "core":
-        run_core(args.items)
-    else:
-        run_db(args.items)
+    print(f"  start: {_load()}")
+    measured = run_core(args.items) if args.mode == "core" else run_db(args.items)
+    _verdict(measured)
 
 
 if __name__ == "__main__":

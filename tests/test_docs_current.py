@@ -1,13 +1,19 @@
-"""Docs that must stay true: the generated CLI and configuration references, and the README."""
+"""Docs that must stay true: the generated references (CLI, configuration, HTTP API), the
+README's links and every relative link between the docs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from herald.cli.reference import cli_reference, settings_reference
+from herald.cli.reference import api_reference, cli_reference, settings_reference
 from herald.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
+# Links to sections their owners have not written yet: (page, link) -> why.
+PENDING_LINKS: dict[tuple[str, str], str] = {}
 
 
 def test_cli_reference_is_current() -> None:
@@ -31,3 +37,55 @@ def test_readme_shows_the_two_commands_and_links_the_references() -> None:
     readme = (ROOT / "README.md").read_text()
     for needle in ("make run", "make test", "docs/configuration.md", "docs/cli.md"):
         assert needle in readme
+
+
+def test_api_reference_is_current() -> None:
+    assert (ROOT / "docs" / "reference" / "api.md").read_text() == api_reference(), (
+        "docs/reference/api.md is stale: run `make docs`"
+    )
+
+
+def test_the_api_reference_covers_every_operation() -> None:
+    from herald.cli.reference import openapi_document
+
+    reference = (ROOT / "docs" / "reference" / "api.md").read_text()
+    document = openapi_document()
+    for path, methods in document["paths"].items():
+        for method in methods:
+            assert f"### `{method.upper()} {path}`" in reference
+    for name in document["components"]["schemas"]:
+        assert f"### `{name}`" in reference
+
+
+def test_readme_links_every_user_doc() -> None:
+    readme = (ROOT / "README.md").read_text()
+    docs = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "docs" / "reference" / "api.md"]
+    for doc in docs:
+        assert f"]({doc.relative_to(ROOT)})" in readme, f"README does not link {doc.name}"
+
+
+def test_relative_links_between_docs_resolve() -> None:
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        name = str(page.relative_to(ROOT))
+        for target in LINK.findall(page.read_text()):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            file_part, _, anchor = target.partition("#")
+            linked = (page.parent / file_part).resolve() if file_part else page
+            if not linked.exists() or (
+                anchor and linked.suffix == ".md" and anchor not in _anchors(linked)
+            ):
+                broken.append((name, target))
+    assert sorted(set(broken) - set(PENDING_LINKS)) == [], "links to missing files or anchors"
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors (lower case, punctuation dropped, spaces to hyphens) and any
+    explicit `<a id>`."""
+    text = page.read_text()
+    found = set(ANCHOR.findall(text))
+    for heading in re.findall(r"^#+ (.+)$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug)
+    return found

@@ -59,6 +59,14 @@ class Settings(BaseSettings):
         ge=0,
         description="Requests per minute per API key in each API process; 0 disables the limit.",
     )
+    search_query_cache: int = Field(
+        default=16384,
+        ge=0,
+        description=(
+            "Query embeddings kept per process (about 1.5 KiB each); monitors with more distinct "
+            "queries than this re-embed them on every run."
+        ),
+    )
     embedding_model: str | None = Field(
         default=None,
         description=(

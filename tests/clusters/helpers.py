@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -56,8 +57,27 @@ def queue_clustering(runtime: Runtime, content_ids: Sequence[str]) -> None:
             )
 
 
+class _BatchFailures(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "batch failed" in record.getMessage():
+            self.messages.append(record.getMessage())
+
+
 def drain_clustering(runtime: Runtime) -> int:
-    return Worker(runtime).drain(CLUSTER_LANE)
+    """Run the clustering jobs; a batch that fails (and is retried job by job) is a bug."""
+    failures = _BatchFailures()
+    logger = logging.getLogger("herald.jobs.worker")
+    logger.addHandler(failures)
+    try:
+        done = Worker(runtime).drain(CLUSTER_LANE)
+    finally:
+        logger.removeHandler(failures)
+    assert not failures.messages, failures.messages
+    return done
 
 
 def cluster_of(runtime: Runtime) -> dict[str, str | None]:

@@ -17,7 +17,7 @@ from herald.core.ids import stable_id
 from herald.db.models.clusters import StoryCluster, StoryClusterMember
 from herald.db.models.content import ContentItem
 from herald.runtime import Runtime
-from tests.clusters.factories import STORIES
+from tests.clusters.factories import STORIES, make_enriched_item
 from tests.clusters.helpers import drain_clustering, queue_clustering, store_stories
 
 LIST_FIELDS = {
@@ -339,3 +339,175 @@ def test_clustered_items_show_their_cluster_end_to_end(
         assert sorted(m["content_id"] for m in detail["members"]) == sorted(content_ids)
         assert detail["cluster"]["member_count"] == len(STORIES[story])
         assert detail["cluster"]["title"] in {title for title, _ in STORIES[story]}
+
+
+def test_limit_bounds_and_an_offset_past_the_end(
+    runtime: Runtime, client: TestClient, auth: dict[str, str], now: datetime
+) -> None:
+    made = [make_cluster(runtime, f"b{n}", created_at=now - timedelta(hours=n)) for n in range(3)]
+    one = client.get("/v1/news/clusters", params={"limit": 1}, headers=auth).json()
+    assert ids(one) == made[:1]
+    assert (one["limit"], one["next_offset"], one["has_more"]) == (1, 1, True)
+    last = client.get("/v1/news/clusters", params={"limit": 1, "offset": 2}, headers=auth).json()
+    assert ids(last) == made[2:]
+    assert (last["next_offset"], last["has_more"]) == (None, False)
+    beyond = client.get("/v1/news/clusters", params={"offset": 50}, headers=auth).json()
+    assert (beyond["clusters"], beyond["offset"], beyond["next_offset"]) == ([], 50, None)
+    assert beyond["has_more"] is False
+
+
+def test_equal_creation_times_are_ordered_by_cluster_id_descending(
+    runtime: Runtime, client: TestClient, auth: dict[str, str], now: datetime
+) -> None:
+    at = now - timedelta(hours=3)
+    made = [make_cluster(runtime, f"tie{n}", created_at=at) for n in range(4)]
+    newer = make_cluster(runtime, "newer", created_at=at + timedelta(seconds=1))
+    body = client.get("/v1/news/clusters", headers=auth).json()
+    assert ids(body) == [newer, *sorted(made, reverse=True)]
+    # Paging through ties neither repeats nor skips a cluster.
+    seen: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = client.get(
+            "/v1/news/clusters", params={"limit": 2, "offset": offset}, headers=auth
+        ).json()
+        seen += ids(page)
+        offset = page["next_offset"]
+    assert seen == ids(body)
+
+
+def test_window_edges_of_the_defaults(
+    runtime: Runtime, client: TestClient, auth: dict[str, str], now: datetime
+) -> None:
+    just_now = make_cluster(runtime, "just-now", created_at=now)
+    make_cluster(runtime, "seven-days", created_at=now - timedelta(days=7))
+    assert ids(client.get("/v1/news/clusters", headers=auth).json()) == [just_now]
+
+    # A lone date-only end_date: the 7 days through the end of that day.
+    end = (now - timedelta(days=20)).replace(hour=0, minute=0, second=0, microsecond=0)
+    inside = make_cluster(runtime, "first-day", created_at=end - timedelta(days=6))
+    make_cluster(runtime, "day-before", created_at=end - timedelta(days=6, seconds=1))
+    last = make_cluster(runtime, "end-of-day", created_at=end + timedelta(hours=23, minutes=59))
+    make_cluster(runtime, "next-day", created_at=end + timedelta(days=1))
+    response = client.get(
+        "/v1/news/clusters", params={"end_date": end.date().isoformat()}, headers=auth
+    )
+    assert ids(response.json()) == [last, inside]
+
+    # A date-only start_date begins at 00:00:00Z of that day.
+    response = client.get(
+        "/v1/news/clusters",
+        params={
+            "start_date": (end - timedelta(days=6)).date().isoformat(),
+            "end_date": end.date().isoformat(),
+        },
+        headers=auth,
+    )
+    assert ids(response.json()) == [last, inside]
+
+
+def test_datetimes_with_an_offset_are_converted_to_utc(
+    runtime: Runtime, client: TestClient, auth: dict[str, str], now: datetime
+) -> None:
+    at = (now - timedelta(days=2)).replace(hour=8, minute=0, second=0, microsecond=0)
+    cluster_id = make_cluster(runtime, "offset", created_at=at)
+    day = at.date().isoformat()
+
+    def listed(start: str, end: str) -> list[str]:
+        params = {"start_date": start, "end_date": end}
+        response = client.get("/v1/news/clusters", params=params, headers=auth)
+        assert response.status_code == 200, response.json()
+        return ids(response.json())
+
+    assert listed(f"{day}T10:00:00+02:00", f"{day}T10:00:00+02:00") == [cluster_id]
+    assert listed(f"{day}T08:00:00Z", f"{day}T08:00:00Z") == [cluster_id]
+    assert listed(f"{day}T08:00:00+01:00", f"{day}T08:59:59+01:00") == []  # 07:00-07:59Z
+
+
+def test_the_list_is_never_cut_to_a_maximum_window(
+    runtime: Runtime, client: TestClient, auth: dict[str, str], now: datetime
+) -> None:
+    old = make_cluster(runtime, "ancient", created_at=now - timedelta(days=400))
+    response = client.get(
+        "/v1/news/clusters",
+        params={"start_date": (now - timedelta(days=500)).date().isoformat()},
+        headers=auth,
+    )
+    assert response.status_code == 200
+    assert ids(response.json()) == [old]
+
+
+def test_members_of_deleted_items_are_left_out_and_ties_go_by_member_id(
+    runtime: Runtime, client: TestClient, auth: dict[str, str], now: datetime
+) -> None:
+    cluster_id = make_cluster(runtime, "gone", created_at=now - timedelta(hours=1), members=4)
+    deleted = stable_id("cnt", "gone-1")
+    with runtime.sessions.write() as session:
+        item = session.get(ContentItem, deleted)
+        assert item is not None
+        item.deleted_at = now
+        for member in session.query(StoryClusterMember).filter_by(cluster_id=cluster_id):
+            member.published_at = now - timedelta(hours=2)  # all published at once
+    body = client.get(f"/v1/news/clusters/{cluster_id}", headers=auth).json()
+    listed = [m["content_id"] for m in body["members"]]
+    assert deleted not in listed
+    assert len(listed) == 3
+    member_ids = [m["cluster_member_id"] for m in body["members"]]
+    assert member_ids == sorted(member_ids, reverse=True)
+    assert body["cluster"]["member_count"] == 4  # the count is the cluster's, not the page's
+
+
+def test_detail_by_an_unknown_id_is_a_404(client: TestClient, auth: dict[str, str]) -> None:
+    for unknown in ("clu_" + "x" * 60, "not-a-cluster-id", "clu_%20"):
+        response = client.get(f"/v1/news/clusters/{unknown}", headers=auth)
+        assert response.status_code == 404, unknown
+        assert response.json()["error"] == "not_found"
+    # Ids are at most 64 characters (as for content items): a longer one is malformed.
+    response = client.get(f"/v1/news/clusters/clu_{'x' * 61}", headers=auth)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+
+
+def test_a_news_item_shows_a_null_cluster_id_until_it_is_clustered(
+    runtime: Runtime, client: TestClient, auth: dict[str, str]
+) -> None:
+    clock = runtime.clock
+    assert isinstance(clock, FrozenClock)
+    stories = store_stories(runtime, start=clock.now() - timedelta(hours=6), stories=("trial",))
+    first, second = stories["trial"]
+    item = client.get(f"/v1/content/{first}", headers=auth).json()["content_item"]
+    assert "cluster_id" in item
+    assert item["cluster_id"] is None
+    queue_clustering(runtime, [first, second])
+    drain_clustering(runtime)
+    for content_id in (first, second):
+        item = client.get(f"/v1/content/{content_id}", headers=auth).json()["content_item"]
+        assert item["cluster_id"] is not None
+        assert item["cluster_id"].startswith("clu_")
+    cluster_id = item["cluster_id"]
+    body = client.get(f"/v1/news/clusters/{cluster_id}", headers=auth).json()
+    assert {m["content_id"] for m in body["members"]} == {first, second}
+    assert [m["link_confidence"] for m in body["members"]][-1] == "high"  # the founder
+    assert body["cluster"]["status"] == "regular"
+    listed = client.get("/v1/news/clusters", headers=auth).json()
+    assert ids(listed) == [cluster_id]
+
+
+def test_podcast_items_carry_no_cluster_id(
+    runtime: Runtime, client: TestClient, auth: dict[str, str]
+) -> None:
+    with runtime.sessions.write() as session:
+        podcast = make_enriched_item(
+            session,
+            title="A podcast episode",
+            body="Talk.",
+            published_at=runtime.clock.now() - timedelta(hours=1),
+            now=runtime.clock.now(),
+            media_type="podcast",
+        )
+    queue_clustering(runtime, [podcast.id])
+    drain_clustering(runtime)
+    response = client.get(f"/v1/content/{podcast.id}", headers=auth)
+    assert response.status_code == 200
+    assert "cluster_id" not in response.json()["content_item"]
+    assert client.get("/v1/news/clusters", headers=auth).json()["clusters"] == []

@@ -69,3 +69,42 @@ def test_window_counts_and_filter_masks_follow_updates_and_deletes() -> None:
     assert set(index.keys_of(np.flatnonzero(full)).tolist()) == {
         k for i, k in enumerate(keys.tolist()) if i % 10 in (2, 3) and i not in (2, 3)
     }
+
+
+def test_reads_of_an_empty_index_find_nothing_and_never_fail() -> None:
+    index = VectorIndex(None)
+    keys = np.array([11, 12], dtype=np.int64)
+    vectors, found = index.vectors(keys)  # used to index an empty matrix: IndexError
+    assert vectors.shape == (2, DIMENSIONS)
+    assert not found.any()
+    assert not vectors.any()
+    sims, found = index.key_similarities(keys, unit(1))
+    assert sims.tolist() == [0.0, 0.0]
+    assert not found.any()
+    assert index.search(unit(1), 5)[0].size == 0
+    assert index.neighbours(unit(1), 5).size == 0
+    assert index.keys_of(np.array([0, 3], dtype=np.int64)).size == 0
+    assert not index.filter_mask(np.array([0, 3], dtype=np.int64), DAY0, DAY0, None).any()
+    assert index.similarities(np.array([0], dtype=np.int64), unit(1)).tolist() == [0.0]
+    assert index.window_count(DAY0, DAY0 + timedelta(days=30), None) == 0
+
+
+def test_rows_found_before_a_clear_or_delete_are_skipped_after_it() -> None:
+    # A search holds graph rows between calls; a rebuild (clear) or a delete may land between.
+    index = VectorIndex(None)
+    keys = np.arange(1, 21, dtype=np.int64)
+    matrix = np.stack([unit(i) for i in range(20)])
+    add(index, keys, matrix)
+    rows = index.neighbours(matrix[0], 5)
+    start, end = DAY0 - timedelta(days=1), DAY0 + timedelta(days=30)
+    assert index.keys_of(rows)[0] == keys[0]
+    index.delete(index.keys_of(rows[:1]))
+    assert keys[0] not in index.keys_of(rows).tolist()
+    assert len(index.keys_of(rows)) == 4
+    assert index.filter_mask(rows, start, end, None).tolist() == [False, True, True, True, True]
+    assert index.similarities(rows, matrix[0])[0] == 0.0
+    index.clear()
+    assert index.keys_of(rows).size == 0
+    assert not index.filter_mask(rows, start, end, None).any()
+    assert not index.similarities(rows, matrix[0]).any()
+    assert index.vectors(keys)[1].sum() == 0

@@ -1,8 +1,15 @@
-"""`herald demo`: what `make run` does before serving — demo data and a fresh admin key."""
+"""`herald demo`: what `make run` does before serving — demo data, a fresh admin key, next steps.
+
+The key cannot be printed again on a later run (only its hash is stored), so every run creates a
+new admin key labelled ``make-run`` in the demo workspace and revokes the one the previous run
+printed: the last key `make run` printed is the one that works.
+"""
 
 from __future__ import annotations
 
 import importlib
+import json
+import shlex
 from typing import Annotated
 
 import typer
@@ -10,10 +17,15 @@ from sqlalchemy import func, select
 
 from herald.cli.common import cli_runtime, console
 from herald.db.models.content import ContentItem
+from herald.jobs.queue import pending_count
+from herald.runtime import Runtime
 from herald.workspaces import service
 
 DEMO_WORKSPACE = "demo"
 DEMO_LABEL = "make-run"
+FIRST_QUERY = "earthquake"
+# Addresses a server binds to but a client cannot usefully connect to.
+_ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}  # noqa: S104
 
 
 def demo(
@@ -28,33 +40,74 @@ def demo(
 
     Each run revokes the admin key the previous run printed, so no key is kept in plain text.
     """
+    from herald.ingest.pipeline import PIPELINE_JOB_KINDS
+
     with cli_runtime() as runtime:
         with runtime.sessions.read() as session:
             count = session.execute(select(func.count()).select_from(ContentItem)).scalar_one()
         if count == 0 and not skip_data:
             loaded = _load_corpus(runtime)
-            console.print(f"loaded {loaded} demo items")
+            console.print(f"loaded {loaded} demo items (enriched and indexed)")
+        elif count:
+            console.print(
+                f"the store already holds {count} items: kept as they are "
+                "(`make clean-data` starts over)",
+                soft_wrap=True,
+            )
+        with runtime.sessions.read() as session:
+            unfinished = pending_count(session, kinds=PIPELINE_JOB_KINDS)
         with runtime.sessions.write() as session:
-            service.revoke_keys_labelled(
+            revoked = service.revoke_keys_labelled(
                 session, workspace=workspace, label=DEMO_LABEL, clock=runtime.clock
             )
             created = service.create_key(
                 session, workspace=workspace, role="admin", clock=runtime.clock, label=DEMO_LABEL
             )
-        base = f"http://{runtime.settings.host}:{runtime.settings.port}"
+        base = base_url(runtime)
     console.rule("[bold]Herald is starting")
-    console.print(f"Admin API key (workspace {workspace}): [bold]{created.api_key}[/]")
-    console.print("First search:")
+    console.print(f"Admin API key (workspace {workspace}, shown once):")
+    console.print(f"  {created.api_key}", soft_wrap=True, highlight=False)
+    if revoked:
+        console.print("  (the key an earlier `make run` printed is revoked)")
+    console.print("First search, once the server below is up:")
     console.print(
-        f"  curl -s {base}/v1/content/search -H 'x-api-key: {created.api_key}' "
-        "-H 'content-type: application/json' -d '{\"query\": \"earthquake\"}'",
-        soft_wrap=True,
+        f"  {first_search_command(base, created.api_key)}", soft_wrap=True, highlight=False
     )
-    console.print(f"API docs: {base}/docs   Guide: docs/quickstart.md")
+    if unfinished:
+        console.print(
+            f"  ({unfinished} enrichment jobs of an earlier run are left: the server finishes "
+            "them, and searches find those items as they are done)",
+            soft_wrap=True,
+        )
+    console.print(f"API docs: {base}/docs", highlight=False)
+    console.print("Next: docs/quickstart.md (the Python client, a monitor, a signed webhook)")
     console.rule()
 
 
-def _load_corpus(runtime: object) -> int:
+def base_url(runtime: Runtime) -> str:
+    """Where a client on this machine reaches `herald serve` with the current settings."""
+    host = runtime.settings.host
+    host = _ANY_ADDRESS.get(host, f"[{host}]" if ":" in host else host)
+    return f"http://{host}:{runtime.settings.port}"
+
+
+def first_search_command(base: str, api_key: str) -> str:
+    body = json.dumps({"query": FIRST_QUERY})
+    return " ".join(
+        [
+            "curl -s",
+            f"{base}/v1/content/search",
+            "-H",
+            shlex.quote(f"x-api-key: {api_key}"),
+            "-H",
+            shlex.quote("content-type: application/json"),
+            "-d",
+            shlex.quote(body),
+        ]
+    )
+
+
+def _load_corpus(runtime: Runtime) -> int:
     try:
         module = importlib.import_module("herald.ingest.demo")
     except ImportError:

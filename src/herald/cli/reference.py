@@ -1,11 +1,13 @@
-"""Generated reference pages: docs/cli.md and docs/configuration.md.
+"""Generated reference pages: docs/cli.md, docs/configuration.md and docs/reference/api.md.
 
-``make docs`` writes them; a test fails when a command, option or setting changes without them.
+``make docs`` writes them; a test fails when a command, option, setting or endpoint changes
+without them.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +83,241 @@ def _first_paragraph(text: str | None) -> str:
     return (text or "").strip().split("\n\n")[0].replace("\n", " ")
 
 
+def openapi_document() -> dict[str, Any]:
+    """The app's OpenAPI document, built on a throwaway data directory (nothing is served)."""
+    from herald.api.app import create_app
+    from herald.runtime import Runtime
+
+    with tempfile.TemporaryDirectory(prefix="herald-openapi-") as home:
+        settings = Settings(
+            home=Path(home), database_url=f"sqlite:///{Path(home) / 'herald.db'}", log_format="text"
+        )
+        runtime = Runtime(settings)
+        try:
+            document: dict[str, Any] = create_app(runtime).openapi()
+        finally:
+            runtime.close()
+    return document
+
+
+def api_reference() -> str:
+    return HEADER + openapi_markdown(openapi_document())
+
+
+# -- Markdown from an OpenAPI 3.1 document (the subset FastAPI and pydantic produce) -------------
+
+_TAG_TITLES = {
+    "content": "Content",
+    "entities": "Entities",
+    "clusters": "News clusters",
+    "monitors": "Monitors",
+    "webhooks": "Webhooks",
+    "operator": "Operator endpoints (admin keys)",
+    "operations": "Operations (no key)",
+}
+_TAG_ORDER = list(_TAG_TITLES)
+_TAG_GUIDES = {
+    "content": "search.md",
+    "entities": "entities.md",
+    "clusters": "clusters.md",
+    "monitors": "monitors.md",
+    "webhooks": "webhooks.md",
+    "operator": "ingestion.md",
+    "operations": "operations.md",
+}
+
+
+def openapi_markdown(document: dict[str, Any]) -> str:
+    schemas: dict[str, Any] = document.get("components", {}).get("schemas", {})
+    operations = [
+        (path, method.upper(), op)
+        for path, methods in document["paths"].items()
+        for method, op in methods.items()
+    ]
+    tags = sorted(
+        {(op.get("tags") or ["other"])[0] for _, _, op in operations},
+        key=lambda t: (_TAG_ORDER.index(t) if t in _TAG_ORDER else len(_TAG_ORDER), t),
+    )
+    info = document["info"]
+    out = [
+        "# HTTP API reference\n\n",
+        f"Herald {info['version']}, generated from the OpenAPI document the server publishes at "
+        "`GET /openapi.json` (the interactive version is at `/docs` of a running server). "
+        "The conventions every endpoint follows (authentication, the error envelope, request "
+        "ids, dates, pagination) are in [api.md](../api.md); the ideas behind them in "
+        "[concepts.md](../concepts.md).\n\n",
+        "Every `/v1` endpoint needs an API key, sent as `x-api-key: KEY` or "
+        "`Authorization: Bearer KEY`; `/v1/admin/` endpoints need an `admin` key (for a "
+        "`member` key they do not exist: `404`). Request bodies are JSON "
+        "(`content-type: application/json`); unknown fields are refused with "
+        "`400 invalid_request`. Every error response has the body "
+        "[`ErrorBody`](#schema-errorbody).\n\n",
+        "## Endpoints\n\n",
+    ]
+    for tag in tags:
+        chosen = [o for o in operations if (o[2].get("tags") or ["other"])[0] == tag]
+        out.append(f"- {_TAG_TITLES.get(tag, tag.title())}: ")
+        out.append(", ".join(f"[`{m} {p}`](#{_operation_anchor(m, p)})" for p, m, _ in chosen))
+        out.append("\n")
+    for tag in tags:
+        out.append(f"\n## {_TAG_TITLES.get(tag, tag.title())}\n")
+        if tag in _TAG_GUIDES:
+            guide = _TAG_GUIDES[tag]
+            out.append(f"\nThe guide to these endpoints: [{guide}](../{guide}).\n")
+        for path, method, op in operations:
+            if (op.get("tags") or ["other"])[0] == tag:
+                out.append(_operation(path, method, op))
+    out.append("\n## Schemas\n\nFields marked *yes* under *required* are always present in ")
+    out.append("responses (possibly `null` when the type says so) and must be sent in requests.\n")
+    for name in sorted(schemas):
+        out.append(_schema(name, schemas[name]))
+    return "".join(out)
+
+
+def _operation_anchor(method: str, path: str) -> str:
+    slug = "".join(c if c.isalnum() else "-" for c in f"{method} {path}".lower())
+    return "op-" + "-".join(filter(None, slug.split("-")))
+
+
+def _operation(path: str, method: str, op: dict[str, Any]) -> str:
+    lines = [f'\n<a id="{_operation_anchor(method, path)}"></a>\n\n### `{method} {path}`\n\n']
+    lines.append(f"{op.get('summary', '').strip()}.\n" if op.get("summary") else "")
+    if op.get("description"):
+        lines.append(f"\n{_one_line(op['description'])}\n")
+    key = "an `admin` API key" if path.startswith("/v1/admin/") else "an API key"
+    lines.append(f"\nAuthentication: {key if op.get('security') else 'none'}.\n")
+    params = op.get("parameters", [])
+    if params:
+        lines.append("\n| parameter | in | type | required | notes |\n|---|---|---|---|---|\n")
+        for param in params:
+            schema = param.get("schema", {})
+            notes = _notes(param.get("description") or schema.get("description"), schema)
+            required = "yes" if param.get("required") else "no"
+            lines.append(
+                f"| `{param['name']}` | {param['in']} | {_type(schema)} | {required} | {notes} |\n"
+            )
+    body = op.get("requestBody")
+    if body:
+        for media, content in body.get("content", {}).items():
+            lines.append(f"\nRequest body (`{media}`): {_type(content.get('schema', {}))}\n")
+    successes, errors = [], []
+    for status, response in op.get("responses", {}).items():
+        if status.startswith("2"):
+            content = response.get("content", {})
+            shapes = [
+                f"{_type(c['schema'])} (`{media}`)"
+                for media, c in content.items()
+                if c.get("schema")
+            ]
+            described = _one_line(response.get("description", ""))
+            if not shapes and described != "Successful Response":
+                shapes = [described]
+            successes.append(" ".join([f"`{status}`", *shapes]))
+        else:
+            errors.append(f"`{status}`")
+    errors.sort()
+    lines.append(f"\nResponse: {'; '.join(successes)}.\n")
+    if errors:
+        lines.append(f"\nError statuses: {', '.join(errors)}.\n")
+    return "".join(lines)
+
+
+def _schema(name: str, schema: dict[str, Any]) -> str:
+    lines = [f'\n<a id="schema-{name.lower()}"></a>\n\n### `{name}`\n\n']
+    if schema.get("description"):
+        lines.append(f"{_one_line(schema['description'])}\n\n")
+    properties: dict[str, Any] = schema.get("properties", {})
+    if not properties:
+        lines.append(f"{_type(schema)}.\n")
+        return "".join(lines)
+    required = set(schema.get("required", []))
+    lines.append("| field | type | required | notes |\n|---|---|---|---|\n")
+    for field, sub in properties.items():
+        notes = _notes(sub.get("description"), sub)
+        flag = "yes" if field in required else "no"
+        lines.append(f"| `{field}` | {_type(sub)} | {flag} | {notes} |\n")
+    return "".join(lines)
+
+
+def _type(schema: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f"[`{name}`](#schema-{name.lower()})"
+    for union in ("anyOf", "oneOf"):
+        if union in schema:
+            options = [s for s in schema[union] if s.get("type") != "null"]
+            shown = " or ".join(_type(s) for s in options)
+            return shown + (" or null" if len(options) < len(schema[union]) else "")
+    kind = schema.get("type")
+    if kind == "array":
+        return f"array of {_type(schema.get('items', {}))}"
+    if isinstance(kind, list):
+        return " or ".join(str(k) for k in kind)
+    if kind is None:
+        return "any JSON"
+    if "format" in schema:
+        return f"{kind} ({schema['format']})"
+    return str(kind)
+
+
+def _notes(description: str | None, schema: dict[str, Any]) -> str:
+    """One cell of sentences: the description, then the bounds and default the schema states."""
+    notes = []
+    if description:
+        text = _one_line(description)
+        notes.append(text if text.endswith(".") else text + ".")
+    bounds = _bounds(schema)
+    if bounds:
+        notes.append(bounds[0].upper() + bounds[1:] + ".")
+    default = schema.get("default")
+    if default is not None and "default" not in (description or "").lower():
+        shown = str(default).lower() if isinstance(default, bool) else default
+        notes.append(f"Default `{shown}`.")
+    return " ".join(notes).replace("|", "\\|")
+
+
+def _bounds(schema: dict[str, Any]) -> str:
+    for union in ("anyOf", "oneOf"):
+        for option in schema.get(union, []):
+            found = _bounds(option)
+            if found:
+                return found
+    parts = []
+    if "enum" in schema:
+        parts.append("one of " + ", ".join(f"`{v}`" for v in schema["enum"]))
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None and high is not None:
+        parts.append(f"from {_number(low)} to {_number(high)}")
+    elif low is not None:
+        parts.append(f"at least {_number(low)}")
+    elif high is not None:
+        parts.append(f"at most {_number(high)}")
+    for key, text in (
+        ("minLength", "at least {} characters"),
+        ("maxLength", "at most {} characters"),
+        ("minItems", "at least {} entries"),
+        ("maxItems", "at most {} entries"),
+    ):
+        if key in schema:
+            parts.append(text.format(schema[key]))
+    if "pattern" in schema:
+        parts.append(f"pattern `{schema['pattern']}`")
+    return ", ".join(parts)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def write(docs_dir: Path) -> None:
     (docs_dir / "cli.md").write_text(cli_reference())
     (docs_dir / "configuration.md").write_text(settings_reference())
+    (docs_dir / "reference").mkdir(exist_ok=True)
+    (docs_dir / "reference" / "api.md").write_text(api_reference())
 
 
 if __name__ == "__main__":

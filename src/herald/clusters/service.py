@@ -254,12 +254,17 @@ def _write(
     sequence = state.sequence + 1
     previous_watermark = state.watermark
     for profile in batch.changed.values():
-        repository.save_cluster(
-            session,
-            cluster_values(
+        if clusterer.get(profile.cluster_id) is None:
+            # Changed, then evicted later in the same batch (a newer item moved the horizon
+            # past it): stored closed, without a working profile, as _join_closed leaves it.
+            values = cluster_values(profile, sequence=sequence, index_keys=[])
+            values["profile"] = None
+            values["index_keys"] = None
+        else:
+            values = cluster_values(
                 profile, sequence=sequence, index_keys=clusterer.index_keys(profile.cluster_id)
-            ),
-        )
+            )
+        repository.save_cluster(session, values)
     for row in batch.closed:
         row.changed_seq = sequence
     session.flush()

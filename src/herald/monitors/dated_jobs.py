@@ -33,6 +33,7 @@ from herald.db.models.monitor import Monitor, MonitorLedgerEntry, MonitorResult,
 from herald.jobs.registry import RetryPolicy
 from herald.monitors import events
 from herald.monitors.events import CapturedItem
+from herald.monitors.ports import notifies
 from herald.monitors.queueing import enqueue_dated_job
 from herald.monitors.rules import (
     FINISHED,
@@ -278,8 +279,15 @@ def complete_runs(
         ),
         ledger_params,
     )
+    # One lookup per workspace instead of one per job: most jobs of an hour belong to
+    # workspaces without a webhook target, whose events would not be recorded anyway.
+    notified = {
+        team
+        for team in sorted({r.team_id for r, _, new in captured if new})
+        if notifies(session, team)
+    }
     for run, count, new in captured:
-        if new:
+        if new and run.team_id in notified:
             events.results_added(
                 session,
                 team_id=run.team_id,
@@ -329,20 +337,19 @@ def _live_items(ids: set[str], session: Session) -> dict[str, CapturedItem]:
 
 
 def _already_stored(session: Session, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    by_monitor: dict[str, list[str]] = defaultdict(list)
-    for monitor_id, content_id in pairs:
-        by_monitor[monitor_id].append(content_id)
+    """The (monitor, content) pairs already in the stores: one primary-key lookup per chunk
+    of the batch's monitors and items (a superset, narrowed here), not one per monitor."""
+    monitor_ids = sorted({monitor_id for monitor_id, _ in pairs})
+    content_ids = sorted({content_id for _, content_id in pairs})
     found: set[tuple[str, str]] = set()
-    for monitor_id, content_ids in by_monitor.items():
-        for chunk in _chunks(sorted(content_ids)):
-            found.update(
-                (monitor_id, cid)
-                for cid in session.scalars(
-                    select(RESULTS.c.content_id).where(
-                        RESULTS.c.monitor_id == monitor_id, RESULTS.c.content_id.in_(chunk)
-                    )
+    for monitors in [monitor_ids[i : i + 100] for i in range(0, len(monitor_ids), 100)]:
+        for chunk in [content_ids[i : i + 800] for i in range(0, len(content_ids), 800)]:
+            rows = session.execute(
+                select(RESULTS.c.monitor_id, RESULTS.c.content_id).where(
+                    RESULTS.c.monitor_id.in_(monitors), RESULTS.c.content_id.in_(chunk)
                 )
             )
+            found.update((m, c) for m, c in rows if (m, c) in pairs)
     return found
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from herald.core.clock import Clock
 from herald.search.types import SearchHit, SearchRequest
 from herald.webhooks import events as webhook_events
+from herald.webhooks import repository as webhook_repository
 
 if TYPE_CHECKING:
     from herald.runtime import Runtime
@@ -39,6 +40,12 @@ def _default_search(runtime: Runtime) -> ResultSearch:
     from herald.search.service import get_search
 
     return get_search(runtime)
+
+
+def notifies(session: Session, team_id: str) -> bool:
+    """Whether the workspace has an enabled webhook target (``record_event`` records nothing
+    otherwise): lets a batch skip building payloads nobody receives."""
+    return bool(webhook_repository.target_enabled(session, team_id))
 
 
 def record_event(

@@ -30,6 +30,8 @@ from herald.search.vectors import VectorIndex
 class QueryEncoder(Protocol):
     def encode_query(self, query: str) -> Vector: ...
 
+    def cached_query(self, query: str) -> Vector | None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class RetrievalSettings:
@@ -88,9 +90,16 @@ class HybridRanker:
         if parsed.is_empty or scope.num_docs == 0:
             return ScoredCandidates.empty()
         terms = list(parsed.terms)
-        pending: Future[Vector] = self._pool.submit(self.encoder.encode_query, parsed.text)
+        # A cached query vector (repeated queries, every monitor run) needs no thread hand-off;
+        # a new one is computed beside the lexical retrieval.
+        query_vector = self.encoder.cached_query(parsed.text)
+        pending: Future[Vector] | None = None
+        if query_vector is None:
+            pending = self._pool.submit(self.encoder.encode_query, parsed.text)
         lexical = scope.top(terms, self.settings.lexical_candidates)
-        query_vector = pending.result()
+        if pending is not None:
+            query_vector = pending.result()
+        assert query_vector is not None
         dense_keys = self._dense_candidates(scope, query_vector)
         keys = np.unique(np.concatenate([lexical.keys, dense_keys]))
         if len(keys) == 0:

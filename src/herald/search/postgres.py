@@ -167,11 +167,17 @@ class PostgresSearch:
         return applied
 
     def search(self, session: Session, request: SearchRequest) -> list[SearchHit]:
-        self.catch_up(session)
         flt = IndexFilter.from_request(request)
-        if flt.matches_nothing:
-            return []
         parsed = parse_query(request.query)
+        if flt.matches_nothing or parsed.is_empty:
+            return []
+        memo: dict[int, ChangeSummary] = {}
+        self._lexical_sync.catch_up(session, memo)
+        if self.projection.applied_seq() == 0:
+            # Nothing was ever indexed: no result is possible, and the vectors and the embedding
+            # model (seconds to load) are left for the first search that can find something.
+            return []
+        self.dense.sync.catch_up(session, memo)
         scope = PostgresScope(
             session, self.stats, self.model.boosts, parsed, flt, self.projection.applied_seq()
         )

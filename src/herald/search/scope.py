@@ -25,7 +25,7 @@ Floats = npt.NDArray[np.float64]
 class Hits:
     keys: Keys
     scores: Floats
-    total: int  # all documents that matched, not only the returned ones
+    total: int  # all documents that matched when counted; otherwise the hits returned
 
 
 def no_hits() -> Hits:

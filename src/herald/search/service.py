@@ -129,7 +129,9 @@ def choose_backend(runtime: Runtime) -> str:
 def build_search(runtime: Runtime) -> SearchService:
     from herald.enrich.embedder import get_embedder
 
-    encoder = CachedQueryEncoder(get_embedder(runtime))
+    encoder = CachedQueryEncoder(
+        lambda: get_embedder(runtime), cache_size=runtime.settings.search_query_cache
+    )
     model = default_model()
     margin = POSTGRES_MARGIN if runtime.backend == "postgresql" else 0
     index_dir = runtime.settings.index_dir

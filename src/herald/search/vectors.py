@@ -246,42 +246,66 @@ class VectorIndex:
         get = self._rows.get
         return np.fromiter((get(k, -1) for k in keys.tolist()), np.int64, len(keys))
 
+    def _live(self, rows: Rows) -> Mask:
+        """Which of ``rows`` hold an item now. Rows come from an earlier call (the graph, a
+        mask): a delete or a clear (``herald index rebuild``) in between may have freed them or
+        emptied the arrays, so every read checks its rows instead of indexing blindly."""
+        live: Mask = (rows >= 0) & (rows < self._used)
+        if live.any():
+            live[live] = self._row_keys[rows[live]] >= 0
+        return live
+
     def keys_of(self, rows: Rows) -> Keys:
-        keys: Keys = self._row_keys[rows]
+        """The key of each row, in order; rows no longer live are left out."""
+        with self._lock.reading():
+            rows = rows[self._live(rows)]
+            keys: Keys = self._row_keys[rows]
         return keys
 
     def vectors(self, keys: Keys) -> tuple[Matrix, Mask]:
         """Stored vectors of ``keys`` (zero rows where a key has none) and which were found."""
+        out = np.zeros((len(keys), self.ndim), dtype=np.float32)
         with self._lock.reading():
             rows = self.rows_of(keys)
             found = rows >= 0
-            safe = np.where(found, rows, 0)
-            out = self._matrix[safe].astype(np.float32) / self._scale[safe][:, None]
-        out[~found] = 0.0
+            if found.any():
+                rows = rows[found]
+                out[found] = self._matrix[rows].astype(np.float32) / self._scale[rows][:, None]
         return out, found
 
+    def _similarities(self, rows: Rows, query: Vector) -> npt.NDArray[np.float64]:
+        """Cosine similarities of live ``rows`` (the caller holds the read lock)."""
+        raw = np.einsum("ij,j->i", self._matrix[rows].astype(np.float32), query)
+        sims: npt.NDArray[np.float64] = (raw / self._scale[rows]).astype(np.float64)
+        return sims
+
     def similarities(self, rows: Rows, query: Vector) -> npt.NDArray[np.float64]:
-        """Cosine similarity of ``query`` with the vector of each row."""
+        """Cosine similarity of ``query`` with the vector of each row (0 for a row not live)."""
+        sims = np.zeros(len(rows), dtype=np.float64)
         with self._lock.reading():
-            raw = np.einsum("ij,j->i", self._matrix[rows].astype(np.float32), query)
-            sims: npt.NDArray[np.float64] = (raw / self._scale[rows]).astype(np.float64)
+            live = self._live(rows)
+            if live.any():
+                sims[live] = self._similarities(rows[live], query)
         return sims
 
     def key_similarities(self, keys: Keys, query: Vector) -> tuple[npt.NDArray[np.float64], Mask]:
         """Cosine similarity of ``query`` with each key's vector (0 where none), and which had
         one."""
-        rows = self.rows_of(keys)
-        found = rows >= 0
         sims = np.zeros(len(keys), dtype=np.float64)
-        if found.any():
-            sims[found] = self.similarities(rows[found], query)
+        with self._lock.reading():
+            rows = self.rows_of(keys)
+            found = rows >= 0
+            if found.any():
+                sims[found] = self._similarities(rows[found], query)
         return sims, found
 
     def neighbours(self, query: Vector, count: int) -> Rows:
         """Rows of the approximate nearest neighbours, best first."""
-        if count <= 0 or not self._rows:
+        if count <= 0:
             return np.zeros(0, dtype=np.int64)
         with self._lock.reading():
+            if not self._rows:
+                return np.zeros(0, dtype=np.int64)
             # Per search: a wide fetch must not leave the graph searching widely for everyone.
             self._graph.expansion_search = max(count, _BASE_EXPANSION)  # type: ignore[misc]
             matches = self._graph.search(query, count, threads=1)
@@ -290,32 +314,42 @@ class VectorIndex:
 
     def search(self, query: Vector, count: int) -> tuple[Keys, npt.NDArray[np.float64]]:
         """Approximate nearest neighbours: keys and cosine similarities, best first."""
-        rows = self.neighbours(query, count)
-        return self.keys_of(rows), self.similarities(rows, query)
+        with self._lock.reading():
+            rows = self.neighbours(query, count)
+            rows = rows[self._live(rows)]
+            return self._row_keys[rows], self._similarities(rows, query)
 
     def window_count(self, start: datetime, end: datetime, media: frozenset[str] | None) -> int:
         """About how many items fall in ``[start, end)`` with one of ``media`` (whole days)."""
         first, last = int(start.timestamp()) // _DAY, (int(end.timestamp()) - 1) // _DAY
         codes = None if media is None else {MEDIA_CODES[m] for m in media if m in MEDIA_CODES}
-        return sum(
-            n
-            for (day, code), n in self._per_day.items()
-            if first <= day <= last and (codes is None or code in codes)
-        )
+        with self._lock.reading():
+            return sum(
+                n
+                for (day, code), n in self._per_day.items()
+                if first <= day <= last and (codes is None or code in codes)
+            )
 
     def filter_mask(
         self, rows: Rows | None, start: datetime, end: datetime, media: frozenset[str] | None
     ) -> Mask:
         """Which of ``rows`` (None: every row) are live, in the window and of the media types."""
-        published = self._published[: self._used] if rows is None else self._published[rows]
-        codes = self._media[: self._used] if rows is None else self._media[rows]
-        mask = (published >= int(start.timestamp())) & (published < int(end.timestamp()))
-        mask &= codes >= 0
-        if media is not None:
-            allowed = np.zeros(len(codes), dtype=bool)
-            for name in media:
-                allowed |= codes == MEDIA_CODES.get(name, -2)
-            mask &= allowed
+        with self._lock.reading():
+            if rows is None:
+                published, codes = self._published[: self._used], self._media[: self._used]
+                mask = codes >= 0
+            else:
+                mask = self._live(rows)
+                if not mask.any():
+                    return mask
+                safe = np.where(mask, rows, 0)  # row 0 exists: some row is live
+                published, codes = self._published[safe], self._media[safe]
+            mask &= (published >= int(start.timestamp())) & (published < int(end.timestamp()))
+            if media is not None:
+                allowed = np.zeros(len(codes), dtype=bool)
+                for name in media:
+                    allowed |= codes == MEDIA_CODES.get(name, -2)
+                mask &= allowed
         return mask
 
     # -- persistence ----------------------------------------------------------------------------

@@ -1,0 +1,80 @@
+"""`herald demo` (the middle step of `make run`): what it prints, and what a second run does."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from herald.cli.main import app
+from herald.config import Settings
+
+runner = CliRunner()
+KEY_LINE = re.compile(r"Admin API key \(workspace demo, shown once\):\n\s+(hk_\S+)")
+
+
+def env_for(settings: Settings, **extra: str) -> dict[str, str]:
+    return {
+        "HERALD_HOME": str(settings.home),
+        "HERALD_DATABASE_URL": settings.resolved_database_url,
+        **extra,
+    }
+
+
+def run_demo(settings: Settings, **extra: str) -> str:
+    result = runner.invoke(app, ["demo", "--skip-data"], env=env_for(settings, **extra))
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+def test_each_run_prints_a_working_key_and_revokes_the_previous_one(
+    settings: Settings, client: TestClient
+) -> None:
+    first = run_demo(settings)
+    second = run_demo(settings)
+    first_key = KEY_LINE.search(first)
+    second_key = KEY_LINE.search(second)
+    assert first_key
+    assert second_key
+    assert first_key.group(1) != second_key.group(1)
+    assert "revoked" not in first
+    assert "the key an earlier `make run` printed is revoked" in second
+
+    def status(key: str) -> int:
+        return client.get("/v1/monitors", headers={"x-api-key": key}).status_code
+
+    assert status(first_key.group(1)) == 401
+    assert status(second_key.group(1)) == 200
+    # An admin key: the operator endpoints exist for it.
+    assert client.get("/v1/admin/sources", headers={"x-api-key": second_key.group(1)}).is_success
+
+
+def test_it_prints_the_first_search_and_the_docs_for_the_configured_address(
+    settings: Settings,
+) -> None:
+    printed = run_demo(settings, HERALD_PORT="9123")
+    key = KEY_LINE.search(printed)
+    assert key
+    [curl] = [line.strip() for line in printed.splitlines() if line.strip().startswith("curl ")]
+    assert shlex.split(curl) == [
+        "curl",
+        "-s",
+        "http://127.0.0.1:9123/v1/content/search",
+        "-H",
+        f"x-api-key: {key.group(1)}",
+        "-H",
+        "content-type: application/json",
+        "-d",
+        '{"query": "earthquake"}',
+    ]
+    assert "API docs: http://127.0.0.1:9123/docs" in printed
+    assert "docs/quickstart.md" in printed
+
+
+def test_a_server_on_every_interface_is_shown_at_loopback(settings: Settings) -> None:
+    printed = run_demo(settings, HERALD_HOST="0.0.0.0")
+    assert "API docs: http://127.0.0.1:8080/docs" in printed
+    printed = run_demo(settings, HERALD_HOST="::1")
+    assert "API docs: http://[::1]:8080/docs" in printed
