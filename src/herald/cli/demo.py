@@ -46,6 +46,11 @@ def demo(
         with runtime.sessions.read() as session:
             count = session.execute(select(func.count()).select_from(ContentItem)).scalar_one()
         if count == 0 and not skip_data:
+            console.print(
+                "loading the demo corpus: storing, enriching and indexing about 950 items "
+                "(a few minutes the first time)",
+                soft_wrap=True,
+            )
             loaded = _load_corpus(runtime)
             console.print(f"loaded {loaded} demo items (enriched and indexed)")
         elif count:
