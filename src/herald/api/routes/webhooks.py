@@ -77,7 +77,7 @@ def send_test(principal: PrincipalDep, runtime: RuntimeDep) -> DeliveryResponse:
 def get_tests(
     principal: PrincipalDep,
     runtime: RuntimeDep,
-    id: Annotated[int | None, Query(ge=1, description="A test delivery id.")] = None,
+    id: Annotated[int | None, Query(ge=1, le=2**63 - 1, description="A test delivery id.")] = None,
 ) -> DeliveryResponse | DeliveriesResponse:
     """One test delivery by id, or the 20 most recent test deliveries."""
     with runtime.sessions.read() as session:
