@@ -12,21 +12,20 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from herald.search.adapter import HybridAdapter
 from herald.search.dense import DenseSide
 from herald.search.embedding import CachedQueryEncoder
-from herald.search.feed import ChangeSummary
 from herald.search.filters import IndexFilter
-from herald.search.hybrid import HybridRanker, RetrievalSettings
+from herald.search.hybrid import RetrievalSettings
 from herald.search.lexical import LexicalIndex
 from herald.search.lexical_view import TantivyScope
 from herald.search.projection import ProjectionSync, TantivyProjection
-from herald.search.query_syntax import parse_query
+from herald.search.query_syntax import ParsedQuery
 from herald.search.rerank import RelevanceModel
-from herald.search.types import SearchHit, SearchRequest
-from herald.search.vectors import VectorIndex
+from herald.search.scope import LexicalScope
 
 
-class EmbeddedSearch:
+class EmbeddedSearch(HybridAdapter):
     name = "embedded"
 
     def __init__(
@@ -39,57 +38,24 @@ class EmbeddedSearch:
         settings: RetrievalSettings | None = None,
     ) -> None:
         self.lexical = LexicalIndex(None if index_dir is None else index_dir / "lexical")
-        self.model = model
-        self.dense = DenseSide(
-            index_dir, encoder=encoder, model=model, margin=margin, settings=settings
+        super().__init__(
+            lexical_sync=ProjectionSync(
+                TantivyProjection(self.lexical), margin=margin, embedding_model=None
+            ),
+            dense=DenseSide(
+                index_dir, encoder=encoder, model=model, margin=margin, settings=settings
+            ),
+            model=model,
         )
-        self._lexical_sync = ProjectionSync(
-            TantivyProjection(self.lexical), margin=margin, embedding_model=None
-        )
 
-    @property
-    def vectors(self) -> VectorIndex:
-        return self.dense.vectors
+    def _lexical_applied_seq(self) -> int:
+        return self.lexical.applied_seq()
 
-    @property
-    def ranker(self) -> HybridRanker:
-        return self.dense.ranker
-
-    def catch_up(self, session: Session, *, shared_only: bool = False) -> int:
-        """Apply the database's changes; ``shared_only``: the Tantivy index, not this process's
-        vectors (what a process that does not search needs). The number of items applied."""
-        memo: dict[int, ChangeSummary] = {}
-        applied = self._lexical_sync.catch_up(session, memo)
-        if not shared_only:
-            applied = max(applied, self.dense.sync.catch_up(session, memo))
-        return applied
-
-    def search(self, session: Session, request: SearchRequest) -> list[SearchHit]:
-        flt = IndexFilter.from_request(request)
-        parsed = parse_query(request.query)
-        if flt.matches_nothing or parsed.is_empty:
-            return []
-        memo: dict[int, ChangeSummary] = {}
-        self._lexical_sync.catch_up(session, memo)
-        if self.lexical.applied_seq() == 0:
-            # Nothing was ever indexed: no result is possible, and the vectors and the embedding
-            # model (seconds to load) are left for the first search that can find something.
-            return []
-        self.dense.sync.catch_up(session, memo)
-        scope = TantivyScope(self.lexical, self.model.boosts, parsed, flt)
-        return self.dense.ranker.hits(scope, parsed, request.limit)
-
-    def clear(self) -> None:
-        """Empty both indexes (a rebuild then re-applies every change)."""
+    def _clear_lexical(self) -> None:
         with self.lexical.writer() as writer:
             writer.clear()
             writer.set_watermark(0)
-        self._lexical_sync.reset()
-        self.dense.clear()
 
-    def persist(self) -> None:
-        """Save this process's vector graph with its watermark (for a fast restart)."""
-        self.dense.persist()
-
-    def close(self) -> None:
-        self.dense.close()
+    def _scope(self, session: Session, parsed: ParsedQuery, flt: IndexFilter) -> LexicalScope:
+        del session  # the Tantivy index is read directly
+        return TantivyScope(self.lexical, self.model.boosts, parsed, flt)

@@ -16,18 +16,18 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from herald.db.session import SessionFactory
+from herald.search.adapter import HybridAdapter
 from herald.search.dense import DenseSide
 from herald.search.embedding import CachedQueryEncoder
-from herald.search.feed import Change, ChangeSummary
+from herald.search.feed import Change
 from herald.search.filters import IndexFilter
-from herald.search.hybrid import HybridRanker, RetrievalSettings
+from herald.search.hybrid import RetrievalSettings
 from herald.search.pg_documents import document_row
 from herald.search.pg_lexical import CollectionStats, PostgresScope
 from herald.search.projection import ProjectionSync
-from herald.search.query_syntax import parse_query
+from herald.search.query_syntax import ParsedQuery
 from herald.search.rerank import RelevanceModel
-from herald.search.types import SearchHit, SearchRequest
-from herald.search.vectors import VectorIndex
+from herald.search.scope import LexicalScope
 
 PROJECTION = "postgresql"
 ANALYZE_AFTER = 10_000  # items applied in one catch-up (a rebuild, a big import)
@@ -130,7 +130,7 @@ def _read_watermark(session: Session) -> int:
     return int(value or 0)
 
 
-class PostgresSearch:
+class PostgresSearch(HybridAdapter):
     name = "postgresql"
 
     def __init__(
@@ -143,53 +143,23 @@ class PostgresSearch:
         margin: int,
         settings: RetrievalSettings | None = None,
     ) -> None:
-        self.model = model
         self.stats = CollectionStats()
         self.projection = PostgresProjection(sessions)
-        self.dense = DenseSide(
-            index_dir, encoder=encoder, model=model, margin=margin, settings=settings
+        super().__init__(
+            lexical_sync=ProjectionSync(self.projection, margin=margin, embedding_model=None),
+            dense=DenseSide(
+                index_dir, encoder=encoder, model=model, margin=margin, settings=settings
+            ),
+            model=model,
         )
-        self._lexical_sync = ProjectionSync(self.projection, margin=margin, embedding_model=None)
 
-    @property
-    def vectors(self) -> VectorIndex:
-        return self.dense.vectors
+    def _lexical_applied_seq(self) -> int:
+        return self.projection.applied_seq()
 
-    @property
-    def ranker(self) -> HybridRanker:
-        return self.dense.ranker
+    def _clear_lexical(self) -> None:
+        self.projection.clear()
 
-    def catch_up(self, session: Session, *, shared_only: bool = False) -> int:
-        memo: dict[int, ChangeSummary] = {}
-        applied = self._lexical_sync.catch_up(session, memo)
-        if not shared_only:
-            applied = max(applied, self.dense.sync.catch_up(session, memo))
-        return applied
-
-    def search(self, session: Session, request: SearchRequest) -> list[SearchHit]:
-        flt = IndexFilter.from_request(request)
-        parsed = parse_query(request.query)
-        if flt.matches_nothing or parsed.is_empty:
-            return []
-        memo: dict[int, ChangeSummary] = {}
-        self._lexical_sync.catch_up(session, memo)
-        if self.projection.applied_seq() == 0:
-            # Nothing was ever indexed: no result is possible, and the vectors and the embedding
-            # model (seconds to load) are left for the first search that can find something.
-            return []
-        self.dense.sync.catch_up(session, memo)
-        scope = PostgresScope(
+    def _scope(self, session: Session, parsed: ParsedQuery, flt: IndexFilter) -> LexicalScope:
+        return PostgresScope(
             session, self.stats, self.model.boosts, parsed, flt, self.projection.applied_seq()
         )
-        return self.dense.ranker.hits(scope, parsed, request.limit)
-
-    def clear(self) -> None:
-        self.projection.clear()
-        self._lexical_sync.reset()
-        self.dense.clear()
-
-    def persist(self) -> None:
-        self.dense.persist()
-
-    def close(self) -> None:
-        self.dense.close()
