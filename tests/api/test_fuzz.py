@@ -9,6 +9,7 @@ itself is covered on both backends elsewhere).
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -44,9 +45,15 @@ CHECKS = [
 ]
 
 
+# `make test` runs a fixed set of examples so that CI is reproducible; HERALD_FUZZ_RANDOM=1
+# explores new ones (and HERALD_FUZZ_EXAMPLES more of them), as a developer should now and then.
+_RANDOM = os.environ.get("HERALD_FUZZ_RANDOM") == "1"
+
+
 @schema.parametrize()
 @settings(
-    max_examples=25,
+    max_examples=int(os.environ.get("HERALD_FUZZ_EXAMPLES", "25")),
+    derandomize=not _RANDOM,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
