@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import TypeVar
 
 from herald.errors import DateWindowIncomplete, DateWindowTooLong, FieldIssue, InvalidRequest
 
@@ -66,6 +67,18 @@ def end_instant(value: DateInput) -> datetime:
     return value.instant + timedelta(microseconds=1)
 
 
+_Bound = TypeVar("_Bound", date, datetime)
+
+
+def check_order(start: _Bound | None, end: _Bound | None) -> None:
+    """A start after the end is ``date_window_too_long`` (pinned), wherever a window is given."""
+    if start is not None and end is not None and start > end:
+        raise DateWindowTooLong(
+            "start_date is after end_date",
+            details=[FieldIssue("start_date", "must not be after end_date")],
+        )
+
+
 def resolve_window(
     start: DateInput | None,
     end: DateInput | None,
@@ -91,11 +104,7 @@ def resolve_window(
     lo = start.instant if start else default_start
     hi = end_instant(end) if end else default_end
     if start is not None and end is not None:
-        if start.instant > end.instant:
-            raise DateWindowTooLong(
-                "start_date is after end_date",
-                details=[FieldIssue("start_date", "must not be after end_date")],
-            )
+        check_order(start.instant, end.instant)
         if max_days is not None and (end.utc_date - start.utc_date).days > max_days:
             raise DateWindowTooLong(
                 f"the date window spans more than {max_days} days",

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 
@@ -136,13 +136,7 @@ class RequestSummary:
     failed: int = 0
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "requested": self.requested,
-            "queued": self.queued,
-            "already_complete": self.already_complete,
-            "already_running": self.already_running,
-            "failed": self.failed,
-        }
+        return asdict(self)
 
 
 def request_summary(plans: Sequence[DatePlan], *, failed: int = 0) -> RequestSummary:
@@ -227,14 +221,7 @@ class TaskSummary:
     skipped: int = 0
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "requested": self.requested,
-            "queued": self.queued,
-            "running": self.running,
-            "succeeded": self.succeeded,
-            "failed": self.failed,
-            "skipped": self.skipped,
-        }
+        return asdict(self)
 
 
 def task_summary(requested: int, children: Sequence[DatedJobStatus]) -> TaskSummary:
@@ -267,13 +254,7 @@ class LedgerSummary:
     skipped: int = 0
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "total": self.total,
-            "running": self.running,
-            "succeeded": self.succeeded,
-            "failed": self.failed,
-            "skipped": self.skipped,
-        }
+        return asdict(self)
 
 
 def ledger_summary(statuses: Iterable[LedgerStatus]) -> LedgerSummary:

@@ -36,9 +36,9 @@ from herald.api.schemas.monitors import (
     task_created,
     task_summary_out,
 )
-from herald.core.dates import end_instant, parse_date_input
+from herald.core.dates import check_order, end_instant, parse_date_input
 from herald.core.pagination import MAX_OFFSET, PageRequest
-from herald.errors import DateWindowTooLong, FieldIssue, InvalidRequest
+from herald.errors import FieldIssue, InvalidRequest
 from herald.monitors import queries, requests, service
 from herald.monitors.ports import monitor_search
 from herald.monitors.store_search import build_store_request, search_store, store_ids
@@ -202,11 +202,7 @@ def ledger(
 ) -> LedgerResponse:
     page_request = PageRequest.checked(limit, offset, max_limit=200)
     start, end = _ledger_date(start_date, "start_date"), _ledger_date(end_date, "end_date")
-    if start is not None and end is not None and start > end:
-        raise DateWindowTooLong(
-            "start_date is after end_date",
-            details=[FieldIssue("start_date", "must not be after end_date")],
-        )
+    check_order(start, end)
     with runtime.sessions.read() as session:
         service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)
         view = queries.ledger_page(
@@ -295,11 +291,7 @@ def results(
     page_request = PageRequest.checked(limit, offset, max_limit=100)
     start = parse_date_input(start_date, field="start_date") if start_date else None
     end = parse_date_input(end_date, field="end_date") if end_date else None
-    if start is not None and end is not None and start.instant > end.instant:
-        raise DateWindowTooLong(
-            "start_date is after end_date",
-            details=[FieldIssue("start_date", "must not be after end_date")],
-        )
+    check_order(start.instant if start else None, end.instant if end else None)
     with runtime.sessions.read() as session:
         service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)
         page = queries.results_page(
