@@ -53,12 +53,23 @@ def entity_signature(session: Session) -> tuple[int, datetime | None]:
     return int(count), latest
 
 
-def entities_updated_since(session: Session, since: datetime | None) -> list[EntityRecord]:
-    """Entities written at or after ``since`` (all of them when ``since`` is None)."""
-    query = select(Entity)
+def entity_versions_since(session: Session, since: datetime | None) -> dict[str, datetime]:
+    """``id -> updated_at`` of entities written at or after ``since`` (all when ``None``): two
+    narrow columns, so a view can tell which rows it has not read yet without loading them."""
+    query = select(Entity.id, Entity.updated_at)
     if since is not None:
         query = query.where(Entity.updated_at >= since)
-    return [to_record(row) for row in session.scalars(query)]
+    return {row.id: row.updated_at for row in session.execute(query)}
+
+
+def entities_by_ids(session: Session, entity_ids: Sequence[str]) -> list[EntityRecord]:
+    found: list[EntityRecord] = []
+    for start in range(0, len(entity_ids), _CHUNK):
+        chunk = list(entity_ids[start : start + _CHUNK])
+        found.extend(
+            to_record(row) for row in session.scalars(select(Entity).where(Entity.id.in_(chunk)))
+        )
+    return found
 
 
 def upsert_entities(

@@ -108,9 +108,12 @@ def seed_knowledge_base(runtime: Runtime, *, force: bool = False) -> int:
 class _SyncedView:
     """An in-memory view of the entity table, caught up with the rows written since.
 
-    Cheap when nothing changed (one aggregate query). When something did, rows written since a
-    little before the last change seen are re-read: a transaction that committed late with an
-    earlier timestamp is still picked up, and re-adding an entity is harmless.
+    Cheap when nothing changed (one aggregate query). When something did, the versions
+    (``id``, ``updated_at``) of rows written since a little before the last change seen are
+    read, so a transaction that committed late with an earlier timestamp is still picked up, and
+    only rows this view has not seen in that version are loaded: right after the 40,000-entity
+    seed every enrichment batch discovers entities, and re-reading the whole seed each time cost
+    3.5 s per batch.
     """
 
     MARGIN = timedelta(minutes=2)
@@ -118,6 +121,7 @@ class _SyncedView:
     def __init__(self, add: Callable[[EntityRecord], None]) -> None:
         self._add = add
         self._signature: tuple[int, datetime | None] | None = None
+        self._seen: dict[str, datetime] = {}  # versions inside the last margin window
         self._lock = threading.Lock()
 
     def catch_up(self, session: Session) -> int:
@@ -127,11 +131,14 @@ class _SyncedView:
                 return 0
             latest = self._signature[1] if self._signature else None
             since = latest - self.MARGIN if latest is not None else None
-            rows = repository.entities_updated_since(session, since)
-            for record in rows:
+            versions = repository.entity_versions_since(session, since)
+            wanted = [eid for eid, version in versions.items() if self._seen.get(eid) != version]
+            records = repository.entities_by_ids(session, wanted) if wanted else []
+            for record in records:
                 self._add(record)
+            self._seen = versions
             self._signature = signature
-            return len(rows)
+            return len(records)
 
 
 class EntityStore:

@@ -1,0 +1,53 @@
+"""The in-memory entity view catches up with the database by reading only what it has not seen."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from herald.core.clock import FrozenClock
+from herald.entities import repository
+from herald.entities.model import EntityRecord
+from herald.entities.service import _SyncedView
+from herald.runtime import Runtime
+
+
+def _record(entity_id: str, name: str) -> EntityRecord:
+    return EntityRecord(id=entity_id, display_name=name, entity_kind="company")
+
+
+def _write(runtime: Runtime, records: list[EntityRecord], clock: FrozenClock) -> None:
+    with runtime.sessions.write() as session:
+        repository.upsert_entities(session, records, now=clock.now())
+
+
+def test_view_loads_each_version_once_and_picks_up_late_and_updated_rows(
+    runtime: Runtime, clock: FrozenClock
+) -> None:
+    added: list[EntityRecord] = []
+    view = _SyncedView(added.append)
+    _write(runtime, [_record(f"ent_{n}", f"Company {n}") for n in range(50)], clock)
+    with runtime.sessions.read() as session:
+        assert view.catch_up(session) == 50
+        assert view.catch_up(session) == 0  # nothing changed: one aggregate query
+
+    # A new entity written right after the seed: only it is loaded, not the 50 seen ones that
+    # are still inside the margin window.
+    clock.advance(timedelta(seconds=5))
+    _write(runtime, [_record("ent_new", "Newco")], clock)
+    with runtime.sessions.read() as session:
+        assert view.catch_up(session) == 1
+    assert added[-1].id == "ent_new"
+
+    # A row committed late with an earlier timestamp (inside the margin) is still found, and an
+    # updated row is read again in its new version.
+    late = clock.now() - timedelta(seconds=30)
+    with runtime.sessions.write() as session:
+        repository.upsert_entities(session, [_record("ent_late", "Lateco")], now=late)
+    clock.advance(timedelta(seconds=5))
+    _write(runtime, [_record("ent_3", "Company Three Renamed")], clock)
+    with runtime.sessions.read() as session:
+        assert view.catch_up(session) == 2
+    names = {record.id: record.display_name for record in added}
+    assert names["ent_late"] == "Lateco"
+    assert names["ent_3"] == "Company Three Renamed"
+    assert len(added) == 53
