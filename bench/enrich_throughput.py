@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/enrich_throughput.py [--items 2000] [--mode both|pipeline|jobs]
                                                 [--ner-max-chars 0] [--batch 32]
+                                                [--embedding-runtime onnx|torch]
 
 Corpus (real text, all freely licensed, from ../shared/data): every ECB+ news article of 300-800
 words, longer ECB+ articles cut at the last sentence end before 800 words, then Changelog News and
@@ -30,6 +31,7 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+ENGINE = "onnx"  # --embedding-runtime
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MIN_WORDS, MAX_WORDS = 300, 800
 
@@ -87,13 +89,14 @@ def _pieces(markdown: str) -> list[str]:
 
 def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> None:
     """CPU cost of each model step alone (process CPU seconds), independent of other load."""
-    from herald.enrich.embedding import SentenceTransformerEmbedder, embedding_text
+    from herald.enrich.embedder import build_embedder
+    from herald.enrich.embedding import embedding_text
     from herald.enrich.ner import EntityRecognizer
     from herald.entities.linking import document_text
 
     sample = texts[:200]
     recognizer = EntityRecognizer(batch_size=batch, max_chars=ner_max_chars)
-    embedder = SentenceTransformerEmbedder(batch_size=batch)
+    embedder = build_embedder(None, engine=ENGINE)
     recognizer.recognize([document_text(t, b) for t, b in sample[:8]])
     embedder.embed([embedding_text(t, b) for t, b in sample[:8]])
     c0 = time.process_time()
@@ -104,12 +107,12 @@ def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) ->
     print(
         f"cpu profile ({len(sample)} articles): NER {1000 * (c1 - c0) / len(sample):.1f} ms CPU "
         f"per article (one core), embedding {1000 * (c2 - c1) / len(sample):.1f} ms CPU "
-        "per article (torch threads)"
+        f"per article ({ENGINE})"
     )
 
 
 def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> None:
-    from herald.enrich.embedding import SentenceTransformerEmbedder
+    from herald.enrich.embedder import build_embedder
     from herald.enrich.language import LanguageDetector
     from herald.enrich.ner import EntityRecognizer
     from herald.enrich.pipeline import EnrichmentPipeline, ItemText
@@ -121,7 +124,7 @@ def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -
         language=LanguageDetector(),
         recognizer=EntityRecognizer(batch_size=batch, max_chars=ner_max_chars),
         linker=EntityLinker(KnowledgeBase.from_seed()),
-        embedder=SentenceTransformerEmbedder(batch_size=batch),
+        embedder=build_embedder(None, engine=ENGINE),
     )
     print(f"pipeline: models and knowledge base loaded in {time.perf_counter() - t0:.1f}s")
     items = [
@@ -165,7 +168,11 @@ def run_jobs(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> No
 
     home = Path(tempfile.mkdtemp(prefix="herald-bench-"))
     settings = Settings(
-        home=home, log_format="text", enrich_batch_size=batch, ner_max_chars=ner_max_chars
+        home=home,
+        log_format="text",
+        enrich_batch_size=batch,
+        ner_max_chars=ner_max_chars,
+        embedding_runtime=ENGINE,
     )
     upgrade(settings.resolved_database_url)
     runtime = Runtime(settings)
@@ -223,7 +230,10 @@ def main() -> int:
     parser.add_argument("--mode", choices=("both", "pipeline", "jobs"), default="both")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--ner-max-chars", type=int, default=0)
+    parser.add_argument("--embedding-runtime", choices=("onnx", "torch"), default="onnx")
     args = parser.parse_args()
+    global ENGINE
+    ENGINE = args.embedding_runtime
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     texts, origin = corpus(args.items)
     words = [len(b.split()) for _, b in texts]
@@ -233,7 +243,10 @@ def main() -> int:
     )
     print("machine: 2 cores shared with other engineers' jobs; load average at start:", end=" ")
     print(", ".join(f"{x:.1f}" for x in os.getloadavg()))
-    print(f"settings: batch {args.batch}, ner_max_chars {args.ner_max_chars or 'all'}")
+    print(
+        f"settings: batch {args.batch}, ner_max_chars {args.ner_max_chars or 'all'}, "
+        f"embedding runtime {ENGINE}"
+    )
     if args.mode in ("both", "pipeline"):
         cpu_profile(texts, args.batch, args.ner_max_chars)
         run_pipeline(texts, args.batch, args.ner_max_chars)

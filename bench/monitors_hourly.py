@@ -145,9 +145,9 @@ class Corpus:
     """The synthetic passages and their vectors (embedded once, cached)."""
 
     def __init__(self) -> None:
-        from herald.enrich.embedding import SentenceTransformerEmbedder
+        from herald.enrich.embedder import build_embedder
 
-        embedder = SentenceTransformerEmbedder()
+        embedder = build_embedder(None)
         self.model = embedder.model_name
         self.passages = synthetic.passages()
         self.vectors = synthetic.passage_vectors(self.passages, embedder)

@@ -107,9 +107,9 @@ def load_data(backend: str, work: Path, count: int, fresh: bool) -> None:
         subprocess.run(["rm", "-rf", str(home / stale)], check=True)
     upgrade(url)
     engine = create_engine(url)
-    from herald.enrich.embedding import SentenceTransformerEmbedder
+    from herald.enrich.embedder import build_embedder
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = build_embedder(None)
     passages = synthetic.passages()
     vectors = synthetic.passage_vectors(passages, embedder)
     started = time.monotonic()

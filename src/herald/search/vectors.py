@@ -35,6 +35,13 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+# onnx and ONNX Runtime (the embedding model's runtime) must be loaded before usearch: loaded
+# after it they break (ONNX Runtime rejects valid graphs as invalid, torch stalls once onnx is
+# imported, ONNX Runtime >= 1.23 crashes on import), seen with usearch 2.26.6, onnx 1.23.2 and
+# onnxruntime 1.22.1-1.32.0. Loading them first changes nothing for usearch (tests/search).
+import onnx  # noqa: F401  (load order, see above)
+import onnxruntime  # noqa: F401
 from usearch.index import Index
 
 from herald.search.documents import Vector
