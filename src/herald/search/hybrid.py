@@ -90,17 +90,18 @@ class HybridRanker:
         if parsed.is_empty or scope.num_docs == 0:
             return ScoredCandidates.empty()
         terms = list(parsed.terms)
-        # A cached query vector (repeated queries, every monitor run) needs no thread hand-off;
-        # a new one is computed beside the lexical retrieval.
-        query_vector = self.encoder.cached_query(parsed.text)
-        pending: Future[Vector] | None = None
-        if query_vector is None:
-            pending = self._pool.submit(self.encoder.encode_query, parsed.text)
+        # The dense side (embedding the query unless it is cached, then the nearest neighbours
+        # under the filters) runs beside the lexical top-k: usearch, ONNX Runtime and Tantivy
+        # release the GIL, so on two cores a search waits for the slower side, not the sum.
+        cached = self.encoder.cached_query(parsed.text)
+
+        def dense_side() -> tuple[Vector, Keys]:
+            vector = cached if cached is not None else self.encoder.encode_query(parsed.text)
+            return vector, self._dense_candidates(scope, vector)
+
+        pending: Future[tuple[Vector, Keys]] = self._pool.submit(dense_side)
         lexical = scope.top(terms, self.settings.lexical_candidates)
-        if pending is not None:
-            query_vector = pending.result()
-        assert query_vector is not None
-        dense_keys = self._dense_candidates(scope, query_vector)
+        query_vector, dense_keys = pending.result()
         keys = np.unique(np.concatenate([lexical.keys, dense_keys]))
         if len(keys) == 0:
             return ScoredCandidates.empty()
