@@ -144,7 +144,7 @@ def run_core(count: int) -> list[tuple[int, float]]:
     clusterer = OnlineClusterer()
     measured: list[tuple[int, float]] = []
     spent = 0.0
-    created = 0
+    created = splits = 0
     window: list[tuple[float, float]] = []
     for n, synthetic in enumerate(synthetic_stream(count), start=1):
         item = to_story_item(synthetic)  # feature extraction is not clustering: not timed
@@ -154,6 +154,7 @@ def run_core(count: int) -> list[tuple[int, float]]:
         window.append((elapsed, time.process_time() - cpu))
         spent += elapsed
         created += assignment.created
+        splits += assignment.split_from is not None
         if n in CHECKPOINTS:
             measured.append((n, _cpu(window[-WINDOW:])))
             print(
@@ -164,6 +165,7 @@ def run_core(count: int) -> list[tuple[int, float]]:
             )
             window = []
     print(f"  total clustering time {spent:.0f} s for {count:,} items")
+    print(f"  {splits:,} times members joined by mistake moved out to a new story")
     return measured
 
 

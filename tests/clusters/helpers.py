@@ -21,16 +21,25 @@ T0 = datetime(2026, 11, 24, 6, 0)
 
 
 def store_stories(
-    runtime: Runtime, *, start: datetime, stories: Sequence[str] = tuple(STORIES)
+    runtime: Runtime,
+    *,
+    start: datetime,
+    stories: Sequence[str] = tuple(STORIES),
+    interleave: bool = True,
+    entities: Sequence[tuple[str, float]] = (),
 ) -> dict[str, list[str]]:
-    """Every report of ``stories`` as enriched items, interleaved one hour apart: story -> ids."""
+    """Every report of ``stories`` as enriched items one hour apart (interleaved, or story after
+    story), each linked to ``entities``: story -> ids."""
     out: dict[str, list[str]] = {}
     rows = []
-    longest = max(len(STORIES[s]) for s in stories)
-    for index in range(longest):
-        for story in stories:
-            if index < len(STORIES[story]):
-                rows.append((story, *STORIES[story][index]))
+    if interleave:
+        longest = max(len(STORIES[s]) for s in stories)
+        for index in range(longest):
+            for story in stories:
+                if index < len(STORIES[story]):
+                    rows.append((story, *STORIES[story][index]))
+    else:
+        rows = [(story, *report) for story in stories for report in STORIES[story]]
     with runtime.sessions.write() as session:
         for n, (story, title, body) in enumerate(rows):
             item = make_enriched_item(
@@ -40,6 +49,7 @@ def store_stories(
                 published_at=start + timedelta(hours=n),
                 now=runtime.clock.now(),
                 domain=f"outlet{n}.example",
+                entities=list(entities),
             )
             out.setdefault(story, []).append(item.id)
     return out

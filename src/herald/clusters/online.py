@@ -9,6 +9,13 @@ Work per item is bounded whatever the size of the store:
   ``max_candidates`` best-matching clusters are scored in full;
 - every profile has a bounded size (see :mod:`herald.clusters.profile`).
 
+A join is checked against the chosen cluster's sampled members (at most
+:data:`~herald.clusters.members.MEMBER_SAMPLE` of them; see :mod:`herald.clusters.members`): when
+the item links strongly (``split_link``) to a minority of them and that minority together with
+the item links weakly, on average (below ``split_cut``), to the other sampled members, the
+minority was another event joined by mistake. It moves out and founds a new story with the item
+(the average-link rule of the offline reference, applied to a bounded sample).
+
 Given the same items in the same order (and the same ``now`` values), the result is the same:
 ties are broken by cluster creation order, never by hashing or dict order.
 """
@@ -21,18 +28,24 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from herald.clusters.evidence import (
+    BAG_NAMES,
     DEFAULT_LINK_MODEL,
+    QUERY_KEYS,
     ItemVectors,
     LinkConfidence,
     LinkEvidence,
     LinkModel,
+    MemberVectors,
     link_evidence,
     new_statistics,
     observe,
+    pair_evidence,
 )
 from herald.clusters.item import StoryItem
+from herald.clusters.members import SKETCH_KEYS, MemberSketch
 from herald.clusters.profile import ClusterProfile
 from herald.clusters.statistics import DocumentFrequencies
+from herald.clusters.vectors import top_keys
 from herald.core.ids import stable_id
 
 
@@ -47,6 +60,12 @@ class ClusteringConfig:
     horizon: timedelta = timedelta(days=3)
     posting_limit: int = 200
     max_candidates: int = 24
+    # Moving mistaken members out (chosen on ECB+ train+dev, ``bench/clusters_eval.py --fit``):
+    # a sampled member is "the item's event" when their pair link reaches ``split_link``; those
+    # move out when their average link (with the item) to the other sampled members is below
+    # ``split_cut``. ``split_cut=0`` never moves anything.
+    split_link: float = 0.6
+    split_cut: float = 0.18
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +80,10 @@ class Assignment:
     link_confidence: LinkConfidence
     evidence: LinkEvidence | None  # for the chosen cluster; None for a founder or a copy
     candidates: int  # clusters scored in full
+    # A split: the members (content ids, copies included) that moved with the item into the
+    # new cluster, and the cluster they left (its profile changed).
+    moved: tuple[str, ...] = ()
+    split_from: ClusterProfile | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +108,11 @@ class PreparedItem:
             if best is None or candidate.probability > best.probability:
                 best = candidate
         return best
+
+
+def _specific(vectors: ItemVectors) -> dict[str, list[str]]:
+    """Each bag's keys kept in the member's sketch: its most specific ones (TF-IDF)."""
+    return {name: top_keys(vectors.bags[name], SKETCH_KEYS[name]) for name in BAG_NAMES}
 
 
 @dataclass(slots=True)
@@ -157,6 +185,9 @@ class OnlineClusterer:
         prepared = self.prepare(item)
         best = prepared.best
         if best is not None and best.probability >= self.config.model.join_threshold:
+            mistaken = self.mistaken_members(prepared, best.profile)
+            if mistaken:
+                return self.split(prepared, best.profile, mistaken, now=now)
             return self.place(prepared, best, now=now)
         return self.place(prepared, None, now=now)
 
@@ -179,7 +210,7 @@ class OnlineClusterer:
         item = prepared.item
         if target is not None:
             profile = target.profile
-            profile.add(item, now=now)
+            profile.add(item, now=now, specific=_specific(prepared.vectors))
             self._index(profile, item, prepared.vectors)
             return Assignment(
                 item.content_id,
@@ -191,15 +222,95 @@ class OnlineClusterer:
                 target.evidence,
                 len(prepared.scored),
             )
+        profile = self._found(prepared, now=now)
+        return Assignment(
+            item.content_id, profile, True, False, 1.0, "high", None, len(prepared.scored)
+        )
+
+    def mistaken_members(
+        self, prepared: PreparedItem, profile: ClusterProfile
+    ) -> list[MemberSketch]:
+        """Sampled members of ``profile`` that report the item's event and not the cluster's
+        (empty when none): see the module docstring. At most ``MEMBER_SAMPLE`` pair links
+        with the item, and (only when some member links strongly) group x rest more."""
+        config = self.config
+        sample = profile.sample
+        if config.split_cut <= 0.0 or len(sample) < 2:
+            return []
+        model = config.model
+        members = [MemberVectors.of(sketch, self.statistics) for sketch in sample]
+        links = [model.probability(pair_evidence(prepared.vectors, m)) for m in members]
+        group = [i for i, link in enumerate(links) if link >= config.split_link]
+        rest = [i for i, link in enumerate(links) if link < config.split_link]
+        if not group or not rest or 2 * len(group) > len(sample):
+            return []
+        across = [links[r] for r in rest]
+        across += [
+            model.probability(pair_evidence(members[g], members[r])) for g in group for r in rest
+        ]
+        if sum(across) / len(across) >= config.split_cut:
+            return []
+        return [sample[i] for i in group]
+
+    def split(
+        self,
+        prepared: PreparedItem,
+        source: ClusterProfile,
+        mistaken: list[MemberSketch],
+        *,
+        now: datetime,
+    ) -> Assignment:
+        """Move ``mistaken`` members of ``source`` into a new cluster founded by the item."""
+        for sketch in mistaken:
+            source.remove(sketch, now=now)
+        self._refresh_expiry(source)  # its latest publication time may have moved back
+        profile = self._found(prepared, now=now)
+        moved: list[str] = []
+        for sketch in reversed(mistaken):  # oldest ends up first in the new sample
+            profile.absorb(sketch, now=now)
+        for sketch in mistaken:
+            moved += [copy.content_id for copy in sketch.copies]
+            self._by_article[sketch.article_id] = profile.seq
+            keys = self._keys[profile.seq]
+            for name, count in QUERY_KEYS.items():
+                bag = sketch.entities if name == "entities" else sketch.bags.get(name, {})
+                for key in top_keys(bag, count):
+                    keys.add(f"{name}:{key}")
+                    self._postings.touch(f"{name}:{key}", profile.seq)
+        self._refresh_expiry(profile)
+        links = [
+            self.config.model.probability(
+                pair_evidence(prepared.vectors, MemberVectors.of(sketch, self.statistics))
+            )
+            for sketch in mistaken
+        ]
+        similarity = sum(links) / len(links)
+        return Assignment(
+            prepared.item.content_id,
+            profile,
+            True,
+            False,
+            similarity,
+            self.config.model.confidence(similarity),
+            None,
+            len(prepared.scored),
+            tuple(moved),
+            source,
+        )
+
+    def _found(self, prepared: PreparedItem, *, now: datetime) -> ClusterProfile:
+        item = prepared.item
         profile = ClusterProfile.founded_by(
-            item, cluster_id=self._new_cluster_id(item), seq=self._next_seq, now=now
+            item,
+            cluster_id=self._new_cluster_id(item),
+            seq=self._next_seq,
+            now=now,
+            specific=_specific(prepared.vectors),
         )
         self._next_seq += 1
         self._admit(profile)
         self._index(profile, item, prepared.vectors)
-        return Assignment(
-            item.content_id, profile, True, False, 1.0, "high", None, len(prepared.scored)
-        )
+        return profile
 
     def assign_all(self, items: Iterable[tuple[StoryItem, datetime]]) -> list[Assignment]:
         return [self.assign(item, now=now) for item, now in items]

@@ -13,8 +13,7 @@ the choice of title: one text carried by ten outlets is still one article's wort
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from herald.clusters.item import Embedding, StoryItem, lexical_bag, phrase_key
+from herald.clusters.members import MEMBER_SAMPLE, MemberCopy, MemberSketch, pack, unpack
 from herald.clusters.vectors import SparseVector, add_into, log_tf, normalized, pruned, top_keys
 
 # Bags compared by TF-IDF cosine (see herald.clusters.item), with the size each centroid keeps.
@@ -66,10 +66,17 @@ class ClusterProfile:
     phrases: SparseVector = field(default_factory=dict)  # phrase key -> articles using it
     phrase_surfaces: dict[str, str] = field(default_factory=dict)
     representatives: list[Representative] = field(default_factory=list)
+    sample: list[MemberSketch] = field(default_factory=list)  # recent articles, oldest first
 
     @classmethod
     def founded_by(
-        cls, item: StoryItem, *, cluster_id: str, seq: int, now: datetime
+        cls,
+        item: StoryItem,
+        *,
+        cluster_id: str,
+        seq: int,
+        now: datetime,
+        specific: Mapping[str, Sequence[str]] | None = None,
     ) -> ClusterProfile:
         profile = cls(
             cluster_id=cluster_id,
@@ -81,7 +88,7 @@ class ClusterProfile:
             latest_member_added_at=now,
             embedding_sum=np.zeros_like(item.embedding, dtype=np.float32),
         )
-        profile.add(item, now=now)
+        profile.add(item, now=now, specific=specific)
         return profile
 
     # -- reading -----------------------------------------------------------------------------
@@ -137,8 +144,16 @@ class ClusterProfile:
 
     # -- changing ----------------------------------------------------------------------------
 
-    def add(self, item: StoryItem, *, now: datetime) -> bool:
-        """Add a member; returns whether it was a new article (False for a syndicated copy)."""
+    def add(
+        self,
+        item: StoryItem,
+        *,
+        now: datetime,
+        specific: Mapping[str, Sequence[str]] | None = None,
+    ) -> bool:
+        """Add a member; returns whether it was a new article (False for a syndicated copy).
+
+        ``specific``: each bag's keys, most specific first, for the member's sketch."""
         self.member_count += 1
         self.source_counts[item.source_key] = self.source_counts.get(item.source_key, 0) + 1
         self.first_published_at = min(self.first_published_at, item.published_at)
@@ -147,6 +162,11 @@ class ClusterProfile:
         self.updated_at = now
         self.profile_version += 1
         if item.article_id in self.article_ids:
+            for sketch in self.sample:
+                if sketch.article_id == item.article_id:
+                    sketch.copies.append(
+                        MemberCopy(item.content_id, item.source_key, item.published_at)
+                    )
             return False
         self.article_ids.add(item.article_id)
         self.embedding_sum = self.embedding_sum + item.embedding
@@ -160,12 +180,90 @@ class ClusterProfile:
             if entity_id in self.entities and entity_id in item.entity_names:
                 self.entity_names.setdefault(entity_id, item.entity_names[entity_id])
         self.entity_names = {k: v for k, v in self.entity_names.items() if k in self.entities}
-        self._add_phrases(item)
-        self._add_representative(item)
+        self._add_phrases(item.phrases)
+        self._add_representative(
+            Representative(item.content_id, item.title, item.abstract, item.embedding)
+        )
+        self.sample.append(MemberSketch.of(item, specific))
+        del self.sample[:-MEMBER_SAMPLE]
         return True
 
-    def _add_phrases(self, item: StoryItem) -> None:
-        for surface in item.phrases:
+    def remove(self, sketch: MemberSketch, *, now: datetime) -> None:
+        """Take a sampled article and its copies out (they move to another story).
+
+        Exact for counts, sources, the embedding centroid, entities and phrases; the term sums
+        lose the sketch's kept keys only (its least specific terms stay, a small residue), and
+        when the first or latest publication time leaves, the bound is taken from the sample.
+        """
+        self.sample.remove(sketch)
+        self.member_count -= len(sketch.copies)
+        for copy in sketch.copies:
+            left = self.source_counts.get(copy.source_key, 0) - 1
+            if left > 0:
+                self.source_counts[copy.source_key] = left
+            else:
+                self.source_counts.pop(copy.source_key, None)
+        self.article_ids.discard(sketch.article_id)
+        self.embedding_sum = self.embedding_sum - sketch.embedding
+        for name, bag in sketch.bags.items():
+            self.bags[name] = _subtracted(self.bags.get(name, {}), bag)
+        self.entities = _subtracted(self.entities, sketch.entities)
+        self.entity_names = {k: v for k, v in self.entity_names.items() if k in self.entities}
+        for surface in sketch.phrases:
+            key = phrase_key(surface)
+            if key in self.phrases:
+                self.phrases[key] -= 1.0
+        self.phrases = {k: v for k, v in self.phrases.items() if v > 0.0}
+        self.phrase_surfaces = {k: v for k, v in self.phrase_surfaces.items() if k in self.phrases}
+        times = [copy.published_at for s in self.sample for copy in s.copies]
+        gone = {copy.published_at for copy in sketch.copies}
+        if times and self.first_published_at in gone:
+            self.first_published_at = min(times)
+        if times and self.latest_published_at in gone:
+            self.latest_published_at = max(times)
+        pool = [r for r in self.representatives if r.content_id != sketch.content_id]
+        if not pool:  # every representative left: the sample still has the remaining members
+            pool = [
+                Representative(s.content_id, s.title, s.abstract, s.embedding) for s in self.sample
+            ]
+        self.representatives = []
+        for member in pool:
+            self._add_representative(member)
+        self.updated_at = now
+        self.profile_version += 1
+
+    def absorb(self, sketch: MemberSketch, *, now: datetime) -> None:
+        """Take in a sketched article and its copies from another story (older than the
+        members already here: it goes to the old end of the sample)."""
+        self.member_count += len(sketch.copies)
+        for copy in sketch.copies:
+            self.source_counts[copy.source_key] = self.source_counts.get(copy.source_key, 0) + 1
+            self.first_published_at = min(self.first_published_at, copy.published_at)
+            self.latest_published_at = max(self.latest_published_at, copy.published_at)
+        self.latest_member_added_at = max(self.latest_member_added_at, now)
+        self.updated_at = now
+        self.profile_version += 1
+        self.article_ids.add(sketch.article_id)
+        self.embedding_sum = self.embedding_sum + sketch.embedding
+        for name, size in LEXICAL_BAGS.items():
+            bag = self.bags.setdefault(name, {})
+            add_into(bag, sketch.bags.get(name, {}))
+            self.bags[name] = pruned(bag, size)
+        add_into(self.entities, sketch.entities)
+        self.entities = pruned(self.entities, MAX_PROFILE_ENTITIES)
+        for entity_id, name in sketch.entity_names.items():
+            if entity_id in self.entities:
+                self.entity_names.setdefault(entity_id, name)
+        self.entity_names = {k: v for k, v in self.entity_names.items() if k in self.entities}
+        self._add_phrases(sketch.phrases)
+        self._add_representative(
+            Representative(sketch.content_id, sketch.title, sketch.abstract, sketch.embedding)
+        )
+        self.sample.insert(0, sketch)
+        del self.sample[:-MEMBER_SAMPLE]
+
+    def _add_phrases(self, phrases: Sequence[str]) -> None:
+        for surface in phrases:
             key = phrase_key(surface)
             self.phrases[key] = self.phrases.get(key, 0.0) + 1.0
             self.phrase_surfaces.setdefault(key, surface)
@@ -175,9 +273,9 @@ class ClusterProfile:
                 k: v for k, v in self.phrase_surfaces.items() if k in self.phrases
             }
 
-    def _add_representative(self, item: StoryItem) -> None:
+    def _add_representative(self, member: Representative) -> None:
         pool = self.representatives
-        pool.append(Representative(item.content_id, item.title, item.abstract, item.embedding))
+        pool.append(member)
         centroid = self.centroid()
         for member in pool:
             member.centrality = float(member.embedding @ centroid) if centroid.size else 1.0
@@ -205,7 +303,7 @@ class ClusterProfile:
             "abstract": self.abstract,
             "article_ids": sorted(self.article_ids),
             "source_counts": dict(sorted(self.source_counts.items())),
-            "embedding_sum": _pack(self.embedding_sum),
+            "embedding_sum": pack(self.embedding_sum),
             "bags": self.bags,
             "entities": self.entities,
             "entity_names": self.entity_names,
@@ -216,11 +314,12 @@ class ClusterProfile:
                     "content_id": r.content_id,
                     "title": r.title,
                     "abstract": r.abstract,
-                    "embedding": _pack(r.embedding),
+                    "embedding": pack(r.embedding),
                     "centrality": r.centrality,
                 }
                 for r in self.representatives
             ],
+            "sample": [sketch.to_state() for sketch in self.sample],
         }
 
     @classmethod
@@ -242,7 +341,7 @@ class ClusterProfile:
             abstract=str(state["abstract"]),
             article_ids=set(state["article_ids"]),
             source_counts={str(k): int(v) for k, v in state["source_counts"].items()},
-            embedding_sum=_unpack(state["embedding_sum"]),
+            embedding_sum=unpack(state["embedding_sum"]),
             bags={
                 str(name): {str(k): float(v) for k, v in bag.items()}
                 for name, bag in state["bags"].items()
@@ -256,18 +355,20 @@ class ClusterProfile:
                     str(r["content_id"]),
                     str(r["title"]),
                     str(r["abstract"]),
-                    _unpack(r["embedding"]),
+                    unpack(r["embedding"]),
                     float(r["centrality"]),
                 )
                 for r in state["representatives"]
             ],
+            # Profiles stored before member sketches existed have none (nothing to move out).
+            sample=[MemberSketch.from_state(s) for s in state.get("sample", ())],
         )
 
 
-def _pack(vector: Embedding) -> str:
-    """Float32 vectors as base64 (exact, and a quarter of the size of a JSON list)."""
-    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
-
-
-def _unpack(text: str) -> Embedding:
-    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
+def _subtracted(total: SparseVector, part: SparseVector) -> SparseVector:
+    """``total - part``, without the entries that fall to (rounding noise around) zero."""
+    out = dict(total)
+    for key, value in part.items():
+        if key in out:
+            out[key] -= value
+    return {key: value for key, value in out.items() if value > 1e-9}

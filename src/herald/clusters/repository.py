@@ -204,6 +204,23 @@ def set_content_clusters(session: Session, assignments: Mapping[str, str]) -> No
         )
 
 
+def move_members(session: Session, moves: Mapping[str, str]) -> None:
+    """Members that moved to another cluster (content id -> cluster id): member rows and the
+    content items' ``cluster_id``. Each keeps the link it was given when it joined."""
+    by_cluster: dict[str, list[str]] = {}
+    for content_id, cluster_id in moves.items():
+        by_cluster.setdefault(cluster_id, []).append(content_id)
+    for cluster_id, content_ids in sorted(by_cluster.items()):
+        for start in range(0, len(content_ids), _CHUNK):
+            chunk = content_ids[start : start + _CHUNK]
+            session.execute(
+                update(StoryClusterMember)
+                .where(StoryClusterMember.content_id.in_(chunk))
+                .values(cluster_id=cluster_id)
+            )
+    set_content_clusters(session, moves)
+
+
 def add_statistics(
     session: Session, increments: Mapping[tuple[str, str], int], *, sequence: int
 ) -> None:

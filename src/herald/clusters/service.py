@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +114,7 @@ class _Batch:
     contents: dict[str, str]
     increments: dict[tuple[str, str], int]
     closed: list[StoryCluster]  # clusters out of the horizon that gained a copy
+    moves: dict[str, str] = field(default_factory=dict)  # content id -> cluster it moved to
 
 
 def cluster_items(
@@ -191,6 +192,11 @@ def _cluster_one(
             for key in keys:
                 batch.increments[(bag, key)] = batch.increments.get((bag, key), 0) + 1
     batch.changed[profile.cluster_id] = profile
+    if assignment.split_from is not None:
+        # Members of another story moved into this new one (see herald.clusters.online).
+        batch.changed[assignment.split_from.cluster_id] = assignment.split_from
+        for content_id in assignment.moved:
+            batch.moves[content_id] = profile.cluster_id
     batch.members.append(
         _member(
             item.content_id,
@@ -270,6 +276,7 @@ def _write(
     session.flush()
     repository.add_members(session, batch.members)
     repository.set_content_clusters(session, batch.contents)
+    repository.move_members(session, batch.moves)  # after the inserts: may move their rows
     repository.add_statistics(session, batch.increments, sequence=sequence)
     state.sequence = sequence
     state.documents = {bag: stats.documents for bag, stats in clusterer.statistics.items()}
