@@ -1,6 +1,6 @@
 """Ingestion throughput: a 10,000-item JSON Lines file, parsed and stored (no enrichment run).
 
-    .venv/bin/python bench/ingest_jsonl.py [--items 10000] [--database-url URL]
+    .venv/bin/python bench/ingest_jsonl.py [--items 10000] [--database-url URL] [--parallel-only]
 
 The file is built from the bundled demo corpus' real news sentences: most items mix sentences of
 three articles (distinct stories of realistic length), about one in five reprints an earlier item
@@ -103,6 +103,9 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--database-url", default=None, help="default: SQLite in a temp dir")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--parallel-only", action="store_true", help="skip the one-process mode (PostgreSQL)"
+    )
     args = parser.parse_args()
     backend = "postgresql" if args.database_url else "sqlite"
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,6 +120,8 @@ def main() -> int:
             f"load average {os.getloadavg()[0]:.1f} at start"
         )
         modes = [1] if args.workers <= 1 else [1, args.workers]
+        if args.parallel_only and args.workers > 1:
+            modes = [args.workers]
         for index, workers in enumerate(modes):
             home = Path(tmp) / f"home{index}"
             home.mkdir()
