@@ -37,7 +37,7 @@ import socket
 import subprocess
 import sys
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +262,34 @@ def make_queries(count: int, seed: int = 7) -> list[dict[str, Any]]:
     return out
 
 
+def query_classes(body: dict[str, Any]) -> list[str]:
+    """The window and filter classes of one query (for the per-class breakdown)."""
+    if "start_date" not in body:
+        window = "window: default 60 days"
+    else:
+        days = (
+            datetime.fromisoformat(body["end_date"]) - datetime.fromisoformat(body["start_date"])
+        ).days
+        window = "window: other 60 days" if days >= 60 else "window: 1-7 days"
+    filters = [f"filter: {name}" for name in FILTERS if name in body] or ["filter: none"]
+    return [window, *filters]
+
+
+FILTERS = ("media_types", "include_domains", "exclude_domains", "entity_ids")
+
+
+def breakdown(queries: list[dict[str, Any]], times: list[float]) -> dict[str, str]:
+    groups: dict[str, list[float]] = {}
+    for body, elapsed in zip(queries, times, strict=True):
+        for name in query_classes(body):
+            groups.setdefault(name, []).append(elapsed)
+    return {
+        name: f"n={len(values)} p50 {np.percentile(values, 50):.1f} ms, "
+        f"p95 {np.percentile(values, 95):.1f} ms"
+        for name, values in sorted(groups.items())
+    }
+
+
 def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str, Any]:
     env = env_for(backend, work)
     key = json.loads(
@@ -317,6 +345,7 @@ def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str
                     "mean_results": round(float(np.mean(counts)), 2),
                     "load_before": load_before,
                     "load_after": load_average(),
+                    "by_class": breakdown(queries, times),
                 }
                 print(f"  {backend} {label}: {results[label]}", file=sys.stderr)
     finally:
