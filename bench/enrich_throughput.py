@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/enrich_throughput.py [--items 2000] [--mode both|pipeline|jobs]
                                                 [--ner-max-chars 0] [--batch 32]
-                                                [--embedding-runtime onnx|torch]
+                                                [--embedding-runtime onnx|torch] [--processes 1]
 
 Corpus (real text, all freely licensed, from ../shared/data): every ECB+ news article of 300-800
 words, longer ECB+ articles cut at the last sentence end before 800 words, then Changelog News and
@@ -13,7 +13,9 @@ that order, until --items texts (first line or sentence = title). Two measuremen
   40,000-entity knowledge base, embeddings) over batches, with the time of every step;
 * ``jobs``: end to end through the durable queue on SQLite: items inserted, ``enrich.item`` jobs
   queued, a worker drains them (read, enrich, store results, entity links, embeddings, jobs
-  finished), as `herald enrich` does.
+  finished, and the search indexing and clustering jobs that follow), as `herald enrich` does;
+  ``--processes N`` drains with N worker processes at once (as N `herald worker` processes
+  would), timed from when all have loaded their models.
 
 Wall time and process CPU time are both printed: the machine is shared with other engineers'
 jobs (2 cores), so wall time depends on their load and CPU time says what the work costs.
@@ -30,6 +32,7 @@ import time
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ENGINE = "onnx"  # --embedding-runtime
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -154,7 +157,9 @@ def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -
             print(f"    {step:<15} {seconds:7.1f}s  {1000 * seconds / len(items):7.1f} ms/article")
 
 
-def run_jobs(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> None:
+def run_jobs(
+    texts: list[tuple[str, str]], batch: int, ner_max_chars: int, processes: int = 1
+) -> None:
     import hashlib
 
     from herald.config import Settings
@@ -211,6 +216,10 @@ def run_jobs(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> No
             )
             ids.append(item_id)
         queue_enrichment(session, ids, clock=runtime.clock)
+    if processes > 1:
+        runtime.close()
+        run_worker_processes(settings, processes, len(ids))
+        return
     worker = Worker(runtime)
     worker.run_once()  # the first batch loads the models: timed apart
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -224,6 +233,53 @@ def run_jobs(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> No
     runtime.close()
 
 
+def _worker_process(settings: Any, ready: Any, go: Any, results: Any) -> None:
+    """One ``herald worker``-like process: load the models, wait for the start, drain."""
+    from herald.enrich.service import get_pipeline
+    from herald.jobs.worker import Worker
+    from herald.runtime import Runtime
+
+    runtime = Runtime(settings)
+    get_pipeline(runtime)  # models and knowledge base loaded before the clock starts
+    ready.wait()
+    go.wait()
+    cpu0 = time.process_time()
+    done = Worker(runtime).drain()
+    results.put((done, time.process_time() - cpu0, time.perf_counter()))
+    runtime.close()
+
+
+def run_worker_processes(settings: Any, processes: int, queued: int) -> None:
+    """``processes`` worker processes drain the same queue (how Herald scales enrichment: more
+    ``herald worker`` processes on the shared database); timed from when all have loaded."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    ready, go = context.Barrier(processes + 1), context.Barrier(processes + 1)
+    results = context.Queue()
+    children = [
+        context.Process(target=_worker_process, args=(settings, ready, go, results))
+        for _ in range(processes)
+    ]
+    for child in children:
+        child.start()
+    ready.wait()  # every process has loaded its models
+    go.wait()
+    started = time.perf_counter()
+    finished = [results.get() for _ in children]
+    for child in children:
+        child.join()
+    wall = max(end for _, _, end in finished) - started
+    done = sum(count for count, _, _ in finished)
+    cpu = sum(seconds for _, seconds, _ in finished)
+    print(
+        f"jobs ({processes} worker processes): {done} of {queued} articles end to end in "
+        f"{wall:.1f}s wall = {done / wall:.1f} articles/s; CPU {cpu:.1f}s = "
+        f"{cpu / max(done, 1) * 1000:.1f} ms CPU per article; per process "
+        f"{[count for count, _, _ in finished]}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--items", type=int, default=2000)
@@ -231,6 +287,9 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--ner-max-chars", type=int, default=0)
     parser.add_argument("--embedding-runtime", choices=("onnx", "torch"), default="onnx")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="jobs mode: worker processes sharing the queue"
+    )
     args = parser.parse_args()
     global ENGINE
     ENGINE = args.embedding_runtime
@@ -251,7 +310,7 @@ def main() -> int:
         cpu_profile(texts, args.batch, args.ner_max_chars)
         run_pipeline(texts, args.batch, args.ner_max_chars)
     if args.mode in ("both", "jobs"):
-        run_jobs(texts, args.batch, args.ner_max_chars)
+        run_jobs(texts, args.batch, args.ner_max_chars, args.processes)
     return 0
 
 
