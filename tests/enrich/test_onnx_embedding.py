@@ -85,3 +85,14 @@ def test_onnx_runs_in_a_process_that_loaded_the_vector_index_first() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-2:] == ["OnnxEmbedder", "1.0"]
+
+
+def test_concurrent_queries_from_many_threads() -> None:
+    # Searches embed queries on several threads at once (the tokenizer is not thread-safe).
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = [f"{text} ({n})" for n in range(8) for text in TEXTS[:4]]
+    want = np.vstack([embedder().embed([q]) for q in queries])
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        got = np.vstack(list(pool.map(lambda q: embedder().embed([q]), queries)))
+    np.testing.assert_allclose(got, want, atol=1e-5)

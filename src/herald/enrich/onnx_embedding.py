@@ -74,6 +74,7 @@ class OnnxEmbedder(ModelEmbedder):
             else ort.InferenceSession(graph, _options(ort, threads), providers=_CPU)
         )
         self._batch_lock = threading.Lock()  # one batch at a time
+        self._tokenizer_lock = threading.Lock()
 
     def _embed(self, texts: list[str]) -> Vectors:
         if len(texts) <= _SMALL_BATCH:
@@ -88,13 +89,17 @@ class OnnxEmbedder(ModelEmbedder):
         return out
 
     def _run(self, session: Any, texts: list[str]) -> Vectors:
-        encoded = self._tokenizer(
-            texts,
-            padding=True,
-            truncation=True,
-            max_length=self._max_tokens,
-            return_tensors="np",
-        )
+        # A fast tokenizer keeps padding and truncation as state that a call may change, and
+        # concurrent calls that change it fail ("Already borrowed"). Searches embed queries on
+        # several threads: tokenising (about 0.05 ms) is serialised, the model runs concurrently.
+        with self._tokenizer_lock:
+            encoded = self._tokenizer(
+                texts,
+                padding=True,
+                truncation=True,
+                max_length=self._max_tokens,
+                return_tensors="np",
+            )
         feed = {name: np.asarray(encoded[name], dtype=np.int64) for name in self._inputs}
         hidden = session.run(None, feed)[0]
         mask = np.asarray(encoded["attention_mask"], dtype=np.float32)[..., None]
