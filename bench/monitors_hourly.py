@@ -65,7 +65,7 @@ import search_synthetic as synthetic
 from herald.config import Settings
 from herald.core.clock import FrozenClock
 from herald.db.migrate import upgrade
-from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
+from herald.db.models.content import ContentItem
 from herald.db.models.entity import Entity
 from herald.db.models.monitor import MonitorResult, MonitorRun
 from herald.jobs.queue import pending_count
@@ -108,39 +108,6 @@ def _retime(batch: synthetic.SyntheticBatch, when: dict[str, datetime]) -> None:
     batch.entities = [(c, e, when[c], m) for c, e, _, m in batch.entities]
 
 
-def _write_batch(conn: Any, batch: synthetic.SyntheticBatch, model: str) -> None:
-    conn.execute(insert(ContentItem), batch.rows)
-    if batch.entities:
-        conn.execute(
-            insert(ContentEntity),
-            [
-                {
-                    "content_id": cid,
-                    "entity_id": eid,
-                    "mention_count": 1,
-                    "salience": 0.5,
-                    "confidence": 0.9,
-                    "published_at": published,
-                    "media_type": media,
-                }
-                for cid, eid, published, media in batch.entities
-            ],
-        )
-    conn.execute(
-        insert(ContentEmbedding),
-        [
-            {
-                "content_id": row["id"],
-                "model": model,
-                "dim": batch.vectors.shape[1],
-                "vector": vec.astype("<f4").tobytes(),
-                "updated_at": row["enriched_at"],
-            }
-            for row, vec in zip(batch.rows, batch.vectors, strict=True)
-        ],
-    )
-
-
 class Corpus:
     """The synthetic passages and their vectors (embedded once, cached)."""
 
@@ -179,7 +146,7 @@ def build_base(home: Path, url: str, args: argparse.Namespace, corpus: Corpus) -
     for batch in synthetic.generate(args.items, corpus.passages, corpus.vectors):
         _retime(batch, {str(r["id"]): _compress(r["published_at"], args.days) for r in batch.rows})  # type: ignore[arg-type]
         with engine.begin() as conn:
-            _write_batch(conn, batch, corpus.model)
+            synthetic.write_batch(conn, batch, corpus.model)
     if url.startswith("postgresql"):
         with engine.begin() as conn:
             conn.execute(text(f"SELECT setval('content_change_seq', {args.items})"))
@@ -220,7 +187,7 @@ def add_hour_of_items(
     }
     _retime(batch, when)
     with runtime.sessions.write() as session:
-        _write_batch(session, batch, corpus.model)
+        synthetic.write_batch(session, batch, corpus.model)
     return count
 
 

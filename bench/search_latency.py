@@ -49,7 +49,6 @@ from sqlalchemy import create_engine, insert, text
 import search_scifact_data as scifact
 import search_synthetic as synthetic
 from herald.db.migrate import upgrade
-from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
 from herald.db.models.entity import Entity
 
 PG_ADMIN = os.environ.get("HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -137,35 +136,7 @@ def load_data(backend: str, work: Path, count: int, fresh: bool) -> None:
     written = 0
     for batch in synthetic.generate(count, passages, vectors):
         with engine.begin() as conn:
-            conn.execute(insert(ContentItem), batch.rows)
-            conn.execute(
-                insert(ContentEntity),
-                [
-                    {
-                        "content_id": cid,
-                        "entity_id": eid,
-                        "mention_count": 1,
-                        "salience": 0.5,
-                        "confidence": 0.9,
-                        "published_at": published,
-                        "media_type": media,
-                    }
-                    for cid, eid, published, media in batch.entities
-                ],
-            )
-            conn.execute(
-                insert(ContentEmbedding),
-                [
-                    {
-                        "content_id": row["id"],
-                        "model": embedder.model_name,
-                        "dim": vectors.shape[1],
-                        "vector": vec.astype("<f4").tobytes(),
-                        "updated_at": now,
-                    }
-                    for row, vec in zip(batch.rows, batch.vectors, strict=True)
-                ],
-            )
+            synthetic.write_batch(conn, batch, embedder.model_name, embedded_at=now)
         written += len(batch.rows)
         if written % 100_000 == 0:
             rate = written / (time.monotonic() - started)

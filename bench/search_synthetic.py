@@ -23,11 +23,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from sqlalchemy import insert
 
 import search_scifact_data as scifact
 from herald.core.ids import stable_id
+from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
 from herald.enrich.embedding import embedding_text
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -213,3 +216,40 @@ def generate(
                 links.append((cid, entities[e], published, str(media[j])))
             e_pos += n_ent[j]
         yield SyntheticBatch(rows, list(dict.fromkeys(links)), mixed.astype(np.float32))
+
+
+def write_batch(
+    conn: Any, batch: SyntheticBatch, model: str, *, embedded_at: datetime | None = None
+) -> None:
+    """Insert a batch as enrichment leaves it: items, entity links, embeddings (each embedding
+    dated ``embedded_at``, else its item's ``enriched_at``). ``conn``: a connection or session."""
+    conn.execute(insert(ContentItem), batch.rows)
+    if batch.entities:
+        conn.execute(
+            insert(ContentEntity),
+            [
+                {
+                    "content_id": cid,
+                    "entity_id": eid,
+                    "mention_count": 1,
+                    "salience": 0.5,
+                    "confidence": 0.9,
+                    "published_at": published,
+                    "media_type": media,
+                }
+                for cid, eid, published, media in batch.entities
+            ],
+        )
+    conn.execute(
+        insert(ContentEmbedding),
+        [
+            {
+                "content_id": row["id"],
+                "model": model,
+                "dim": batch.vectors.shape[1],
+                "vector": vec.astype("<f4").tobytes(),
+                "updated_at": embedded_at or row["enriched_at"],
+            }
+            for row, vec in zip(batch.rows, batch.vectors, strict=True)
+        ],
+    )

@@ -40,8 +40,7 @@ def test_default_embedder_runs_on_onnx() -> None:
 
 @pytest.mark.parametrize("count", [1, 3, len(TEXTS)])
 def test_onnx_vectors_match_torch(torch_embedder: SentenceTransformerEmbedder, count: int) -> None:
-    # 1 and 3 texts take the single-thread session, 6 the batched one (sorted by length inside,
-    # returned in input order).
+    # One text, a few, and a batch (sorted by length inside, returned in input order).
     texts = TEXTS[:count]
     got, want = embedder().embed(texts), torch_embedder.embed(texts)
     assert got.shape == want.shape == (count, 384)

@@ -13,7 +13,7 @@ the choice of title: one text carried by ten outlets is still one article's wort
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -154,13 +154,8 @@ class ClusterProfile:
         """Add a member; returns whether it was a new article (False for a syndicated copy).
 
         ``specific``: each bag's keys, most specific first, for the member's sketch."""
-        self.member_count += 1
-        self.source_counts[item.source_key] = self.source_counts.get(item.source_key, 0) + 1
-        self.first_published_at = min(self.first_published_at, item.published_at)
-        self.latest_published_at = max(self.latest_published_at, item.published_at)
-        self.latest_member_added_at = max(self.latest_member_added_at, now)
-        self.updated_at = now
-        self.profile_version += 1
+        self._count_member(item.source_key, item.published_at)
+        self._touch(now)
         if item.article_id in self.article_ids:
             for sketch in self.sample:
                 if sketch.article_id == item.article_id:
@@ -168,21 +163,14 @@ class ClusterProfile:
                         MemberCopy(item.content_id, item.source_key, item.published_at)
                     )
             return False
-        self.article_ids.add(item.article_id)
-        self.embedding_sum = self.embedding_sum + item.embedding
-        for name, size in LEXICAL_BAGS.items():
-            bag = self.bags.setdefault(name, {})
-            add_into(bag, normalized(log_tf(lexical_bag(item, name))))
-            self.bags[name] = pruned(bag, size)
-        add_into(self.entities, item.entities)
-        self.entities = pruned(self.entities, MAX_PROFILE_ENTITIES)
-        for entity_id in item.entities:
-            if entity_id in self.entities and entity_id in item.entity_names:
-                self.entity_names.setdefault(entity_id, item.entity_names[entity_id])
-        self.entity_names = {k: v for k, v in self.entity_names.items() if k in self.entities}
-        self._add_phrases(item.phrases)
-        self._add_representative(
-            Representative(item.content_id, item.title, item.abstract, item.embedding)
+        self._add_article(
+            item.article_id,
+            item.embedding,
+            {name: normalized(log_tf(lexical_bag(item, name))) for name in LEXICAL_BAGS},
+            item.entities,
+            [(e, item.entity_names[e]) for e in item.entities if e in item.entity_names],
+            item.phrases,
+            Representative(item.content_id, item.title, item.abstract, item.embedding),
         )
         self.sample.append(MemberSketch.of(item, specific))
         del self.sample[:-MEMBER_SAMPLE]
@@ -235,32 +223,57 @@ class ClusterProfile:
     def absorb(self, sketch: MemberSketch, *, now: datetime) -> None:
         """Take in a sketched article and its copies from another story (older than the
         members already here: it goes to the old end of the sample)."""
-        self.member_count += len(sketch.copies)
         for copy in sketch.copies:
-            self.source_counts[copy.source_key] = self.source_counts.get(copy.source_key, 0) + 1
-            self.first_published_at = min(self.first_published_at, copy.published_at)
-            self.latest_published_at = max(self.latest_published_at, copy.published_at)
-        self.latest_member_added_at = max(self.latest_member_added_at, now)
-        self.updated_at = now
-        self.profile_version += 1
-        self.article_ids.add(sketch.article_id)
-        self.embedding_sum = self.embedding_sum + sketch.embedding
-        for name, size in LEXICAL_BAGS.items():
-            bag = self.bags.setdefault(name, {})
-            add_into(bag, sketch.bags.get(name, {}))
-            self.bags[name] = pruned(bag, size)
-        add_into(self.entities, sketch.entities)
-        self.entities = pruned(self.entities, MAX_PROFILE_ENTITIES)
-        for entity_id, name in sketch.entity_names.items():
-            if entity_id in self.entities:
-                self.entity_names.setdefault(entity_id, name)
-        self.entity_names = {k: v for k, v in self.entity_names.items() if k in self.entities}
-        self._add_phrases(sketch.phrases)
-        self._add_representative(
-            Representative(sketch.content_id, sketch.title, sketch.abstract, sketch.embedding)
+            self._count_member(copy.source_key, copy.published_at)
+        self._touch(now)
+        self._add_article(
+            sketch.article_id,
+            sketch.embedding,
+            sketch.bags,
+            sketch.entities,
+            sketch.entity_names.items(),
+            sketch.phrases,
+            Representative(sketch.content_id, sketch.title, sketch.abstract, sketch.embedding),
         )
         self.sample.insert(0, sketch)
         del self.sample[:-MEMBER_SAMPLE]
+
+    def _count_member(self, source_key: str, published_at: datetime) -> None:
+        self.member_count += 1
+        self.source_counts[source_key] = self.source_counts.get(source_key, 0) + 1
+        self.first_published_at = min(self.first_published_at, published_at)
+        self.latest_published_at = max(self.latest_published_at, published_at)
+
+    def _touch(self, now: datetime) -> None:
+        self.latest_member_added_at = max(self.latest_member_added_at, now)
+        self.updated_at = now
+        self.profile_version += 1
+
+    def _add_article(
+        self,
+        article_id: str,
+        embedding: Embedding,
+        bags: Mapping[str, SparseVector],
+        entities: Mapping[str, float],
+        entity_names: Iterable[tuple[str, str]],
+        phrases: Sequence[str],
+        representative: Representative,
+    ) -> None:
+        """What a new distinct article adds to the content profile (copies add none of it)."""
+        self.article_ids.add(article_id)
+        self.embedding_sum = self.embedding_sum + embedding
+        for name, size in LEXICAL_BAGS.items():
+            bag = self.bags.setdefault(name, {})
+            add_into(bag, bags.get(name, {}))
+            self.bags[name] = pruned(bag, size)
+        add_into(self.entities, entities)
+        self.entities = pruned(self.entities, MAX_PROFILE_ENTITIES)
+        for entity_id, entity_name in entity_names:
+            if entity_id in self.entities:
+                self.entity_names.setdefault(entity_id, entity_name)
+        self.entity_names = {k: v for k, v in self.entity_names.items() if k in self.entities}
+        self._add_phrases(phrases)
+        self._add_representative(representative)
 
     def _add_phrases(self, phrases: Sequence[str]) -> None:
         for surface in phrases:

@@ -35,9 +35,6 @@ from herald.enrich.embedding import (
 __all__ = ["OnnxEmbedder", "UnsupportedModel"]
 
 _SUPPORTED_MODULES = ("Transformer", "Pooling", "Normalize")
-# Inputs up to this many texts run on the calling thread alone (a query: no thread hand-off and
-# no partner threads on a busy machine); larger batches use ``batch_threads`` (default 1).
-_SMALL_BATCH = 4
 
 
 class UnsupportedModel(Exception):
@@ -51,7 +48,6 @@ class OnnxEmbedder(ModelEmbedder):
         *,
         batch_size: int = 64,
         max_tokens: int = DEFAULT_MAX_TOKENS,
-        batch_threads: int | None = None,
     ) -> None:
         import onnxruntime as ort
 
@@ -63,32 +59,23 @@ class OnnxEmbedder(ModelEmbedder):
         self._max_tokens = int(st_model.max_seq_length)
         self._batch_size = batch_size
         graph, self._inputs = _export(transformer.auto_model, self._tokenizer)
-        # One thread by default: enrichment embeds beside spaCy's recogniser (which keeps one
-        # core busy), and more cores are used by more worker processes. Measured on 2 cores:
-        # 18.7 articles/s with one thread, 16.7 with two competing with the recogniser.
-        threads = batch_threads or 1
-        self._single = ort.InferenceSession(graph, _options(ort, 1), providers=_CPU)
-        self._batched = (
-            self._single
-            if threads == 1
-            else ort.InferenceSession(graph, _options(ort, threads), providers=_CPU)
-        )
-        self._batch_lock = threading.Lock()  # one batch at a time
+        # One thread, on the caller's: a query needs no thread hand-off, and enrichment embeds
+        # beside spaCy's recogniser (which keeps one core busy); more cores are used by more
+        # worker processes. Measured on 2 cores: 18.7 articles/s with one thread, 16.7 with two
+        # competing with the recogniser. Sessions run concurrently from several threads.
+        self._session = ort.InferenceSession(graph, _options(ort), providers=_CPU)
         self._tokenizer_lock = threading.Lock()
 
     def _embed(self, texts: list[str]) -> Vectors:
-        if len(texts) <= _SMALL_BATCH:
-            return self._run(self._single, texts)
         # Texts of similar length share a batch (less padding), results in the input order.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
-        with self._batch_lock:
-            for start in range(0, len(order), self._batch_size):
-                chunk = order[start : start + self._batch_size]
-                out[chunk] = self._run(self._batched, [texts[i] for i in chunk])
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            out[chunk] = self._run([texts[i] for i in chunk])
         return out
 
-    def _run(self, session: Any, texts: list[str]) -> Vectors:
+    def _run(self, texts: list[str]) -> Vectors:
         # A fast tokenizer keeps padding and truncation as state that a call may change, and
         # concurrent calls that change it fail ("Already borrowed"). Searches embed queries on
         # several threads: tokenising (about 0.05 ms) is serialised, the model runs concurrently.
@@ -101,7 +88,7 @@ class OnnxEmbedder(ModelEmbedder):
                 return_tensors="np",
             )
         feed = {name: np.asarray(encoded[name], dtype=np.int64) for name in self._inputs}
-        hidden = session.run(None, feed)[0]
+        hidden = self._session.run(None, feed)[0]
         mask = np.asarray(encoded["attention_mask"], dtype=np.float32)[..., None]
         pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
@@ -111,9 +98,9 @@ class OnnxEmbedder(ModelEmbedder):
 _CPU = ["CPUExecutionProvider"]
 
 
-def _options(ort: Any, threads: int) -> Any:
+def _options(ort: Any) -> Any:
     options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Idle pool threads sleep instead of spinning: on a shared 2-core machine spinning threads
