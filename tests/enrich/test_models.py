@@ -23,6 +23,18 @@ def test_only_the_recogniser_runs_and_batches_keep_their_order() -> None:
             assert m.label in LINKABLE_LABELS
 
 
+def test_the_recogniser_multiplies_with_numpy_blas_on_one_thread() -> None:
+    from threadpoolctl import threadpool_info
+
+    ner = recognizer()
+    # Every layer of the recogniser uses numpy's BLAS, not thinc's bundled BLIS (whose generic
+    # fallback kernel is several times slower on CPUs it does not recognise).
+    assert all(not node.ops.use_blis for node in ner._nlp.get_pipe("ner").model.walk())
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas
+    assert all(pool["num_threads"] == 1 for pool in blas)
+
+
 def test_embeddings_are_normalised_float32_of_the_model_dimension() -> None:
     model = embedder()
     assert isinstance(model, Embedder)
