@@ -163,7 +163,12 @@ def _first_sentence(text: str) -> str:
 def enrich(name: str, docs: Sequence[BenchDoc], source: Path) -> list[Enriched]:
     """Herald's enrichment of every document (cached; computed in file order)."""
     stat = source.stat()
-    key = hashlib.sha256(f"{name}:{stat.st_size}:{stat.st_mtime_ns}:v2".encode()).hexdigest()[:16]
+    from herald.config import Settings
+
+    # Vectors differ by the embedding precision (HERALD_EMBEDDING_PRECISION): one cache each.
+    precision = Settings(entity_seed="none", database_url=None).embedding_precision
+    tag = f"{name}:{stat.st_size}:{stat.st_mtime_ns}:v3:{precision}"
+    key = hashlib.sha256(tag.encode()).hexdigest()[:16]
     path = CACHE / f"clusters-{name}-{key}.pkl"
     if path.exists():
         with path.open("rb") as handle:
@@ -182,7 +187,7 @@ def enrich(name: str, docs: Sequence[BenchDoc], source: Path) -> list[Enriched]:
         language=LanguageDetector(),
         recognizer=EntityRecognizer(),
         linker=EntityLinker(KnowledgeBase.from_seed()),
-        embedder=build_embedder(None),
+        embedder=build_embedder(None, precision=precision),
     )
     out: list[Enriched] = []
     batch = 64

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 ENGINE = "onnx"  # --embedding-runtime
+PRECISION = "int8"  # --embedding-precision
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MIN_WORDS, MAX_WORDS = 300, 800
 
@@ -99,7 +100,7 @@ def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) ->
 
     sample = texts[:200]
     recognizer = EntityRecognizer(batch_size=batch, max_chars=ner_max_chars)
-    embedder = build_embedder(None, engine=ENGINE)
+    embedder = build_embedder(None, engine=ENGINE, precision=PRECISION)
     recognizer.recognize([document_text(t, b) for t, b in sample[:8]])
     embedder.embed([embedding_text(t, b) for t, b in sample[:8]])
     c0 = time.process_time()
@@ -110,7 +111,7 @@ def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) ->
     print(
         f"cpu profile ({len(sample)} articles): NER {1000 * (c1 - c0) / len(sample):.1f} ms CPU "
         f"per article (one core), embedding {1000 * (c2 - c1) / len(sample):.1f} ms CPU "
-        f"per article ({ENGINE})"
+        f"per article ({ENGINE}, {PRECISION})"
     )
 
 
@@ -127,7 +128,7 @@ def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -
         language=LanguageDetector(),
         recognizer=EntityRecognizer(batch_size=batch, max_chars=ner_max_chars),
         linker=EntityLinker(KnowledgeBase.from_seed()),
-        embedder=build_embedder(None, engine=ENGINE),
+        embedder=build_embedder(None, engine=ENGINE, precision=PRECISION),
     )
     print(f"pipeline: models and knowledge base loaded in {time.perf_counter() - t0:.1f}s")
     items = [
@@ -178,6 +179,7 @@ def run_jobs(
         enrich_batch_size=batch,
         ner_max_chars=ner_max_chars,
         embedding_runtime=ENGINE,
+        embedding_precision=PRECISION,
     )
     upgrade(settings.resolved_database_url)
     runtime = Runtime(settings)
@@ -217,20 +219,34 @@ def run_jobs(
             ids.append(item_id)
         queue_enrichment(session, ids, clock=runtime.clock)
     if processes > 1:
-        runtime.close()
         run_worker_processes(settings, processes, len(ids))
+        print(f"  articles enriched: {enriched_count(runtime)} of {len(ids)}")
+        runtime.close()
         return
     worker = Worker(runtime)
     worker.run_once()  # the first batch loads the models: timed apart
+    first = enriched_count(runtime)
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    done = worker.drain()
+    worker.drain()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    done = enriched_count(runtime) - first
     print(
         f"jobs: {done} articles end to end in {wall:.1f}s wall = {done / wall:.1f} articles/s; "
         f"CPU {cpu:.1f}s = {cpu / max(done, 1) * 1000:.1f} ms CPU per article "
-        f"(after a first batch of {len(ids) - done} that loaded the models)"
+        f"(after a first batch of {first} that loaded the models)"
     )
     runtime.close()
+
+
+def enriched_count(runtime: Any) -> int:
+    """Articles whose enrichment is stored (the job counts include follow-up jobs)."""
+    from sqlalchemy import func, select
+
+    from herald.db.models.content import ContentItem
+
+    with runtime.sessions.read() as session:
+        query = select(func.count()).where(ContentItem.enriched_at.is_not(None))
+        return int(session.scalar(query) or 0)
 
 
 def _worker_process(settings: Any, ready: Any, go: Any, results: Any) -> None:
@@ -270,13 +286,12 @@ def run_worker_processes(settings: Any, processes: int, queued: int) -> None:
     for child in children:
         child.join()
     wall = max(end for _, _, end in finished) - started
-    done = sum(count for count, _, _ in finished)
     cpu = sum(seconds for _, seconds, _ in finished)
     print(
-        f"jobs ({processes} worker processes): {done} of {queued} articles end to end in "
-        f"{wall:.1f}s wall = {done / wall:.1f} articles/s; CPU {cpu:.1f}s = "
-        f"{cpu / max(done, 1) * 1000:.1f} ms CPU per article; per process "
-        f"{[count for count, _, _ in finished]}"
+        f"jobs ({processes} worker processes): {queued} articles end to end in "
+        f"{wall:.1f}s wall = {queued / wall:.1f} articles/s; CPU {cpu:.1f}s = "
+        f"{cpu / queued * 1000:.1f} ms CPU per article; jobs (enrichment and the follow-up "
+        f"jobs) per process {[count for count, _, _ in finished]}"
     )
 
 
@@ -287,12 +302,13 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--ner-max-chars", type=int, default=0)
     parser.add_argument("--embedding-runtime", choices=("onnx", "torch"), default="onnx")
+    parser.add_argument("--embedding-precision", choices=("int8", "float32"), default="int8")
     parser.add_argument(
         "--processes", type=int, default=1, help="jobs mode: worker processes sharing the queue"
     )
     args = parser.parse_args()
-    global ENGINE
-    ENGINE = args.embedding_runtime
+    global ENGINE, PRECISION
+    ENGINE, PRECISION = args.embedding_runtime, args.embedding_precision
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     texts, origin = corpus(args.items)
     words = [len(b.split()) for _, b in texts]
@@ -304,7 +320,7 @@ def main() -> int:
     print(", ".join(f"{x:.1f}" for x in os.getloadavg()))
     print(
         f"settings: batch {args.batch}, ner_max_chars {args.ner_max_chars or 'all'}, "
-        f"embedding runtime {ENGINE}"
+        f"embedding runtime {ENGINE} ({PRECISION})"
     )
     if args.mode in ("both", "pipeline"):
         cpu_profile(texts, args.batch, args.ner_max_chars)

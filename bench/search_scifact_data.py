@@ -94,7 +94,11 @@ def write_jsonl(data: SciFact, path: Path) -> None:
 
 def herald_home(data: SciFact) -> Path:
     """A data directory holding SciFact as ``herald ingest`` stores, enriches and indexes it."""
-    home = cache_dir() / "scifact-home"
+    from herald.config import Settings
+
+    # One collection per embedding precision (HERALD_EMBEDDING_PRECISION): their vectors differ.
+    precision = Settings(entity_seed="none", database_url=None).embedding_precision
+    home = cache_dir() / f"scifact-home-{precision}"
     done = home / "ingested.ok"
     if done.exists():
         return home

@@ -47,7 +47,7 @@ def test_embeddings_are_normalised_float32_of_the_model_dimension() -> None:
     similarity = vectors @ vectors.T
     assert similarity[0, 1] > similarity[0, 2] + 0.3
     assert model.embed([]).shape == (0, 384)
-    assert model.model_name == "sentence-transformers/all-MiniLM-L6-v2"
+    assert model.model_name == "sentence-transformers/all-MiniLM-L6-v2#int8"  # the default
 
 
 def test_embedding_text_is_title_and_lead() -> None:

@@ -1,4 +1,5 @@
-"""The ONNX Runtime embedder gives the torch model's vectors (what search and clusters rely on)."""
+"""The ONNX Runtime embedder gives the torch model's vectors in float32, and close ones in int8
+(the default; what search and clusters rely on)."""
 
 from __future__ import annotations
 
@@ -32,21 +33,53 @@ def torch_embedder() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder()
 
 
-def test_default_embedder_runs_on_onnx() -> None:
+@pytest.fixture(scope="module")
+def float32_embedder() -> OnnxEmbedder:
+    return OnnxEmbedder(precision="float32")
+
+
+def test_default_embedder_runs_on_onnx_in_int8() -> None:
     assert isinstance(embedder(), OnnxEmbedder)
     assert embedder().dimension == 384
-    assert embedder().model_name == "sentence-transformers/all-MiniLM-L6-v2"
+    # int8 vectors carry their own model name: an index never mixes them with float32 ones.
+    assert embedder().model_name == "sentence-transformers/all-MiniLM-L6-v2#int8"
+
+
+def test_float32_keeps_the_model_name(float32_embedder: OnnxEmbedder) -> None:
+    assert float32_embedder.model_name == "sentence-transformers/all-MiniLM-L6-v2"
+    with pytest.raises(ValueError, match="precision"):
+        OnnxEmbedder(precision="int4")
 
 
 @pytest.mark.parametrize("count", [1, 3, len(TEXTS)])
-def test_onnx_vectors_match_torch(torch_embedder: SentenceTransformerEmbedder, count: int) -> None:
+def test_onnx_vectors_match_torch(
+    torch_embedder: SentenceTransformerEmbedder, float32_embedder: OnnxEmbedder, count: int
+) -> None:
     # One text, a few, and a batch (sorted by length inside, returned in input order).
     texts = TEXTS[:count]
-    got, want = embedder().embed(texts), torch_embedder.embed(texts)
+    got, want = float32_embedder.embed(texts), torch_embedder.embed(texts)
     assert got.shape == want.shape == (count, 384)
     assert got.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
     assert float((got * want).sum(axis=1).min()) > 0.9999
+
+
+def test_int8_vectors_stay_close_to_float32_and_rank_alike(
+    float32_embedder: OnnxEmbedder,
+) -> None:
+    got, want = embedder().embed(TEXTS), float32_embedder.embed(TEXTS)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cosines = (got * want).sum(axis=1)
+    assert float(cosines.min()) > 0.97
+    assert float(cosines.mean()) > 0.985
+    assert float(cosines.max()) < 0.99999  # really quantised, not the float32 graph again
+    # Queries find the same texts first.
+    queries = ["earthquake survivors", "iPhone sales", "interest rates", "fracture risk"]
+    for query in queries:
+        int8_order = np.argsort(-(got @ embedder().embed([query])[0]))
+        float32_order = np.argsort(-(want @ float32_embedder.embed([query])[0]))
+        assert int8_order[0] == float32_order[0]
 
 
 def test_empty_input() -> None:

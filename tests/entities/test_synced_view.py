@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+import pytest
+from sqlalchemy.orm import Session
 
 from herald.core.clock import FrozenClock
 from herald.entities import repository
@@ -51,3 +55,31 @@ def test_view_loads_each_version_once_and_picks_up_late_and_updated_rows(
     assert names["ent_late"] == "Lateco"
     assert names["ent_3"] == "Company Three Renamed"
     assert len(added) == 53
+
+
+def test_a_new_entity_after_a_large_write_reads_only_its_own_version(
+    runtime: Runtime, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Right after the seed every batch discovers entities: the view must not re-read the
+    # versions of the thousands of seed rows still inside its margin window each time.
+    read: list[int] = []
+    versions_at = repository.entity_versions_at
+
+    def spy(session: Session, stamps: Sequence[datetime]) -> dict[str, datetime]:
+        found = versions_at(session, stamps)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(repository, "entity_versions_at", spy)
+    added: list[EntityRecord] = []
+    view = _SyncedView(added.append)
+    _write(runtime, [_record(f"ent_{n}", f"Company {n}") for n in range(2000)], clock)
+    with runtime.sessions.read() as session:
+        assert view.catch_up(session) == 2000
+    for number in range(3):
+        clock.advance(timedelta(seconds=1))
+        _write(runtime, [_record(f"ent_new{number}", f"Newco {number}")], clock)
+        with runtime.sessions.read() as session:
+            assert view.catch_up(session) == 1
+    assert read == [2000, 1, 1, 1]
+    assert [record.id for record in added[-3:]] == ["ent_new0", "ent_new1", "ent_new2"]

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from herald.cli.common import console, load_settings
+from herald.cli.worker_processes import WorkerProcesses
 from herald.db.migrate import is_up_to_date, upgrade
 from herald.logging import configure_logging
 from herald.runtime import Runtime
@@ -37,6 +38,16 @@ def serve(
     no_worker: Annotated[
         bool, typer.Option("--no-worker", help="Serve the API only; run workers elsewhere.")
     ] = False,
+    worker_processes: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Processes that run jobs, this one included (default HERALD_WORKER_PROCESSES);"
+            " each extra one is a `herald worker` child. Use the number of cores to enrich on"
+            " all of them.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API, with workers and the scheduler in the same process by default."""
     import uvicorn
@@ -51,23 +62,34 @@ def serve(
     load_handlers()
     app = create_app(runtime)
     threading.Thread(target=_warm, args=(runtime, run_warmups), daemon=True).start()
-    worker = scheduler = None
+    worker = scheduler = children = None
     if not no_worker:
         worker = Worker(runtime)
         scheduler = Scheduler(runtime)
         worker.start()
         scheduler.start()
+        extra = (worker_processes or runtime.settings.worker_processes) - 1
+        if extra > 0:
+            children = WorkerProcesses(extra)
+            children.start()
     bind_host = host or runtime.settings.host
     bind_port = port or runtime.settings.port
     log.info("serving", extra={"host": bind_host, "port": bind_port, "workers": not no_worker})
     config = uvicorn.Config(
         app, host=bind_host, port=bind_port, log_config=None, access_log=False, lifespan="off"
     )
+    # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again under the
+    # handler it found: with the default one the process would die before the cleanup below
+    # (worker batch, child processes, database). This handler lets the cleanup run.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _note_signal)
     try:
         uvicorn.Server(config).run()
     finally:
         if scheduler is not None:
             scheduler.stop()
+        if children is not None:
+            children.stop()
         if worker is not None:
             worker.stop()
         runtime.close()
@@ -116,6 +138,10 @@ def worker(
         scheduler.stop()
     worker_.stop()
     runtime.close()
+
+
+def _note_signal(signum: int, _frame: object) -> None:
+    log.info("stopping", extra={"signal": signum})
 
 
 def _warm(runtime: Runtime, run: object) -> None:

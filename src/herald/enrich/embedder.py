@@ -35,14 +35,19 @@ def get_embedder(runtime: Runtime) -> Embedder:
     settings = runtime.settings
     return runtime.service(
         "embedder",
-        lambda: build_embedder(settings.embedding_model, engine=settings.embedding_runtime),
+        lambda: build_embedder(
+            settings.embedding_model,
+            engine=settings.embedding_runtime,
+            precision=settings.embedding_precision,
+        ),
     )
 
 
-def build_embedder(model: str | None, *, engine: str = "onnx") -> Embedder:
+def build_embedder(model: str | None, *, engine: str = "onnx", precision: str = "int8") -> Embedder:
     """``engine``: ``onnx`` (ONNX Runtime, the default: same vectors, less than half the CPU) or
     ``torch``. A model ONNX export does not cover (see :mod:`herald.enrich.onnx_embedding`)
-    runs on torch."""
+    runs on torch. ``precision`` ``int8`` quantises the ONNX graph's weights (torch always
+    runs float32)."""
     if model and model.startswith(HASHING_MODEL):
         _, _, size = model.partition(":")
         return HashingEmbedder(int(size) if size else 384)
@@ -50,7 +55,7 @@ def build_embedder(model: str | None, *, engine: str = "onnx") -> Embedder:
         from herald.enrich.onnx_embedding import OnnxEmbedder, UnsupportedModel
 
         try:
-            return OnnxEmbedder(model)
+            return OnnxEmbedder(model, precision=precision)
         except UnsupportedModel as exc:
             log.warning("embedding model %s runs on torch: %s", model, exc)
     return SentenceTransformerEmbedder(model)

@@ -1,10 +1,15 @@
 """Sentence embeddings on ONNX Runtime: the same model and the same vectors as the torch path,
 at less than half its CPU.
 
-Measured here (2 cores, AMD EPYC, all-MiniLM-L6-v2): one 14-word-piece query 3.8 ms instead of
-9.0 ms of CPU, a 128-word-piece article 22 instead of 48 ms; cosine to the torch vectors
->= 0.9999999 (``bench/embedding_runtime.py``). Eager torch spends most of a short input's time
-dispatching small operators from Python; ONNX Runtime runs the fused graph in C++.
+Measured on one host (2 cores, AMD EPYC, all-MiniLM-L6-v2): one 14-word-piece query 3.8 ms
+instead of 9.0 ms of CPU, a 128-word-piece article 22 instead of 48 ms; cosine to the torch
+vectors >= 0.9999999 (tests/enrich/test_onnx_embedding.py). Eager torch spends most of a short
+input's time dispatching small operators from Python; ONNX Runtime runs the fused graph in C++.
+
+``precision="int8"`` quantises the weights of the graph's matrix products (dynamic quantisation,
+one scale per output channel) after the export: about 2.2x less CPU per article again, vectors
+within cosine 0.98 (mean 0.994) of float32. Such vectors carry the model name with ``#int8``
+appended, so an index never mixes them with float32 ones.
 
 The graph is exported from the loaded sentence-transformers model when the embedder is built
 (about 2 s, in memory, nothing written to disk), so any compatible model a user configures works
@@ -16,6 +21,7 @@ reported by :class:`UnsupportedModel` and the caller keeps the torch path.
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 import threading
 import warnings
@@ -32,7 +38,9 @@ from herald.enrich.embedding import (
     model_dimension,
 )
 
-__all__ = ["OnnxEmbedder", "UnsupportedModel"]
+__all__ = ["PRECISIONS", "OnnxEmbedder", "UnsupportedModel"]
+
+PRECISIONS = frozenset({"float32", "int8"})
 
 _SUPPORTED_MODULES = ("Transformer", "Pooling", "Normalize")
 
@@ -48,17 +56,23 @@ class OnnxEmbedder(ModelEmbedder):
         *,
         batch_size: int = 64,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        precision: str = "float32",
     ) -> None:
         import onnxruntime as ort
 
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision {precision!r}: expected one of {sorted(PRECISIONS)}")
         st_model, name = load_sentence_transformer(model, max_tokens=max_tokens)
         transformer = _check_stack(st_model)
-        self._name = name
+        self._name = name if precision == "float32" else f"{name}#{precision}"
+        self.precision = precision
         self._dimension = model_dimension(st_model, name)
         self._tokenizer: Any = transformer.tokenizer
         self._max_tokens = int(st_model.max_seq_length)
         self._batch_size = batch_size
-        graph, self._inputs = _export(transformer.auto_model, self._tokenizer)
+        graph, self._inputs = _export(
+            transformer.auto_model, self._tokenizer, int8=precision == "int8"
+        )
         # One thread, on the caller's: a query needs no thread hand-off, and enrichment embeds
         # beside spaCy's recogniser (which keeps one core busy); more cores are used by more
         # worker processes. Measured on 2 cores: 18.7 articles/s with one thread, 16.7 with two
@@ -128,9 +142,9 @@ def _mean_pooling(config: dict[str, Any]) -> bool:
     return flags == {"pooling_mode_mean_tokens"}
 
 
-def _export(auto_model: Any, tokenizer: Any) -> tuple[bytes, list[str]]:
+def _export(auto_model: Any, tokenizer: Any, *, int8: bool = False) -> tuple[bytes, list[str]]:
     """The transformer as an ONNX graph (bytes) with dynamic batch and sequence axes, and the
-    tokenizer outputs it takes."""
+    tokenizer outputs it takes; ``int8``: its matrix products' weights quantised."""
     import torch
 
     sample = tokenizer(["Herald exports its embedding model."], return_tensors="pt")
@@ -161,4 +175,22 @@ def _export(auto_model: Any, tokenizer: Any) -> tuple[bytes, list[str]]:
                 opset_version=17,
                 dynamo=False,
             )
+        if int8:
+            path = _quantize(path)
         return path.read_bytes(), names
+
+
+def _quantize(path: Path) -> Path:
+    """Dynamic int8 quantisation of the weights of every matrix product (per output channel:
+    cosine 0.994 on average to float32 against 0.953 with one scale per tensor, same speed)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out = path.with_name("model.int8.onnx")
+    logger = logging.getLogger()  # the quantiser logs advice on the root logger
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        quantize_dynamic(path, out, weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        logger.setLevel(level)
+    return out

@@ -53,13 +53,25 @@ def entity_signature(session: Session) -> tuple[int, datetime | None]:
     return int(count), latest
 
 
-def entity_versions_since(session: Session, since: datetime | None) -> dict[str, datetime]:
-    """``id -> updated_at`` of entities written at or after ``since`` (all when ``None``): two
-    narrow columns, so a view can tell which rows it has not read yet without loading them."""
-    query = select(Entity.id, Entity.updated_at)
+def entity_stamp_counts_since(session: Session, since: datetime | None) -> dict[datetime, int]:
+    """How many entities carry each ``updated_at`` at or after ``since`` (all when ``None``).
+
+    A write stamps all its rows with one time (the 40,000-entity seed is one stamp), so this is
+    a handful of rows where the versions themselves would be tens of thousands."""
+    query = select(Entity.updated_at, func.count()).group_by(Entity.updated_at)
     if since is not None:
         query = query.where(Entity.updated_at >= since)
-    return {row.id: row.updated_at for row in session.execute(query)}
+    return {stamp: int(count) for stamp, count in session.execute(query)}
+
+
+def entity_versions_at(session: Session, stamps: Sequence[datetime]) -> dict[str, datetime]:
+    """``id -> updated_at`` of the entities stamped with one of ``stamps``."""
+    versions: dict[str, datetime] = {}
+    for start in range(0, len(stamps), _CHUNK):
+        chunk = list(stamps[start : start + _CHUNK])
+        query = select(Entity.id, Entity.updated_at).where(Entity.updated_at.in_(chunk))
+        versions.update({row.id: row.updated_at for row in session.execute(query)})
+    return versions
 
 
 def entities_by_ids(session: Session, entity_ids: Sequence[str]) -> list[EntityRecord]:

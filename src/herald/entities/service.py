@@ -108,12 +108,13 @@ def seed_knowledge_base(runtime: Runtime, *, force: bool = False) -> int:
 class _SyncedView:
     """An in-memory view of the entity table, caught up with the rows written since.
 
-    Cheap when nothing changed (one aggregate query). When something did, the versions
-    (``id``, ``updated_at``) of rows written since a little before the last change seen are
-    read, so a transaction that committed late with an earlier timestamp is still picked up, and
-    only rows this view has not seen in that version are loaded: right after the 40,000-entity
-    seed every enrichment batch discovers entities, and re-reading the whole seed each time cost
-    3.5 s per batch.
+    Cheap when nothing changed (one aggregate query). When something did, it looks at the rows
+    written since a little before the last change seen, so a transaction that committed late
+    with an earlier timestamp is still picked up: first how many rows carry each timestamp
+    there, then the versions (``id``, ``updated_at``) at the timestamps whose count changed, and
+    loads only rows it has not seen in that version. Right after the 40,000-entity seed every
+    enrichment batch discovers entities: re-reading the whole seed each time cost 3.5 s per
+    batch, reading its 40,000 versions each time about 60 ms.
     """
 
     MARGIN = timedelta(minutes=2)
@@ -121,7 +122,8 @@ class _SyncedView:
     def __init__(self, add: Callable[[EntityRecord], None]) -> None:
         self._add = add
         self._signature: tuple[int, datetime | None] | None = None
-        self._seen: dict[str, datetime] = {}  # versions inside the last margin window
+        # Inside the last margin window: the ids seen at each timestamp.
+        self._seen: dict[datetime, set[str]] = {}
         self._lock = threading.Lock()
 
     def catch_up(self, session: Session) -> int:
@@ -131,12 +133,19 @@ class _SyncedView:
                 return 0
             latest = self._signature[1] if self._signature else None
             since = latest - self.MARGIN if latest is not None else None
-            versions = repository.entity_versions_since(session, since)
-            wanted = [eid for eid, version in versions.items() if self._seen.get(eid) != version]
+            stamps = repository.entity_stamp_counts_since(session, since)
+            seen = {stamp: self._seen.get(stamp, set()) for stamp in stamps}
+            changed = [stamp for stamp, count in stamps.items() if len(seen[stamp]) != count]
+            versions = repository.entity_versions_at(session, changed) if changed else {}
+            wanted = [eid for eid, stamp in versions.items() if eid not in seen[stamp]]
             records = repository.entities_by_ids(session, wanted) if wanted else []
             for record in records:
                 self._add(record)
-            self._seen = versions
+            for stamp in changed:
+                seen[stamp] = set()
+            for eid, stamp in versions.items():
+                seen[stamp].add(eid)
+            self._seen = seen
             self._signature = signature
             return len(records)
 
