@@ -57,3 +57,17 @@ def test_reading_the_whole_text_is_still_possible() -> None:
     assert [m.text for m in whole.recognize([text])[0]] == [
         m.text for m in recognizer().recognize([text])[0]
     ]
+
+
+def test_a_text_that_does_not_mark_case_is_read_whole() -> None:
+    # Lower-case speech-to-text output: capitals say nothing there, so nothing is skipped.
+    said = "So we talked to tim cook in cupertino about phones. And i think it went well. "
+    text = "Episode 12: phones\n" + said * 10
+    assert name_passages(text) == [(0, len(text))]
+    # The same words with the names capitalised: the sentences without one are skipped.
+    cased = text.replace("tim cook in cupertino", "Tim Cook in Cupertino")
+    spans = name_passages(cased)
+    assert len(spans) == 10  # each sentence naming Tim Cook (the first with the title)
+    assert all(cased[a:b].endswith("Tim Cook in Cupertino about phones.") for a, b in spans)
+    # Short texts are judged sentence by sentence.
+    assert name_passages("we talked.\nand then we left.") == []
