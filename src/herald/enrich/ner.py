@@ -48,6 +48,7 @@ class EntityRecognizer:
         name_passages_only: bool = True,
     ) -> None:
         import spacy
+        from thinc.api import NumpyOps
 
         _single_threaded_blas()
         with _numpy_blas():
@@ -58,8 +59,6 @@ class EntityRecognizer:
         nlp.select_pipes(disable=unused)
         if "ner" not in nlp.pipe_names:
             raise ValueError(f"spaCy model {model!r} has no 'ner' component")
-        from thinc.api import NumpyOps
-
         ops = NumpyOps(use_blis=False)
         for node in nlp.get_pipe("ner").model.walk():  # its output layer is built otherwise
             node.ops = ops
