@@ -78,14 +78,25 @@ def settings(home: Path, database_url: str) -> Settings:
 
 
 @pytest.fixture
+def sender_timeout() -> float:
+    """Seconds before an attempt times out: short to keep tests quick (a test that needs
+    attempts to hang longer parametrizes this)."""
+    return 1.0
+
+
+@pytest.fixture
 def sender(
-    runtime: Runtime, ca_file: str, resolver: FakeResolver, monkeypatch: pytest.MonkeyPatch
+    runtime: Runtime,
+    ca_file: str,
+    resolver: FakeResolver,
+    monkeypatch: pytest.MonkeyPatch,
+    sender_timeout: float,
 ) -> Sender:
     """The process's sender, trusting the test CA through SSL_CERT_FILE as an operator would,
-    with a 1 s timeout to keep tests quick."""
+    with a ``sender_timeout`` (1 s) timeout."""
     monkeypatch.setenv("SSL_CERT_FILE", ca_file)
     policy = TargetPolicy(runtime.settings.allowed_webhook_networks)
-    client = SafeHttpsClient(policy, resolver=resolver, timeout=1.0)
+    client = SafeHttpsClient(policy, resolver=resolver, timeout=sender_timeout)
     runtime.on_close(client.close)
     built = Sender(client, runtime.clock)
     assert runtime.service("webhooks.sender", lambda: built) is built
