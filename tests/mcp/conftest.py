@@ -18,14 +18,13 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import httpx2
 import pytest
-from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from herald.config import Settings
@@ -35,6 +34,7 @@ from herald.ingest.pipeline import ingest_outcomes
 from herald.ingest.sources import Document, JsonLinesAdapter
 from herald.runtime import Runtime
 from herald.workspaces.service import create_key
+from mcp import Client, StdioServerParameters
 from tests.client.conftest import SMALL_SEED, run_jobs
 
 HERALD = str(Path(sys.executable).with_name("herald"))
