@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from herald.config import Settings
@@ -34,7 +35,6 @@ from herald.ingest.pipeline import ingest_outcomes
 from herald.ingest.sources import Document, JsonLinesAdapter
 from herald.runtime import Runtime
 from herald.workspaces.service import create_key
-from mcp import Client, StdioServerParameters
 from tests.client.conftest import SMALL_SEED, run_jobs
 
 HERALD = str(Path(sys.executable).with_name("herald"))

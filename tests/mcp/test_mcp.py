@@ -13,9 +13,9 @@ import anyio
 import herald_client
 import httpx
 import pytest
+from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
-from mcp import Client
 from tests.mcp.conftest import TRANSPORTS, Connect, RunningServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
@@ -226,6 +226,11 @@ async def test_bad_arguments_come_back_as_tool_errors_with_the_api_code(
         kind = await failure(client, "search_content", {"query": "ecb", "media_types": ["tv"]})
         assert kind["error"] == "invalid_request"
         assert kind["details"][0]["field"].startswith("media_types")
+        wrong_type = await failure(client, "search_content", {"query": "ecb", "limit": "many"})
+        assert wrong_type["error"] == "invalid_request"
+        assert "limit" in wrong_type["message"]
+        unknown = await failure(client, "search_everything", {"query": "ecb"})
+        assert unknown["error"] == "invalid_request"
         timezone = {"name": "x", "query": "ecb", "timezone": "Nowhere/Land"}
         assert (await failure(client, "create_monitor", timezone))["error"] == "invalid_timezone"
         missing = await failure(client, "get_content", {"content_id": "cnt_missing"})
@@ -239,7 +244,7 @@ async def test_bad_arguments_come_back_as_tool_errors_with_the_api_code(
 async def test_one_workspace_never_sees_another_workspaces_monitors(
     server: RunningServer, connect: Connect, transport: str
 ) -> None:
-    async with connect(transport, server.acme_key) as acme:
+    async with connect("http", server.acme_key) as acme:  # one stdio start-up is enough
         mine = await call(acme, "create_monitor", {"name": "Private", "query": "Apple"})
     async with connect(transport, server.globex_key) as globex:
         listed = await call(globex, "list_monitors", {})

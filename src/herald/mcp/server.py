@@ -17,6 +17,7 @@ import anyio
 import herald_client
 from herald_client.models import EntityKind, MediaType, MonitorStatus
 from mcp import MCPError
+from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
@@ -88,7 +89,11 @@ READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
 def build_server(clients: ClientSource) -> MCPServer[Any]:
     server: MCPServer[Any] = MCPServer(
-        "herald", version=__version__, instructions=INSTRUCTIONS, title="Herald"
+        "herald",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        title="Herald",
+        middleware=[sdk_errors_as_codes],
     )
 
     async def run(ctx: Context[Any, Any], action: Action) -> CallToolResult:
@@ -500,6 +505,26 @@ async def protocol_errors() -> AsyncIterator[None]:
     except herald_client.APIStatusError as exc:
         data = {"error": exc.code, "message": exc.message}
         raise MCPError(INVALID_PARAMS, f"{exc.code}: {exc.message}", data) from exc
+
+
+async def sdk_errors_as_codes(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    """Give the SDK's own tool errors (arguments of the wrong JSON type, an unknown tool, a
+    crash) the same shape and codes as the API's, so a model reads every failure one way."""
+    result = await call_next(ctx)
+    if isinstance(result, CallToolResult):
+        result = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if (
+        ctx.method != "tools/call"
+        or not isinstance(result, dict)
+        or not result.get("isError")
+        or "structuredContent" in result
+    ):
+        return result
+    text = "".join(str(block.get("text", "")) for block in result.get("content", []))
+    message = "\n".join(line for line in text.splitlines() if "errors.pydantic.dev" not in line)
+    mistaken = "validation error" in message or message.startswith("Unknown tool")
+    body = {"error": "invalid_request" if mistaken else "internal_error", "message": message}
+    return result | {"content": [{"type": "text", "text": dumps(body)}], "structuredContent": body}
 
 
 def dumps(data: Any) -> str:
