@@ -12,8 +12,10 @@ from typing import Any
 import anyio
 import herald_client
 import httpx
+import httpx2
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
 from tests.mcp.conftest import TRANSPORTS, Connect, RunningServer
@@ -338,3 +340,16 @@ async def test_a_search_result_is_small_and_cites_its_source(
     assert per_item <= BYTES_PER_SEARCH_RESULT
     for item in items:
         assert {"id", "title", "url", "source", "published"} <= set(item)
+
+
+async def test_clients_of_the_initialize_handshake_era_work_too(server: RunningServer) -> None:
+    """Most agents today open with `initialize` (protocol 2025-xx) instead of discovery."""
+    async with (
+        httpx2.AsyncClient(headers={"x-api-key": server.acme_key}, timeout=60) as http,
+        Client(streamable_http_client(server.mcp_url, http_client=http), mode="legacy") as client,
+    ):
+        assert {t.name for t in (await client.list_tools()).tools} == PINNED_TOOLS
+        found = await call(client, "search_content", {"query": "Apple iPhone", "limit": 1})
+        assert found["results"][0]["url"] == "https://tech.example.com/apple-results"
+        refused = await failure(client, "get_story", {"story_id": "clu_missing"})
+        assert refused["error"] == "not_found"
