@@ -228,6 +228,7 @@ async def test_bad_arguments_come_back_as_tool_errors_with_the_api_code(
         kind = await failure(client, "search_content", {"query": "ecb", "media_types": ["tv"]})
         assert kind["error"] == "invalid_request"
         assert kind["details"][0]["field"].startswith("media_types")
+        assert "media_types" in kind["message"]
         wrong_type = await failure(client, "search_content", {"query": "ecb", "limit": "many"})
         assert wrong_type["error"] == "invalid_request"
         assert "limit" in wrong_type["message"]

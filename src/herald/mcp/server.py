@@ -108,7 +108,8 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
                 {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]}
                 for e in exc.errors()
             ]
-            return tool_error("invalid_request", "invalid arguments", details)
+            summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:5])
+            return tool_error("invalid_request", f"invalid request: {summary}", details)
         except herald_client.APIConnectionError as exc:
             return tool_error("api_unreachable", f"the Herald API did not answer: {exc.message}")
         return tool_result(data)
