@@ -23,7 +23,7 @@ from tests.mcp.conftest import TRANSPORTS, Connect, RunningServer
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 ECB = "ent_99yig2g1bclgxrqxtguv"  # "European Central Bank" in the small seed
-PINNED_TOOLS = {
+TOOL_NAMES = {
     "search_content",
     "get_content",
     "search_entities",
@@ -81,7 +81,7 @@ async def test_every_tool_answers_what_the_api_answers(
 ) -> None:
     async with connect(transport, server.acme_key) as client:
         tools = (await client.list_tools()).tools
-        assert {t.name for t in tools} == PINNED_TOOLS
+        assert {t.name for t in tools} == TOOL_NAMES
         for tool in tools:
             assert len(tool.description or "") > 80, tool.name  # written for a model
             assert tool.input_schema["type"] == "object"
@@ -349,7 +349,7 @@ async def test_clients_of_the_initialize_handshake_era_work_too(server: RunningS
         httpx2.AsyncClient(headers={"x-api-key": server.acme_key}, timeout=60) as http,
         Client(streamable_http_client(server.mcp_url, http_client=http), mode="legacy") as client,
     ):
-        assert {t.name for t in (await client.list_tools()).tools} == PINNED_TOOLS
+        assert {t.name for t in (await client.list_tools()).tools} == TOOL_NAMES
         found = await call(client, "search_content", {"query": "Apple iPhone", "limit": 1})
         assert found["results"][0]["url"] == "https://tech.example.com/apple-results"
         refused = await failure(client, "get_story", {"story_id": "clu_missing"})

@@ -1,7 +1,7 @@
 """The tools, resources and prompt, written once for both transports.
 
 Each tool is one or a few calls of ``herald_client`` on the client its transport hands out; the
-API does all validation, so a bad argument comes back as the API's error (its pinned ``error``
+API does all validation, so a bad argument comes back as the API's error (its ``error``
 code, message and offending fields) in a tool error the model can read and correct its call from.
 """
 
