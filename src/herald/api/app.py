@@ -12,6 +12,7 @@ from herald.api.errors import install_error_handlers
 from herald.api.middleware import HeraldMiddleware
 from herald.api.routes import ROUTERS
 from herald.api.schemas.common import ErrorBody
+from herald.mcp.http import McpEndpoint
 from herald.runtime import Runtime
 
 DESCRIPTION = """
@@ -35,7 +36,9 @@ ERROR_STATUSES = {
 
 
 def create_app(runtime: Runtime) -> FastAPI:
+    mcp = McpEndpoint(runtime)  # MCP over streamable HTTP at /mcp (docs/mcp.md)
     app = FastAPI(
+        lifespan=mcp.lifespan,
         title="Herald",
         version=__version__,
         description=DESCRIPTION,
@@ -47,6 +50,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    mcp.mount(app)
     app.add_middleware(HeraldMiddleware, max_body_bytes=runtime.settings.max_body_bytes)
 
     @app.get("/", include_in_schema=False)

@@ -8,6 +8,7 @@ from herald.cli import clusters as clusters_cli
 from herald.cli import db, demo, ingest, keys, serve
 from herald.cli import enrich as enrich_cli
 from herald.cli import entities as entities_cli
+from herald.cli import mcp as mcp_cli
 from herald.cli import search as search_cli
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ app.command("enrich")(enrich_cli.enrich)
 app.command("search")(search_cli.search)
 app.add_typer(search_cli.index_app, name="index")
 app.add_typer(clusters_cli.app, name="clusters")
+app.command("mcp")(mcp_cli.mcp)
 
 if __name__ == "__main__":
     app()

@@ -75,8 +75,9 @@ def serve(
     bind_host = host or runtime.settings.host
     bind_port = port or runtime.settings.port
     log.info("serving", extra={"host": bind_host, "port": bind_port, "workers": not no_worker})
+    # The lifespan runs the /mcp endpoint's session manager.
     config = uvicorn.Config(
-        app, host=bind_host, port=bind_port, log_config=None, access_log=False, lifespan="off"
+        app, host=bind_host, port=bind_port, log_config=None, access_log=False, lifespan="on"
     )
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again under the
     # handler it found: with the default one the process would die before the cleanup below
