@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from herald.core.languages import normalise_language
 from herald.enrich.embedding import Embedder, embedding_text
 from herald.enrich.language import LanguageDetector
 from herald.enrich.ner import EntityRecognizer, Mention
@@ -89,8 +90,10 @@ class EnrichmentPipeline:
         clock = _Stopwatch(seconds)
 
         with clock("language"):
+            # Stored tags from before normalisation ("en-US") are read the same way as new ones.
             languages = [
-                item.language or self.language.detect(f"{item.title}\n{item.text}").code
+                normalise_language(item.language)
+                or normalise_language(self.language.detect(f"{item.title}\n{item.text}").code)
                 for item in items
             ]
         with clock("summaries"):

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any, cast
 
+from herald.core.languages import is_language_tag, normalise_language
 from herald.ingest.model import (
     MEDIA_TYPES,
     IncomingItem,
@@ -251,10 +252,9 @@ def _language(value: object) -> str | None:
         raise ItemRejected("language must be a string", field="language")
     if not value.strip():
         return None
-    language = normalise_language(value)
-    if language is None:
+    if not is_language_tag(value):
         raise ItemRejected(f"language is not a language code: {value[:20]!r}", field="language")
-    return language
+    return normalise_language(value)
 
 
 def _podcast(value: object) -> PodcastRef | None:
@@ -386,26 +386,6 @@ def clean_text(value: str, *, keep_newlines: bool = False) -> str:
     # Whole-text passes (not per line): bodies are long and this runs for every item.
     text = _LINE_EDGES.sub("\n", _SPACES.sub(" ", text))
     return _BLANK_LINES.sub("\n\n", text).strip()
-
-
-_LANGUAGE = re.compile(r"^([a-zA-Z]{2,3})([-_][a-zA-Z0-9]{1,8})*$")
-
-
-def normalise_language(value: str) -> str | None:
-    """``en``, ``EN-us``, ``nb_NO`` -> ``en``, ``en-US``, ``nb-NO`` (BCP 47 casing)."""
-    text = value.strip()
-    if not _LANGUAGE.match(text):
-        return None
-    parts = re.split(r"[-_]", text)
-    out = [parts[0].lower()]
-    for part in parts[1:]:
-        if len(part) == 2:
-            out.append(part.upper())
-        elif len(part) == 4:
-            out.append(part.title())
-        else:
-            out.append(part.lower())
-    return "-".join(out)
 
 
 _BYLINE_PREFIX = re.compile(r"^(by|von|par|por|di|door|av|af)\s+", re.IGNORECASE)
