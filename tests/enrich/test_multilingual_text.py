@@ -106,3 +106,47 @@ def test_the_pipeline_summarises_and_counts_chinese_text() -> None:
     assert set(enriched.key_points) <= set(sample["sentences"])
     assert len(enriched.key_points) >= 3
     assert enriched.word_count == sum(1 for ch in sample["body"] if ch.isalpha())
+
+
+OTHER_SCRIPTS = {
+    "ru": [
+        "Правительство России объявило о новых мерах поддержки экономики.",
+        "Министр финансов заявил, что бюджет будет увеличен на десять процентов.",
+        "Эксперты считают, что эти меры помогут малому бизнесу.",
+        "Однако инфляция остается высокой в большинстве регионов страны.",
+    ],
+    "ar": [
+        "أعلنت الحكومة المصرية اليوم عن خطة جديدة لدعم الاقتصاد الوطني.",
+        "وقال وزير المالية إن الميزانية ستزيد بنسبة عشرة في المئة.",
+        "ويرى الخبراء أن هذه الإجراءات ستساعد الشركات الصغيرة في البلاد.",
+        "لكن التضخم لا يزال مرتفعا في معظم المحافظات المصرية.",
+    ],
+    "hi": [
+        "सरकार ने आज अर्थव्यवस्था के लिए नई योजना की घोषणा की।",
+        "वित्त मंत्री ने कहा कि बजट में दस प्रतिशत की वृद्धि होगी।",
+        "विशेषज्ञों का मानना है कि इससे छोटे व्यवसायों को मदद मिलेगी।",
+        "लेकिन अधिकांश राज्यों में महंगाई अभी भी ऊंची है।",
+    ],
+    "ja": [
+        "政府は今日、新しい経済対策を発表した。",
+        "財務大臣は予算を一割増やすと述べた。",
+        "専門家はこの対策が中小企業を助けると見ている。",
+        "しかし、多くの地域でインフレは依然として高い。",
+    ],
+    "ko": [
+        "정부는 오늘 새로운 경제 대책을 발표했다.",
+        "재무장관은 예산을 10% 늘리겠다고 말했다.",
+        "전문가들은 이 대책이 중소기업에 도움이 될 것으로 본다.",
+        "그러나 대부분 지역에서 물가 상승률은 여전히 높다.",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", sorted(OTHER_SCRIPTS))
+def test_other_scripts_get_whole_sentence_key_points(language: str) -> None:
+    sentences = OTHER_SCRIPTS[language]
+    separator = "" if language == "ja" else " "
+    result = summarize("", separator.join(sentences), language=language)
+    assert len(result.key_points) == 3
+    assert set(result.key_points) <= set(sentences)
+    assert joined_from(result.summary, set(sentences))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ EMPTY_SUMMARY = SummaryResult("", "", "", ())
 
 
 # What a statement ends with (a sentence end, or a closing quote or bracket after one).
-_ENDINGS = ".!?\"'”’)。！？」』»“"
+_ENDINGS = ".!?\"'”’)。！？」』»“؟۔।။។"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,9 @@ def _candidates(title: str, sentences: list[Sentence], language: str | None) -> 
         if text[-1] not in _ENDINGS and words < 12:
             continue  # a short fragment without an ending: a sub-heading or a caption
         letters = sum(ch.isalpha() for ch in text)
+        if letters < 0.6 * len(text) and not text.isascii():
+            # Vowel signs of Indic scripts are marks, not letters, but are part of words.
+            letters += sum(unicodedata.category(ch)[0] == "M" for ch in text)
         if letters < 0.6 * len(text):
             continue  # tables, numbers, scores
         terms = Counter(content_terms(text, language))

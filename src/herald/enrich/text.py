@@ -99,17 +99,25 @@ _ABBREVIATIONS = frozenset(
 
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace;
 # or a CJK sentence end (。！？, no space after it), which always ends a sentence. Also the
-# Arabic question mark and Urdu full stop, and the Devanagari danda.
-_BOUNDARY = re.compile(r"[.!?…؟۔।]+[\"'”’“»«)\]]*(?=\s)|[。！？]+[」』”’）)\]]*")
+# Arabic question mark, the Urdu full stop, the Devanagari danda and the Burmese and Khmer
+# full stops.
+_BOUNDARY = re.compile(r"[.!?…؟۔।။។]+[\"'”’“»«)\]]*(?=\s)|[。！？]+[」』”’）)\]]*")
 _CJK_ENDS = "。！？"
 # What may open a sentence besides a capital or a digit (quotes, brackets, Spanish ¿ ¡).
 _OPENERS = "\"'“‘([¿¡„«»"
-_WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*", re.UNICODE)
+# Combining marks inside words, which \w does not match: vowel signs of the Indic and Southeast
+# Asian scripts (whole blocks: their letters and marks), Arabic and Hebrew vowel points,
+# combining accents.
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+    "\u06d6-\u06ed\u0900-\u0dff\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff"
+)
+_WORD = re.compile(f"[^\\W\\d_][\\w{_MARKS}'’-]*|\\d+(?:[.,]\\d+)*", re.UNICODE)
 # Han, kana and CJK compatibility ideographs: scripts written without spaces between words.
 _CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _CJK_WORD = re.compile(
-    f"[{_CJK}]|[^\\W\\d_{_CJK}](?:[^\\W{_CJK}]|['’-])*|\\d+(?:[.,]\\d+)*", re.UNICODE
+    f"[{_CJK}]|[^\\W\\d_{_CJK}](?:[^\\W{_CJK}]|[{_MARKS}'’-])*|\\d+(?:[.,]\\d+)*", re.UNICODE
 )
 _TERM = re.compile(r"[a-z][a-z'-]{1,}")
 _SPACE = re.compile(r"\s+")
@@ -507,7 +515,7 @@ def content_terms(text: str, language: str | None = None) -> list[str]:
     return _terms_any_script(text, language)
 
 
-_LETTER_TERM = re.compile(f"[^\\W\\d_{_CJK}](?:[^\\W\\d_{_CJK}]|['’-])+")
+_LETTER_TERM = re.compile(f"[^\\W\\d_{_CJK}](?:[^\\W\\d_{_CJK}]|[{_MARKS}'’-])+")
 _IDEOGRAPH_RUN = re.compile("[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
