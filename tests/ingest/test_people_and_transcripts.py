@@ -44,6 +44,8 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
         ("Admin", ()),
         ("Editor", ()),
         ("Metro Daily Staff", ()),
+        ("A. Writer", ("A. Writer",)),
+        ("Jane Roe, Business Reporter, and John Doe", ("Jane Roe", "John Doe")),
         ("editor@example.com", ()),
         ("The Associated Press", ("The Associated Press",)),
     ],

@@ -86,10 +86,16 @@ _PLACEHOLDERS = frozenset(
         "redaktionen",
     ]
 )
-# "<Site> Staff", "Metro Desk", "Senior Correspondent": a placeholder or a role, not a name.
+# "<Site> Staff", "Metro Desk": a placeholder with a prefix.
 _PLACEHOLDER_SUFFIX = re.compile(
-    r"\s(?:staff|desk|newsroom|team|redaktion|rédaction|correspondent|reporter|editor|writer|"
-    r"columnist|contributor)s?$",
+    r"\s(?:staff|desk|newsroom|team|redaktion|rédaction)$",
+    re.IGNORECASE,
+)
+# A role after a name and a comma ("Jane Roe, Senior Correspondent"); alone, "A. Writer" may be
+# a name, so a role is only recognised after a comma.
+_ROLE = re.compile(
+    r"^(?:[\w-]+\s+){0,3}(?:correspondent|reporter|editor|writer|columnist|contributor|"
+    r"photographer|analyst|producer)s?$",
     re.IGNORECASE,
 )
 
@@ -145,8 +151,8 @@ def _comma_names(chunk: str) -> list[str]:
     while i < len(parts):
         part = parts[i]
         following = parts[i + 1] if i + 1 < len(parts) else ""
-        if part.casefold().rstrip(".") in _SUFFIXES:
-            i += 1  # "Jane Roe, Jr.": part of the name before, not a person
+        if i and (part.casefold().rstrip(".") in _SUFFIXES or _ROLE.match(part)):
+            i += 1  # "Jane Roe, Jr.", "Jane Roe, Staff Writer": not a person
             continue
         if following and _INITIALS.match(following) and not _INITIALS.match(part):
             names.append(f"{following} {part}")  # "Smith, J." -> "J. Smith"
