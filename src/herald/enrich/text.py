@@ -390,14 +390,12 @@ class _Rules:
 
 @cache
 def _rules(language: str | None) -> _Rules:
-    if language is None or language == "en" or language not in _lang.ABBREVIATIONS:
-        if language is None or language == "en":
-            return _Rules(_ABBREVIATIONS, ordinals=False)
-        return _Rules(_lang.COMMON_ABBREVIATIONS, language in _lang.ORDINAL_LANGUAGES)
-    return _Rules(
-        _lang.COMMON_ABBREVIATIONS | _lang.ABBREVIATIONS[language],
-        language in _lang.ORDINAL_LANGUAGES,
-    )
+    if language is None or language == "en":
+        return _Rules(_ABBREVIATIONS, ordinals=False)
+    # Not the English list: its "mar", "no", "est", "al" are words that end sentences in
+    # Spanish, Italian or French.
+    own = _lang.ABBREVIATIONS.get(language, frozenset())
+    return _Rules(_lang.COMMON_ABBREVIATIONS | own, language in _lang.ORDINAL_LANGUAGES)
 
 
 def _ends_with_abbreviation(chunk: str, rules: _Rules) -> bool:
