@@ -69,7 +69,7 @@ def test_a_news_item_is_normalised() -> None:
     assert item.source.domain == "latimes.com"  # registrable, lower case
     assert item.source.name == "Los Angeles Times"
     assert item.authors == ("Jane Roe", "John Doe")
-    assert item.language == "en-US"
+    assert item.language == "en"
     assert (
         item.canonical_url
         == "https://articles.latimes.com/2013/may/03/local/la-me-0504-lohan-rehab-20130504"

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from herald.core.languages import normalise_language
 from herald.enrich.embedding import Embedder, embedding_text
 from herald.enrich.language import LanguageDetector
 from herald.enrich.ner import EntityRecognizer, Mention
@@ -89,18 +90,25 @@ class EnrichmentPipeline:
         clock = _Stopwatch(seconds)
 
         with clock("language"):
+            # Stored tags from before normalisation ("en-US") are read the same way as new ones.
             languages = [
-                item.language or self.language.detect(f"{item.title}\n{item.text}").code
+                normalise_language(item.language)
+                or normalise_language(self.language.detect(f"{item.title}\n{item.text}").code)
                 for item in items
             ]
         with clock("summaries"):
-            summaries = [_summaries(item) for item in items]
+            summaries = [
+                _summaries(item, language) for item, language in zip(items, languages, strict=True)
+            ]
         with clock("segments"):
             segments = [
-                [s.as_dict() for s in segment_transcript(item.transcript_segments)]
+                [
+                    s.as_dict()
+                    for s in segment_transcript(item.transcript_segments, language=language)
+                ]
                 if item.media_type == "podcast" and item.transcript_segments
                 else []
-                for item in items
+                for item, language in zip(items, languages, strict=True)
             ]
         english = [i for i, lang in enumerate(languages) if (lang or "en") in NER_LANGUAGES]
         # The embedding model (torch) and spaCy's recogniser each keep a core busy and release
@@ -158,7 +166,7 @@ class EnrichmentPipeline:
                     summaries=summary.summaries(),
                     key_points=list(summary.key_points),
                     segments=segments[index],
-                    word_count=word_count(item.text),
+                    word_count=word_count(item.text),  # a CJK character is one word
                     entities=links[index],
                     embedding=vectors[index],
                 )
@@ -166,10 +174,18 @@ class EnrichmentPipeline:
         return BatchResult(out, list(drafts.values()), self.embedder.model_name, dict(seconds))
 
 
-def _summaries(item: ItemText) -> SummaryResult:
+def _summaries(item: ItemText, language: str | None) -> SummaryResult:
     # News leads with the essentials; a conversation does not, so position counts less there.
-    position_weight = 0.1 if item.media_type == "podcast" else 0.35
-    return summarize(item.title, item.text, position_weight=position_weight)
+    # An article body may be wrapped mid-sentence (plain text, <br> in a paragraph); a
+    # transcript's lines are speaker turns and always end where they end.
+    podcast = item.media_type == "podcast"
+    return summarize(
+        item.title,
+        item.text,
+        position_weight=0.1 if podcast else 0.35,
+        language=language,
+        wrapped_lines=not podcast,
+    )
 
 
 class _Stopwatch:

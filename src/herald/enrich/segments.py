@@ -66,21 +66,25 @@ class _Unit:
 
 
 def segment_transcript(
-    pieces: Sequence[TranscriptPiece], plan: SegmentPlan | None = None
+    pieces: Sequence[TranscriptPiece],
+    plan: SegmentPlan | None = None,
+    *,
+    language: str | None = None,
 ) -> list[PodcastSegment]:
-    """Group timed pieces into topical segments with titles, summaries and key points."""
+    """Group timed pieces into topical segments with titles, summaries and key points
+    (``language``: the transcript's language code, for sentence ends and stop words)."""
     plan = plan or SegmentPlan()
-    units = _units(pieces)
+    units = _units(pieces, language)
     if not units:
         return []
     bounds = _boundaries(units, plan)
     segments = []
     for index, (first, last) in enumerate(itertools.pairwise(bounds)):
-        segments.append(_describe(index, units[first:last]))
+        segments.append(_describe(index, units[first:last], language))
     return segments
 
 
-def _units(pieces: Sequence[TranscriptPiece]) -> list[_Unit]:
+def _units(pieces: Sequence[TranscriptPiece], language: str | None) -> list[_Unit]:
     """Pieces in time order, long ones cut into sentences with times shared out by length."""
     units: list[_Unit] = []
     for piece in sorted(pieces, key=lambda p: (p.start, p.end)):
@@ -88,9 +92,10 @@ def _units(pieces: Sequence[TranscriptPiece]) -> list[_Unit]:
         if not text:
             continue
         end = max(piece.end, piece.start)
-        sentences = split_sentences(text) if end - piece.start > 30 else []
+        sentences = split_sentences(text, language) if end - piece.start > 30 else []
         if len(sentences) <= 1:
-            units.append(_Unit(piece.start, end, text, piece.speaker, Counter(content_terms(text))))
+            terms = Counter(content_terms(text, language))
+            units.append(_Unit(piece.start, end, text, piece.speaker, terms))
             continue
         total = sum(len(s.text) for s in sentences)
         cursor = piece.start
@@ -102,7 +107,7 @@ def _units(pieces: Sequence[TranscriptPiece]) -> list[_Unit]:
                     cursor + length,
                     sentence.text,
                     piece.speaker,
-                    Counter(content_terms(sentence.text)),
+                    Counter(content_terms(sentence.text, language)),
                 )
             )
             cursor += length
@@ -173,9 +178,9 @@ def _fixed_boundaries(units: list[_Unit], plan: SegmentPlan) -> list[int]:
     return bounds
 
 
-def _describe(index: int, units: list[_Unit]) -> PodcastSegment:
+def _describe(index: int, units: list[_Unit], language: str | None) -> PodcastSegment:
     text = "\n".join(u.text for u in units)
-    result = summarize("", text, position_weight=0.1)
+    result = summarize("", text, position_weight=0.1, language=language)
     words_by_speaker: Counter[str] = Counter()
     for unit in units:
         if unit.speaker:
@@ -185,7 +190,7 @@ def _describe(index: int, units: list[_Unit]) -> PodcastSegment:
         name, words = words_by_speaker.most_common(1)[0]
         if words >= 0.6 * sum(words_by_speaker.values()):
             speaker = name
-    title = best_sentence(text) or result.brief or _first_words(text)
+    title = best_sentence(text, language=language) or result.brief or _first_words(text)
     return PodcastSegment(
         index=index,
         start_seconds=units[0].start,

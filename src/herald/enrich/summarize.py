@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from herald.enrich.text import Sentence, content_terms, split_sentences
+from herald.enrich.text import Sentence, content_terms, length_in_words, split_sentences
 
 # Lines that are navigation, bylines or boilerplate rather than statements.
 _BOILERPLATE = re.compile(
@@ -51,21 +52,37 @@ class SummaryResult:
 EMPTY_SUMMARY = SummaryResult("", "", "", ())
 
 
+# What a statement ends with (a sentence end, or a closing quote or bracket after one).
+_ENDINGS = ".!?\"'”’)。！？」』»“؟۔।။។"
+
+
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     index: int
     sentence: Sentence
     terms: Counter[str]
     norm: float
+    words: float  # length for the limits: words, a CJK character counting half
 
 
-def summarize(title: str, text: str, *, position_weight: float = 0.35) -> SummaryResult:
-    """Summaries and key points of one text (an article body or a podcast segment)."""
-    sentences = split_sentences(text)
-    candidates = _candidates(title, sentences)
+def summarize(
+    title: str,
+    text: str,
+    *,
+    position_weight: float = 0.35,
+    language: str | None = None,
+    wrapped_lines: bool = False,
+) -> SummaryResult:
+    """Summaries and key points of one text (an article body or a podcast segment).
+
+    ``language`` (a language code; ``None`` reads English rules) chooses how sentences end and
+    which words are stop words; ``wrapped_lines`` joins lines wrapped mid-sentence (article
+    bodies, not transcripts)."""
+    sentences = split_sentences(text, language, wrapped_lines=wrapped_lines)
+    candidates = _candidates(title, sentences, language)
     if not candidates:
         return EMPTY_SUMMARY
-    relevance = _relevance(title, candidates, position_weight)
+    relevance = _relevance(title, candidates, position_weight, language)
     n = len(candidates)
 
     summary_size = 3 if n >= 6 else min(2, n)
@@ -76,7 +93,7 @@ def summarize(title: str, text: str, *, position_weight: float = 0.35) -> Summar
     detailed = _mmr(candidates, relevance, detailed_size, max_words=_MAX_WORDS, similarity=sim)
     key_count = 5 if n >= 12 else 4 if n >= 8 else min(3, n)
     short_bias = [
-        score * (1.0 if c.sentence.words <= 30 else 0.75)
+        score * (1.0 if c.words <= 30 else 0.75)
         for score, c in zip(relevance, candidates, strict=False)
     ]
     key_points = _mmr(
@@ -98,16 +115,24 @@ def summarize_many(
     return [summarize(title, text, position_weight=position_weight) for title, text in items]
 
 
-def best_sentence(text: str, *, min_words: int = 4, max_words: int = 14) -> str | None:
+def best_sentence(
+    text: str, *, min_words: int = 4, max_words: int = 14, language: str | None = None
+) -> str | None:
     """The most central short sentence of a text (used as an extractive segment title)."""
-    sentences = [s for s in split_sentences(text) if min_words <= s.words <= max_words]
-    sentences = [s for s in sentences if not _URLISH.search(s.text) and not s.text.endswith("?")]
+    sentences = [
+        s
+        for s in split_sentences(text, language)
+        if min_words <= length_in_words(s.text) <= max_words
+    ]
+    sentences = [
+        s for s in sentences if not _URLISH.search(s.text) and not s.text.endswith(("?", "？"))
+    ]
     if not sentences:
         return None
-    centroid = Counter(content_terms(text))
+    centroid = Counter(content_terms(text, language))
     best: tuple[float, int, str] | None = None
     for index, sentence in enumerate(sentences):
-        terms = Counter(content_terms(sentence.text))
+        terms = Counter(content_terms(sentence.text, language))
         if len(terms) < 3:
             continue  # "Yes, it is." says nothing about the topic
         score = _cosine(terms, centroid)
@@ -118,36 +143,41 @@ def best_sentence(text: str, *, min_words: int = 4, max_words: int = 14) -> str 
     return best[2] if best else None
 
 
-def _candidates(title: str, sentences: list[Sentence]) -> list[_Candidate]:
+def _candidates(title: str, sentences: list[Sentence], language: str | None) -> list[_Candidate]:
     title_key = " ".join(title.lower().split())
     out: list[_Candidate] = []
     for index, sentence in enumerate(sentences):
         text = sentence.text
-        words = sentence.words
+        words = length_in_words(text)
         if not _MIN_WORDS <= words <= 2 * _MAX_WORDS:
             continue
         if _BOILERPLATE.match(text) or _URLISH.search(text):
             continue
         if " ".join(text.lower().split()) == title_key:
             continue  # the headline repeated as the first line of the body
-        if text[-1] not in ".!?\"'”’)" and words < 12:
+        if text[-1] not in _ENDINGS and words < 12:
             continue  # a short fragment without an ending: a sub-heading or a caption
         letters = sum(ch.isalpha() for ch in text)
+        if letters < 0.6 * len(text) and not text.isascii():
+            # Vowel signs of Indic scripts are marks, not letters, but are part of words.
+            letters += sum(unicodedata.category(ch)[0] == "M" for ch in text)
         if letters < 0.6 * len(text):
             continue  # tables, numbers, scores
-        terms = Counter(content_terms(text))
+        terms = Counter(content_terms(text, language))
         if not terms:
             continue
         norm = math.sqrt(sum(v * v for v in terms.values()))
-        out.append(_Candidate(index, sentence, terms, norm))
+        out.append(_Candidate(index, sentence, terms, norm, words))
     return out
 
 
-def _relevance(title: str, candidates: list[_Candidate], position_weight: float) -> list[float]:
+def _relevance(
+    title: str, candidates: list[_Candidate], position_weight: float, language: str | None
+) -> list[float]:
     centroid: Counter[str] = Counter()
     for candidate in candidates:
         centroid.update(candidate.terms)
-    title_terms = set(content_terms(title))
+    title_terms = set(content_terms(title, language))
     centroid_sq = sum(v * v for v in centroid.values())
     scores = []
     for rank, candidate in enumerate(candidates):
@@ -178,9 +208,7 @@ def _mmr(
     similarity: _Similarity,
 ) -> list[_Candidate]:
     pool = [
-        (score, c)
-        for score, c in zip(relevance, candidates, strict=False)
-        if c.sentence.words <= max_words
+        (score, c) for score, c in zip(relevance, candidates, strict=False) if c.words <= max_words
     ]
     redundancy = [0.0] * len(pool)
     chosen: list[_Candidate] = []
@@ -225,7 +253,15 @@ class _Similarity:
 
 
 def _join(chosen: list[_Candidate]) -> str:
-    return " ".join(c.sentence.text for c in sorted(chosen, key=lambda c: c.index))
+    out = ""
+    for candidate in sorted(chosen, key=lambda c: c.index):
+        text = candidate.sentence.text
+        # Chinese and Japanese write sentences one after the other, without a space.
+        out += text if not out or out[-1] in _CJK_JOIN else " " + text
+    return out
+
+
+_CJK_JOIN = "。！？」』"
 
 
 def _cosine(a: Counter[str], b: Counter[str]) -> float:

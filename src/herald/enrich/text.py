@@ -2,6 +2,12 @@
 
 Sentences are returned as character spans of the input, so a summary built from them can only
 ever contain sentences that are in the input (Herald never invents a sentence).
+
+Languages: English rules are the default (``language=None`` or ``"en"``). Given another language
+code, sentence splitting uses that language's abbreviations and, where numbers followed by a
+period are ordinals ("in der 18. Minute"), does not end a sentence there; content terms use that
+language's stop words. Chinese and Japanese sentences end at 。！？ (no space follows them), and
+a CJK character counts as one word (these scripts do not separate words by spaces).
 """
 
 from __future__ import annotations
@@ -10,6 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
+
+from herald.enrich import text_languages as _lang
 
 # Words after which a period does not end a sentence.
 _ABBREVIATIONS = frozenset(
@@ -88,9 +97,28 @@ _ABBREVIATIONS = frozenset(
     ]
 )
 
-# A candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace.
-_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*", re.UNICODE)
+# A candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace;
+# or a CJK sentence end (。！？, no space after it), which always ends a sentence. Also the
+# Arabic question mark, the Urdu full stop, the Devanagari danda and the Burmese and Khmer
+# full stops.
+_BOUNDARY = re.compile(r"[.!?…؟۔।။។]+[\"'”’“»«)\]]*(?=\s)|[。！？]+[」』”’）)\]]*")
+_CJK_ENDS = "。！？"
+# What may open a sentence besides a capital or a digit (quotes, brackets, Spanish ¿ ¡).
+_OPENERS = "\"'“‘([¿¡„«»"
+# Combining marks inside words, which \w does not match: vowel signs of the Indic and Southeast
+# Asian scripts (whole blocks: their letters and marks), Arabic and Hebrew vowel points,
+# combining accents.
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+    "\u06d6-\u06ed\u0900-\u0dff\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff"
+)
+_WORD = re.compile(f"[^\\W\\d_][\\w{_MARKS}'’-]*|\\d+(?:[.,]\\d+)*", re.UNICODE)
+# Han, kana and CJK compatibility ideographs: scripts written without spaces between words.
+_CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_WORD = re.compile(
+    f"[{_CJK}]|[^\\W\\d_{_CJK}](?:[^\\W{_CJK}]|[{_MARKS}'’-])*|\\d+(?:[.,]\\d+)*", re.UNICODE
+)
 _TERM = re.compile(r"[a-z][a-z'-]{1,}")
 _SPACE = re.compile(r"\s+")
 
@@ -352,43 +380,97 @@ class Sentence:
         return len(words(self.text))
 
 
-def _ends_with_abbreviation(chunk: str) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """How sentences end in one language."""
+
+    abbreviations: frozenset[str]
+    ordinals: bool  # "18." is an ordinal number, not a sentence end
+
+
+@cache
+def _rules(language: str | None) -> _Rules:
+    if language is None or language == "en":
+        return _Rules(_ABBREVIATIONS, ordinals=False)
+    # Not the English list: its "mar", "no", "est", "al" are words that end sentences in
+    # Spanish, Italian or French.
+    own = _lang.ABBREVIATIONS.get(language, frozenset())
+    return _Rules(_lang.COMMON_ABBREVIATIONS | own, language in _lang.ORDINAL_LANGUAGES)
+
+
+def _ends_with_abbreviation(chunk: str, rules: _Rules) -> bool:
     tail = chunk.rstrip(".!?…\"'”’)]").rsplit(None, 1)
     if not tail:
         return False
-    word = tail[-1].lower().lstrip("(\"'“‘")
-    if word in _ABBREVIATIONS:
+    word = tail[-1].lower().lstrip("(\"'“‘„«")
+    if word in rules.abbreviations:
         return True
+    if rules.ordinals and word.isdigit() and len(word) <= 3:
+        return True  # "in der 18. Minute", "den 3. oktober"
     # An initial ("John F. Kennedy") or a dotted acronym ("U.S.") is rarely a sentence end.
     return (
         bool(re.fullmatch(r"(?:[^\W\d_]\.)*[^\W\d_]", word)) and len(word) <= 3 and word.isalpha()
     )
 
 
-def split_sentences(text: str) -> list[Sentence]:
-    """Split text into sentences; newlines always end a sentence (paragraphs, headlines)."""
+def split_sentences(
+    text: str, language: str | None = None, *, wrapped_lines: bool = False
+) -> list[Sentence]:
+    """Split text into sentences. A newline ends a sentence (paragraphs, headlines), except,
+    with ``wrapped_lines``, where a line without a sentence end is followed by one starting in
+    lower case: a paragraph wrapped mid-sentence (hard-wrapped text, ``<br>`` inside an HTML
+    paragraph). ``language`` (a language code) chooses abbreviations and ordinal rules."""
+    rules = _rules(language)
     sentences: list[Sentence] = []
     offset = 0
-    for line in text.splitlines(keepends=True):
-        _split_line(line, offset, sentences)
+    lines = text.splitlines(keepends=True)
+    if wrapped_lines and len(lines) > 1:
+        lines = _join_wrapped(lines)
+    for line in lines:
+        _split_line(line, offset, sentences, rules)
         offset += len(line)
     return sentences
 
 
-def _split_line(line: str, offset: int, out: list[Sentence]) -> None:
+_LINE_ENDS = (".", "!", "?", "…", ":", ";", '"', "”", "’", "»", "。", "！", "？", ")")
+
+
+def _join_wrapped(lines: list[str]) -> list[str]:
+    """Lines of one sentence wrapped mid-way, merged back (offsets are unchanged: the newline
+    stays inside the merged line and counts as white space)."""
+    out = [lines[0]]
+    for line in lines[1:]:
+        previous = out[-1].rstrip()
+        first = line.lstrip()[:1]
+        if previous and first.islower() and not previous.endswith(_LINE_ENDS):
+            out[-1] += line
+        else:
+            out.append(line)
+    return out
+
+
+def _split_line(line: str, offset: int, out: list[Sentence], rules: _Rules) -> None:
     start = 0
     for match in _BOUNDARY.finditer(line):
         end = match.end()
         following = line[end:].lstrip()
         if not following:
             break
-        first = following[0]
-        if not (first.isupper() or first.isdigit() or first in "\"'“‘(["):
-            continue
-        if match.group(0).startswith(".") and _ends_with_abbreviation(line[start:end]):
-            continue
-        if first.isdigit() and match.start() > 0 and line[match.start() - 1].isdigit():
-            continue  # "$2. 6 million": a decimal broken by a tokeniser, not a sentence end
+        mark = match.group(0)
+        if mark[0] not in _CJK_ENDS:
+            first = following[0]
+            # A capital, a digit, an opening quote or a letter of a script without case.
+            if not (
+                first.isupper()
+                or first.isdigit()
+                or first in _OPENERS
+                or (first.isalpha() and not first.islower())
+            ):
+                continue
+            if mark.startswith(".") and _ends_with_abbreviation(line[start:end], rules):
+                continue
+            if first.isdigit() and match.start() > 0 and line[match.start() - 1].isdigit():
+                continue  # "$2. 6 million": a decimal broken by a tokeniser, not a sentence end
         _add(line, start, end, offset, out)
         start = end
     _add(line, start, len(line), offset, out)
@@ -416,10 +498,43 @@ def stem(word: str) -> str:
     return word
 
 
-def content_terms(text: str) -> list[str]:
-    """Lower-cased, stemmed content words (stopwords and one-letter words dropped)."""
-    lowered = text.lower().replace("’", "'")
-    return [stem(w.strip("'-")) for w in _TERM.findall(lowered) if w not in STOPWORDS]
+def content_terms(text: str, language: str | None = None) -> list[str]:
+    """Lower-cased, stemmed content words (stopwords and one-letter words dropped).
+
+    English (``None`` or ``"en"``): ASCII words, English stop words, a light stemmer. Another
+    language: words of any alphabet with that language's stop words; Chinese and Japanese runs
+    of Han or katakana give overlapping character pairs (the usual unit of CJK term matching,
+    as words are not separated), kana particles are left out. ``None`` with CJK text is read
+    the second way.
+    """
+    if language == "en" or (language is None and _CJK_CHAR.search(text) is None):
+        lowered = text.lower().replace("’", "'")
+        return [stem(w.strip("'-")) for w in _TERM.findall(lowered) if w not in STOPWORDS]
+    return _terms_any_script(text, language)
+
+
+_LETTER_TERM = re.compile(f"[^\\W\\d_{_CJK}](?:[^\\W\\d_{_CJK}]|[{_MARKS}'’-])+")
+_IDEOGRAPH_RUN = re.compile("[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def _terms_any_script(text: str, language: str | None) -> list[str]:
+    lowered = text.lower()
+    stop = _lang.STOPWORDS.get(language or "", frozenset())
+    plural_s = language in _lang.PLURAL_S_LANGUAGES
+    terms = []
+    for raw in _LETTER_TERM.findall(lowered):
+        word = raw.strip("'’-")
+        if len(word) < 2 or word in stop:
+            continue
+        if plural_s and len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        terms.append(word)
+    for run in _IDEOGRAPH_RUN.findall(text):
+        if len(run) == 1:
+            terms.append(run)
+        else:
+            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return terms
 
 
 def term_counts(texts: Iterable[str]) -> Counter[str]:
@@ -430,12 +545,25 @@ def term_counts(texts: Iterable[str]) -> Counter[str]:
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text`` (letters with apostrophes and hyphens, or numbers), in order."""
+    """The words of ``text`` (letters with apostrophes and hyphens, or numbers), in order; each
+    Han or kana character is a word of its own."""
+    if not text.isascii() and _CJK_CHAR.search(text) is not None:
+        return _CJK_WORD.findall(text)
     return _WORD.findall(text)
 
 
 def word_count(text: str) -> int:
     return len(words(text))
+
+
+def length_in_words(text: str) -> float:
+    """The length of a text for length limits (summaries, key points): its words, with a Han or
+    kana character counting as half a word (about two of them make a word)."""
+    found = words(text)
+    if text.isascii() or _CJK_CHAR.search(text) is None:
+        return float(len(found))
+    cjk = sum(1 for w in found if len(w) == 1 and _CJK_CHAR.match(w))
+    return len(found) - cjk / 2
 
 
 def lead_text(title: str, body: str, max_words: int) -> str:

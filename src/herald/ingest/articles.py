@@ -74,7 +74,6 @@ _BLOCK_TAGS = frozenset(
     {
         "p",
         "div",
-        "br",
         "li",
         "h1",
         "h2",
@@ -96,10 +95,15 @@ _BLOCK_TAGS = frozenset(
         "footer",
     }
 )
+_HTML_SPACE = re.compile(r"\s+")
 
 
 def html_to_text(fragment: str) -> str:
-    """Visible text of an HTML fragment with paragraph breaks (feed descriptions, ninjs bodies)."""
+    """Visible text of an HTML fragment, paragraph-aware (feed descriptions, ninjs bodies).
+
+    As a browser shows it: a line break in the HTML source inside a paragraph is a space (only
+    ``<pre>`` keeps its lines), ``<br>`` is a line break, and block elements (paragraphs,
+    headings, list items...) are separate paragraphs."""
     if "<" not in fragment and "&" not in fragment:
         return clean_text(fragment, keep_newlines=True)
     try:
@@ -110,21 +114,24 @@ def html_to_text(fragment: str) -> str:
         bad.drop_tree()
     pieces: list[str] = []
 
-    def walk(node: lxml.html.HtmlElement) -> None:
-        tag = node.tag if isinstance(node.tag, str) else ""
-        block = tag.lower() in _BLOCK_TAGS
+    def walk(node: lxml.html.HtmlElement, pre: bool) -> None:
+        tag = node.tag.lower() if isinstance(node.tag, str) else ""
+        pre = pre or tag == "pre"
+        block = tag in _BLOCK_TAGS
         if block:
             pieces.append("\n\n")
+        elif tag == "br":
+            pieces.append("\n")
         if node.text:
-            pieces.append(node.text)
+            pieces.append(node.text if pre else _HTML_SPACE.sub(" ", node.text))
         for child in node:
-            walk(child)
+            walk(child, pre)
             if child.tail:
-                pieces.append(child.tail)
+                pieces.append(child.tail if pre else _HTML_SPACE.sub(" ", child.tail))
         if block:
             pieces.append("\n\n")
 
-    walk(root)
+    walk(root, False)
     return clean_text("".join(pieces), keep_newlines=True)
 
 

@@ -31,6 +31,7 @@ from herald.errors import HeraldError
 
 __all__ = [
     "FEED_TYPES",
+    "GENERIC_TYPES",
     "HTML_TYPES",
     "JSON_TYPES",
     "TRANSCRIPT_TYPES",
@@ -61,6 +62,17 @@ TRANSCRIPT_TYPES: tuple[str, ...] = (
     "text/plain",
     *JSON_TYPES,
     *HTML_TYPES,
+)
+# What servers send when they do not know a file's type (VTT and SRT files often get these).
+# Accepted for a transcript only when the feed declared its type; the size limit still applies.
+GENERIC_TYPES: tuple[str, ...] = (
+    "application/octet-stream",
+    "binary/octet-stream",
+    "application/binary",
+    "application/download",
+    "application/force-download",
+    "application/x-download",
+    "application/unknown",
 )
 
 

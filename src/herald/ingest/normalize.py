@@ -11,10 +11,11 @@ import email.utils
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any, cast
 
+from herald.core.languages import is_language_tag, normalise_language
 from herald.ingest.model import (
     MEDIA_TYPES,
     IncomingItem,
@@ -23,6 +24,7 @@ from herald.ingest.model import (
     SourceRef,
     TranscriptSegment,
 )
+from herald.ingest.people import person_name, split_authors, unique_names
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
 
 __all__ = [
@@ -241,7 +243,8 @@ def _authors(value: object) -> tuple[str, ...]:
         return split_authors(value)
     if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
         raise ItemRejected("authors must be an array of strings", field="authors")
-    return _dedup(clean_text(a) for a in value)
+    # One person per entry; e-mail forms and placeholders ("Staff Writer") as in bylines.
+    return unique_names(name for a in value if (name := person_name(a)))
 
 
 def _language(value: object) -> str | None:
@@ -251,10 +254,9 @@ def _language(value: object) -> str | None:
         raise ItemRejected("language must be a string", field="language")
     if not value.strip():
         return None
-    language = normalise_language(value)
-    if language is None:
+    if not is_language_tag(value):
         raise ItemRejected(f"language is not a language code: {value[:20]!r}", field="language")
-    return language
+    return normalise_language(value)
 
 
 def _podcast(value: object) -> PodcastRef | None:
@@ -386,54 +388,3 @@ def clean_text(value: str, *, keep_newlines: bool = False) -> str:
     # Whole-text passes (not per line): bodies are long and this runs for every item.
     text = _LINE_EDGES.sub("\n", _SPACES.sub(" ", text))
     return _BLANK_LINES.sub("\n\n", text).strip()
-
-
-_LANGUAGE = re.compile(r"^([a-zA-Z]{2,3})([-_][a-zA-Z0-9]{1,8})*$")
-
-
-def normalise_language(value: str) -> str | None:
-    """``en``, ``EN-us``, ``nb_NO`` -> ``en``, ``en-US``, ``nb-NO`` (BCP 47 casing)."""
-    text = value.strip()
-    if not _LANGUAGE.match(text):
-        return None
-    parts = re.split(r"[-_]", text)
-    out = [parts[0].lower()]
-    for part in parts[1:]:
-        if len(part) == 2:
-            out.append(part.upper())
-        elif len(part) == 4:
-            out.append(part.title())
-        else:
-            out.append(part.lower())
-    return "-".join(out)
-
-
-_BYLINE_PREFIX = re.compile(r"^(by|von|par|por|di|door|av|af)\s+", re.IGNORECASE)
-_AUTHOR_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b|\bog\b)\s*")
-
-
-def split_authors(byline: str, *, drop: Iterable[str] = ()) -> tuple[str, ...]:
-    """Split a byline ("By Jane Roe and John Doe, AP") into names; ``drop`` removes agency
-    names such as the copyright holder."""
-    dropped = {d.casefold() for d in drop}
-    text = _BYLINE_PREFIX.sub("", clean_text(byline))
-    names = []
-    for part in _AUTHOR_SPLIT.split(text):
-        name = _BYLINE_PREFIX.sub("", part.strip(" .")).strip()
-        if not name or name.casefold() in dropped:
-            continue
-        # An e-mail address or a lone agency acronym is not an author name.
-        if "@" in name or (name.isupper() and len(name) <= 5):
-            continue
-        names.append(name)
-    return _dedup(names)
-
-
-def _dedup(values: Iterable[str]) -> tuple[str, ...]:
-    seen: set[str] = set()
-    out = []
-    for value in values:
-        if value and value.casefold() not in seen:
-            seen.add(value.casefold())
-            out.append(value)
-    return tuple(out)

@@ -1,10 +1,11 @@
 """Podcast transcripts (``podcast:transcript``) to timed segments with speakers.
 
-Formats: WebVTT (speakers from ``<v Name>`` voice spans), SRT (speakers from a leading
-``Name:``), Podcasting 2.0 JSON (``segments[{speaker, startTime, endTime, body}]``, often one word
-per segment), the Podcasting 2.0 HTML form (``<cite>``/``<time>``/``<p>``) and plain text (no
-timing: kept as transcript text). Caption-sized cues are merged into speaker turns so a segment
-is a readable stretch of speech rather than a 2-second subtitle.
+Formats: WebVTT (speakers from ``<v Name>`` voice spans or a leading ``Name:`` label, as Zoom
+and many other tools export), SRT (speakers from a leading ``Name:``), Podcasting 2.0 JSON
+(``segments[{speaker, startTime, endTime, body}]``, often one word per segment), the
+Podcasting 2.0 HTML form (``<cite>``/``<time>``/``<p>``) and plain text (no timing: kept as
+transcript text). Caption-sized cues are merged into speaker turns so a segment is a readable
+stretch of speech rather than a 2-second subtitle.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import html
 import io
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -115,24 +117,16 @@ def _vtt_cues(text: str) -> list[TranscriptSegment]:
     except Exception as exc:  # noqa: BLE001 - webvtt raises assorted errors for bad files
         raise TranscriptFormatError(f"not a valid WebVTT file: {exc}") from None
     cues = []
-    speaker: str | None = None
     for caption in captions.captions:
-        # VTT names the speaker when it changes; an unnamed cue continues the last speaker.
-        if caption.voice:
-            speaker = clean_text(str(caption.voice)) or None
         body = clean_text(html.unescape(str(caption.text)))
         if body:
+            voice = clean_text(str(caption.voice)) if caption.voice else ""
             cues.append(
-                TranscriptSegment(
-                    start=_timecode(str(caption.start)),
-                    end=_timecode(str(caption.end)),
-                    text=body,
-                    speaker=speaker,
-                )
+                _Cue(_timecode(str(caption.start)), _timecode(str(caption.end)), body, voice)
             )
     if not cues:
         raise TranscriptFormatError("WebVTT file without cues")
-    return cues
+    return _with_speakers(cues)
 
 
 # --- SRT -------------------------------------------------------------------------------------
@@ -140,13 +134,10 @@ def _vtt_cues(text: str) -> list[TranscriptSegment]:
 _SRT_TIMING = re.compile(
     r"^\s*(\d{1,2}:\d{2}:\d{2}(?:[,.]\d{1,3})?)\s*-->\s*(\d{1,2}:\d{2}:\d{2}(?:[,.]\d{1,3})?)"
 )
-_SPEAKER_PREFIX = re.compile(r"^([A-Z][\w.'’\-]*(?: [A-Z][\w.'’\-]*){0,3}):\s+(.*)$", re.DOTALL)
-_NOT_SPEAKERS = frozenset({"note", "warning", "update", "editor's note", "q", "a"})
 
 
 def _srt_cues(text: str) -> list[TranscriptSegment]:
     cues = []
-    speaker: str | None = None
     for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n").strip()):
         lines = [line for line in block.split("\n") if line.strip()]
         timing_at = next((i for i, line in enumerate(lines) if _SRT_TIMING.match(line)), None)
@@ -156,21 +147,82 @@ def _srt_cues(text: str) -> list[TranscriptSegment]:
         assert match is not None
         body = clean_text(" ".join(lines[timing_at + 1 :]))
         body = re.sub(r"</?[a-zA-Z][^>]*>", "", body).strip()  # <i>, <b>, <font ...>
-        named = _SPEAKER_PREFIX.match(body)
-        if named and named.group(1).casefold() not in _NOT_SPEAKERS:
-            speaker, body = named.group(1), named.group(2).strip()
         if body:
-            cues.append(
-                TranscriptSegment(
-                    start=_timecode(match.group(1)),
-                    end=_timecode(match.group(2)),
-                    text=body,
-                    speaker=speaker,
-                )
-            )
+            cues.append(_Cue(_timecode(match.group(1)), _timecode(match.group(2)), body))
     if not cues:
         raise TranscriptFormatError("SRT file without cues")
-    return cues
+    return _with_speakers(cues)
+
+
+# --- speaker labels (VTT and SRT) --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Cue:
+    start: float
+    end: float
+    text: str
+    voice: str = ""  # a WebVTT <v Name> span: the speaker, stated by the format itself
+
+
+# "Name: text". A label is one to four words, each capitalised except name particles ("Ludwig
+# van Beethoven"), optionally ending in a number ("Speaker 2", as speech-to-text tools name
+# unknown voices); never digits first, so a time ("10:30: ...") or a score is never a speaker.
+_LABEL = re.compile(
+    r"^((?:[^\W\d_][\w.'’\-]*)(?: [^\W\d_][\w.'’\-]*){0,3}(?: \d{1,2})?):\s+(\S.*)$",
+    re.DOTALL,
+)
+_PARTICLES = frozenset(
+    [
+        *("van", "von", "der", "den", "de", "da", "del", "della", "di", "du"),
+        *("le", "la", "bin", "ibn", "al", "el", "ter"),
+    ]
+)
+# Words that introduce text rather than name who speaks.
+_NOT_SPEAKERS = frozenset(
+    [
+        *("note", "notes", "warning", "update", "editor's note", "editor’s note", "ps"),
+        *("q", "a", "question", "answer", "translation", "caption", "captions", "subtitles"),
+        *("music", "sound", "lyrics", "source", "example", "summary", "chapter", "transcript"),
+    ]
+)
+_MAX_LABEL = 40
+
+
+def _label(text: str) -> tuple[str, str] | None:
+    """``(speaker, rest)`` when the cue opens with a speaker label."""
+    match = _LABEL.match(text)
+    if match is None:
+        return None
+    label = match.group(1)
+    if len(label) > _MAX_LABEL or label.casefold() in _NOT_SPEAKERS:
+        return None
+    words = [w for w in label.split() if not w.isdigit()]
+    if not words[0][0].isupper():
+        return None
+    if any(not (w[0].isupper() or w in _PARTICLES) for w in words[1:]):
+        return None  # "So here's the thing: ..." is a sentence, not a name
+    return label, match.group(2).strip()
+
+
+def _with_speakers(cues: list[_Cue]) -> list[TranscriptSegment]:
+    """Speakers of the cues: a VTT voice, else a ``Name:`` label. A label counts only when the
+    file reads as labelled speech: the same label opens at least two cues, or at least two
+    different labels occur ("Look: ..." once in a subtitle file is not a speaker). A cue
+    without either continues the last speaker (formats name the speaker when it changes)."""
+    labels = [_label(cue.text) if not cue.voice else None for cue in cues]
+    counts = Counter(found[0] for found in labels if found)
+    trusted = set(counts) if len(counts) >= 2 else {k for k, n in counts.items() if n >= 2}
+    out = []
+    speaker: str | None = None
+    for cue, found in zip(cues, labels, strict=True):
+        text = cue.text
+        if cue.voice:
+            speaker = cue.voice
+        elif found and found[0] in trusted:
+            speaker, text = found
+        out.append(TranscriptSegment(start=cue.start, end=cue.end, text=text, speaker=speaker))
+    return out
 
 
 # --- Podcasting 2.0 JSON -----------------------------------------------------------------------

@@ -19,7 +19,7 @@ from lxml import etree
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.ingest.articles import html_to_text
-from herald.ingest.fetch import TRANSCRIPT_TYPES, Fetcher, FetchError
+from herald.ingest.fetch import GENERIC_TYPES, TRANSCRIPT_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
     IncomingItem,
     ItemError,
@@ -30,7 +30,8 @@ from herald.ingest.model import (
     SourceRef,
     content_id_of,
 )
-from herald.ingest.normalize import clean_text, split_authors
+from herald.ingest.normalize import clean_text
+from herald.ingest.people import person_name
 from herald.ingest.sources.base import Document
 from herald.ingest.sources.feeds import (
     _audio_enclosure,
@@ -92,7 +93,7 @@ def parse_podcast_feed(
     feed = parsed.feed
     site = _feed_site(feed, document.origin)
     show_title = clean_text(str(feed.get("title") or "")) or None
-    publisher = extras.itunes_author or _owner(feed)
+    publisher = person_name(extras.itunes_author) or _owner(feed)
     podcast_id = extras.podcast_guid or _derived_podcast_id(document.origin, site, show_title)
     by_guid = {item.guid: item for item in extras.items if item.guid}
 
@@ -192,7 +193,7 @@ def _best_transcript(
     )
     for link in ranked:
         try:
-            result = fetcher.fetch(link.url, accept=TRANSCRIPT_TYPES)
+            result = fetcher.fetch(link.url, accept=_accepted_types(link))
             kind = transcript_kind(
                 link.content_type or result.content_type, link.url, result.content
             )
@@ -207,6 +208,14 @@ def _best_transcript(
             # Earlier failures are worth a warning only when a fallback was used.
             return parsed, problems
     return None, problems
+
+
+def _accepted_types(link: _TranscriptLink) -> tuple[str, ...]:
+    """The feed's declared transcript type is trusted over a server that sends a generic one
+    (``application/octet-stream``; ``text/plain`` is accepted anyway): the type decides how
+    the file is read, and the fetch's size limit applies as always."""
+    declared = (link.content_type or "").split(";")[0].strip().lower()
+    return (*TRANSCRIPT_TYPES, *GENERIC_TYPES) if declared in TRANSCRIPT_TYPES else TRANSCRIPT_TYPES
 
 
 def _read_extras(content: bytes) -> _ShowExtras:
@@ -264,12 +273,8 @@ def _child_text(node: Any, tag: str) -> str | None:
 def _owner(feed: Any) -> str | None:
     detail = feed.get("publisher_detail") or {}
     name = detail.get("name") if hasattr(detail, "get") else None
-    if name:
-        return clean_text(str(name))
-    if feed.get("author"):
-        names = split_authors(str(feed.get("author")))
-        return names[0] if names else None
-    return None
+    # managingEditor and itunes:owner come as "email (Name)": the name, never the address.
+    return person_name(str(name)) if name else person_name(str(feed.get("author") or ""))
 
 
 def _derived_podcast_id(origin: str, site: str, title: str | None) -> str:
