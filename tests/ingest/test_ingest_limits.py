@@ -21,8 +21,12 @@ from herald.config import Settings
 from herald.db.models.content import ContentItem
 from herald.db.models.ingest import Source
 from herald.ingest.model import IncomingItem, SourceRef
+from herald.ingest.polling import poll_source
 from herald.ingest.service import store_items
+from herald.ingest.source_records import add_source
 from herald.runtime import Runtime
+
+from .conftest import LoopbackInternet, LoopbackServer
 
 # Tables content ingestion writes from its input (items, and the sources polled for them).
 TABLES = (ContentItem, Source)
@@ -279,3 +283,41 @@ def test_admin_sources_refuse_over_long_values(
         "/v1/admin/sources", json=base | SOURCE_COLUMNS[column](limit), headers=admin_auth
     )
     assert at_limit.status_code == 201, at_limit.text
+
+
+def test_a_feed_poll_stores_the_entries_around_an_over_long_guid(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    words = " ".join(f"word{i}" for i in range(200))  # long enough: no article page fetched
+
+    def entry(n: int, guid: str) -> str:
+        return (
+            f"<item><title>Entry {n}</title><link>https://example.com/e{n}</link>"
+            f"<guid isPermaLink='false'>{guid}</guid>"
+            f"<pubDate>Fri, 20 Nov 2026 10:00:00 GMT</pubDate>"
+            f"<description>{words}</description></item>"
+        )
+
+    feed = (
+        "<?xml version='1.0'?><rss version='2.0'><channel><title>Feed</title>"
+        "<link>https://example.com/</link>"
+        + entry(1, "guid-1")
+        + entry(2, "g" * 600)
+        + entry(3, "guid-3")
+        + "</channel></rss>"
+    )
+    server.serve("http://feeds.test/long.xml", feed.encode(), content_type="application/rss+xml")
+    with runtime.sessions.write() as session:
+        source_id = add_source(
+            session,
+            url="http://feeds.test/long.xml",
+            media_type="news",
+            clock=runtime.clock,
+            interval_seconds=900,
+        ).id
+    outcome = poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    assert outcome.report is not None
+    assert outcome.report.accepted == 2
+    [error] = outcome.report.rejected
+    assert error.reason == "external_id longer than 512 characters"
+    assert stored(runtime, "external_id") == ["guid-1", "guid-3"]
