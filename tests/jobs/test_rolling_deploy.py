@@ -122,6 +122,20 @@ def test_an_unknown_kind_fails_with_a_clear_error_after_the_bound(
     assert row.status == "failed"
     assert row.last_error is not None
     assert row.last_error.startswith("UnknownJobKind: ")
+    # A job a newer worker leased and then died with waits the same bound after its lease.
+    leased = insert_job_of_a_newer_version(runtime)
+    with runtime.sessions.write() as session:
+        row = session.get(Job, leased)
+        assert row is not None
+        row.status, row.worker_id = "running", "newer:1"
+        row.lease_expires_at = clock.now()
+    clock.advance(timedelta(hours=23))
+    assert fail_unknown_kind_jobs(runtime) == 0
+    clock.advance(timedelta(hours=2))
+    assert fail_unknown_kind_jobs(runtime) == 1
+    gone = job(runtime, leased)
+    assert gone is not None
+    assert (gone.status, gone.worker_id) == ("failed", None)
     assert known is not None
     kept = job(runtime, known)
     assert kept is not None

@@ -303,7 +303,7 @@ def expired_exhausted(session: Session, *, clock: Clock, limit: int = 100) -> li
 
 
 def fail_unknown_kinds(session: Session, *, clock: Clock, waited_seconds: float) -> int:
-    """Fail queued jobs of kinds no process has claimed for ``waited_seconds`` after they were due.
+    """Fail jobs of kinds no process has claimed for ``waited_seconds`` after they were due.
 
     A job of a kind this process does not know is left for a process that does (rolling
     deploys); one still unclaimed that long after it was due belongs to no running version (a
@@ -311,11 +311,12 @@ def fail_unknown_kinds(session: Session, *, clock: Clock, waited_seconds: float)
     """
     now = clock.now()
     cutoff = now - timedelta(seconds=waited_seconds)
-    stale = select(Job.id).where(
-        Job.status == "queued",
-        Job.run_at < cutoff,
-        Job.kind.not_in(sorted(known_kinds())),
+    waiting = or_(
+        and_(Job.status == "queued", Job.run_at < cutoff),
+        # leased by a (newer) worker that died, and no worker of that version since
+        and_(Job.status == "running", Job.lease_expires_at < cutoff),
     )
+    stale = select(Job.id).where(waiting, Job.kind.not_in(sorted(known_kinds())))
     result = session.execute(
         update(Job)
         .where(Job.id.in_(stale.scalar_subquery()))
@@ -323,6 +324,8 @@ def fail_unknown_kinds(session: Session, *, clock: Clock, waited_seconds: float)
             status="failed",
             finished_at=now,
             updated_at=now,
+            worker_id=None,
+            lease_expires_at=None,
             last_error=(
                 "UnknownJobKind: no worker has a handler for this job kind; it waited "
                 f"{waited_seconds:g} s after it was due"
