@@ -206,9 +206,7 @@ def test_a_scheduled_run_sends_results_but_never_backfill_completed(
 
         kinds = {
             row.kind: row.status
-            for row in session.scalars(
-                select(MonitorRun).where(MonitorRun.parent_run_id.is_(None))
-            )
+            for row in session.scalars(select(MonitorRun).where(MonitorRun.parent_run_id.is_(None)))
         }
     assert kinds == {"scheduled": "succeeded"}  # the scheduled task ran and finished
     [added] = events(runtime, "monitor.results.added")
@@ -229,7 +227,8 @@ def test_the_openapi_document_says_which_runs_send_which_events(client: TestClie
     for path in ("/v1/monitors/{monitor_id}/run", "/v1/monitors/{monitor_id}/backfills"):
         text = paths[path]["post"]["description"]
         assert "`monitor.backfill.completed`" in text
-        assert "`monitor.results.added`" in text and "`monitor.run.failed`" in text
+        assert "`monitor.results.added`" in text
+        assert "`monitor.run.failed`" in text
     schemas = document["components"]["schemas"]
     for name in ("DeliveryRecordOut", "AttemptRecordOut"):
         text = schemas[name]["properties"]["event_type"]["description"]
