@@ -192,3 +192,8 @@ def test_content_search_filters_and_admin_sources(
     )
     assert_refused(source, "name", "sources")
     assert client.get("/v1/admin/sources", headers=admin_auth).json()["sources"] == []
+
+
+def test_a_header_with_nul_is_refused(client: TestClient, auth: dict[str, str]) -> None:
+    response = client.get("/v1/monitors", headers={"x-api-key": auth["x-api-key"] + "\u0000"})
+    assert_refused(response, "x-api-key", "header")

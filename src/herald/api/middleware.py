@@ -5,8 +5,9 @@ Prometheus metrics by route template and status, the 1 MiB body limit (413) and 
 rule (415), text the databases cannot store (400, below), and the last-resort 500 envelope (so
 even a crash carries the request id and no traceback).
 
-Every string of every request is checked here, once, before any route runs: the URL path, query
-parameter names and values, and every key and string value of a JSON body at any depth. NUL
+Every string of every request is checked here, once, before any route runs: header values, the
+URL path, query parameter names and values, and every key and string value of a JSON body at any
+depth. NUL
 characters and invalid Unicode (a lone surrogate, ``"\ud800"`` in JSON) are a 400
 ``invalid_request`` naming the field, so such text is never stored (PostgreSQL refuses NUL, and
 neither database can encode a lone surrogate: a stored one would break every later read). The
@@ -197,6 +198,11 @@ def _unstorable(field: str, problem: str) -> Rejection:
 
 
 def _unstorable_in_url(scope: Scope) -> Rejection | None:
+    # Header values are bytes read as Latin-1 (never a surrogate); HTTP servers refuse NUL in
+    # them, but an ASGI caller might not: the routes read x-api-key and authorization.
+    for name, value in scope["headers"]:
+        if b"\x00" in value:
+            return _unstorable(name.decode("latin-1").lower(), "must not contain NUL characters")
     problem = text_problem(scope["path"])
     if problem is not None:
         return _unstorable("path", problem)
