@@ -60,6 +60,16 @@ class Settings(BaseSettings):
             "it expires."
         ),
     )
+    job_unknown_kind_seconds: int = Field(
+        default=86_400,
+        ge=60,
+        description=(
+            "A queued job of a kind this process has no handler for is left for a process that "
+            "has one (during a rolling deploy old and new versions share the queue); one that no "
+            "process claimed this many seconds after it was due fails with an `UnknownJobKind` "
+            "error."
+        ),
+    )
     scheduler_tick_seconds: float = Field(
         default=5.0, gt=0, description="How often the scheduler looks for due periodic work."
     )

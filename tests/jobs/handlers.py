@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -70,3 +71,35 @@ def _record_give_up(session: object, job: ClaimedJob, error: str) -> None:
 )
 def always_fails(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     raise RuntimeError("nope")
+
+
+hang_started = threading.Event()
+hang_interrupted = threading.Event()
+
+
+@job_handler(
+    "test.hangs_once", retry=RetryPolicy(max_attempts=3, delays=(1.0,)), max_run_seconds=3.0
+)
+def hangs_once(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
+    """Hangs on its first attempt (a Python-level wait loop, or a blocking sleep when asked)."""
+    for job in jobs:
+        if job.attempts == 1:
+            hang_started.set()
+            if job.payload.get("blocking"):
+                time.sleep(3600)  # killed with the subprocess
+            try:
+                while True:
+                    time.sleep(0.01)
+            except BaseException:
+                hang_interrupted.set()
+                raise
+    with ctx.runtime.sessions.write() as session:
+        for job in jobs:
+            session.add(
+                Team(
+                    id=new_id("team"),
+                    name=f"{job.payload['name']}-{job.attempts}",
+                    created_at=ctx.runtime.clock.now(),
+                )
+            )
+        ctx.finish(session, jobs)

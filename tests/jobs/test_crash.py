@@ -30,7 +30,7 @@ def start_worker(runtime: Runtime, marker: Path) -> subprocess.Popen[bytes]:
         "HERALD_JOB_LEASE_SECONDS": "5",
         "HERALD_JOB_POLL_SECONDS": "0.2",
         "HERALD_TEST_MARKER": str(marker),
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
     return subprocess.Popen([sys.executable, "-c", WORKER], env=env, cwd=ROOT)
 

@@ -181,3 +181,55 @@ def test_events_roll_back_with_the_work(
     with runtime.sessions.write() as session:
         dated_jobs.complete_run(session, started, hits, clock=clock)
     assert len(events(runtime, "monitor.results.added")) == 1
+
+
+def test_a_scheduled_run_sends_results_but_never_backfill_completed(
+    client: TestClient,
+    auth: dict[str, str],
+    member_key: CreatedKey,
+    runtime: Runtime,
+    clock: FrozenClock,
+    make_monitor: MonitorFactory,
+    content: Content,
+    drain: Callable[[], int],
+) -> None:
+    from herald.monitors.tasks import schedule_monitors
+
+    enable_webhooks(runtime, member_key.team_id)
+    content("Solar story", utc(2026, 11, 25, 1))
+    monitor = make_monitor()
+    clock.advance(timedelta(hours=1))
+    schedule_monitors(runtime)
+    drain()
+    with runtime.sessions.read() as session:
+        from herald.db.models.monitor import MonitorRun
+
+        kinds = {
+            row.kind: row.status
+            for row in session.scalars(select(MonitorRun).where(MonitorRun.parent_run_id.is_(None)))
+        }
+    assert kinds == {"scheduled": "succeeded"}  # the scheduled task ran and finished
+    [added] = events(runtime, "monitor.results.added")
+    assert added["data"]["monitor_id"] == monitor["id"]
+    assert events(runtime, "monitor.backfill.completed") == []
+
+    # the same work asked for with run-now: its task's end is an event
+    content("Solar story two", utc(2026, 11, 25, 2))
+    task = client.post(f"/v1/monitors/{monitor['id']}/run", headers=auth).json()
+    drain()
+    [completed] = events(runtime, "monitor.backfill.completed")
+    assert (completed["data"]["task_id"], completed["data"]["kind"]) == (task["task_id"], "manual")
+
+
+def test_the_openapi_document_says_which_runs_send_which_events(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    paths = document["paths"]
+    for path in ("/v1/monitors/{monitor_id}/run", "/v1/monitors/{monitor_id}/backfills"):
+        text = paths[path]["post"]["description"]
+        assert "`monitor.backfill.completed`" in text
+        assert "`monitor.results.added`" in text
+        assert "`monitor.run.failed`" in text
+    schemas = document["components"]["schemas"]
+    for name in ("DeliveryRecordOut", "AttemptRecordOut"):
+        text = schemas[name]["properties"]["event_type"]["description"]
+        assert "scheduled runs never send it" in text

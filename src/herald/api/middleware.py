@@ -2,8 +2,17 @@
 
 Request ids (``x-request-id`` on every response, set in the logging context), the access log,
 Prometheus metrics by route template and status, the 1 MiB body limit (413) and the JSON-only body
-rule (415), and the last-resort 500 envelope (so even a crash carries the request id and no
-traceback).
+rule (415), text the databases cannot store (400, below), and the last-resort 500 envelope (so
+even a crash carries the request id and no traceback).
+
+Every string of every request is checked here, once, before any route runs: header values, the
+URL path, query parameter names and values, and every key and string value of a JSON body at any
+depth. NUL
+characters and invalid Unicode (a lone surrogate, ``"\ud800"`` in JSON) are a 400
+``invalid_request`` naming the field, so such text is never stored (PostgreSQL refuses NUL, and
+neither database can encode a lone surrogate: a stored one would break every later read). The
+one exception is the JSON Lines body of ``POST /v1/admin/content``: each line is checked by the
+ingestion rules, so a bad line is that line's error and the others are stored.
 """
 
 from __future__ import annotations
@@ -13,11 +22,14 @@ import logging
 import time
 import uuid
 from typing import Any
+from urllib.parse import parse_qsl
 
 from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herald.api.errors import error_body
+from herald.core.storable import find_unstorable, printable, text_problem
+from herald.errors import FieldIssue
 from herald.logging import request_id_var
 
 log = logging.getLogger("herald.access")
@@ -37,6 +49,7 @@ JSON_TYPES = frozenset({"application/json"})
 # Bulk ingestion also takes JSON Lines.
 NDJSON_PATHS = frozenset({"/v1/admin/content"})
 NDJSON_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "application/json-lines"})
+Rejection = tuple[int, str, str] | tuple[int, str, str, list[FieldIssue]]
 
 
 class HeraldMiddleware:
@@ -64,9 +77,13 @@ class HeraldMiddleware:
             await send(message)
 
         try:
-            rejection = self._check_body_headers(scope)
+            rejection: Rejection | None = self._check_body_headers(scope)
+            if rejection is None:
+                rejection = _unstorable_in_url(scope)
             if rejection is None and _is_chunked(scope):
                 receive, rejection = await self._buffer_chunked(receive)
+            if rejection is None and _has_checked_json_body(scope):
+                receive, rejection = await _unstorable_in_body(receive)
             if rejection is not None:
                 await self._reply(send_with_id, *rejection)
             else:
@@ -156,8 +173,10 @@ class HeraldMiddleware:
         return replay, None
 
     @staticmethod
-    async def _reply(send: Send, status: int, code: str, message: str) -> None:
-        body = json.dumps(error_body(code, message)).encode()
+    async def _reply(
+        send: Send, status: int, code: str, message: str, details: list[FieldIssue] | None = None
+    ) -> None:
+        body = json.dumps(error_body(code, message, details)).encode()
         headers: list[Any] = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
@@ -171,3 +190,72 @@ def _is_chunked(scope: Scope) -> bool:
         return False
     names = {k.lower() for k, _ in scope["headers"]}
     return b"content-length" not in names and b"transfer-encoding" in names
+
+
+def _unstorable(field: str, problem: str) -> Rejection:
+    message = f"{field} {problem}"
+    return 400, "invalid_request", message, [FieldIssue(field, problem)]
+
+
+def _unstorable_in_url(scope: Scope) -> Rejection | None:
+    # Header values are bytes read as Latin-1 (never a surrogate); HTTP servers refuse NUL in
+    # them, but an ASGI caller might not: the routes read x-api-key and authorization.
+    for name, value in scope["headers"]:
+        if b"\x00" in value:
+            return _unstorable(name.decode("latin-1").lower(), "must not contain NUL characters")
+    problem = text_problem(scope["path"])
+    if problem is not None:
+        return _unstorable("path", problem)
+    query = scope.get("query_string", b"").decode("latin-1")
+    if not query:
+        return None
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        problem = text_problem(name)
+        if problem is not None:
+            return _unstorable(printable(name), problem)
+        problem = text_problem(value)
+        if problem is not None:
+            return _unstorable(name, problem)
+    return None
+
+
+def _has_checked_json_body(scope: Scope) -> bool:
+    if scope["method"] not in BODY_METHODS or scope["path"] in NDJSON_PATHS:
+        return False
+    for key, value in scope["headers"]:
+        if key.lower() == b"content-type":
+            return bool(value.split(b";")[0].strip().lower() == b"application/json")
+    return False
+
+
+async def _unstorable_in_body(receive: Receive) -> tuple[Receive, Rejection | None]:
+    """Read the (size-checked) JSON body, check its strings, and hand it on unchanged."""
+    chunks: list[bytes] = []
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = b"".join(chunks)
+    rejection: Rejection | None = None
+    try:
+        # The stdlib parser, as the routes use: it decodes "\ud800" to a lone surrogate.
+        parsed = json.loads(body) if body.strip() else None
+    except ValueError:
+        parsed = None  # not JSON: the route answers that
+    found = find_unstorable(parsed)
+    if found is not None:
+        field, problem = found
+        rejection = _unstorable(field or "body", problem)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay, rejection

@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Literal
 
 from herald.core.ids import stable_id
+from herald.core.storable import text_problem
+from herald.db.models.content import ContentItem
 from herald.ingest.urls import canonical_url
 
 MediaType = Literal["news", "wire", "podcast"]
@@ -167,3 +169,78 @@ class KnownEntry:
 
 
 ParseOutcome = IncomingItem | ItemError | ItemWarning | KnownEntry
+
+
+# --- what the database can store ------------------------------------------------------------
+# The limits are the columns' own (SQLite would store anything; PostgreSQL fails the whole batch).
+
+
+def _column_limit(name: str) -> int:
+    length = getattr(ContentItem.__table__.c[name].type, "length", None)
+    assert isinstance(length, int), name
+    return length
+
+
+# Identifiers are refused when too long (cutting them could merge two items).
+LIMITED_FIELDS: dict[str, int] = {
+    "external_id": _column_limit("external_id"),
+    "episode_id": _column_limit("episode_id"),
+    "podcast.podcast_id": _column_limit("podcast_id"),
+    "language": _column_limit("language"),
+    "source.domain": _column_limit("source_domain"),
+}
+# A display name is cut to its column's length instead (documented in docs/ingestion.md).
+SOURCE_NAME_MAX = _column_limit("source_name")
+
+
+def storage_problem(item: IncomingItem) -> tuple[str, str] | None:
+    """Why ``item`` cannot be stored as it is, as ``(field, reason)``, or None.
+
+    The one rule for every way in (JSON Lines, ``POST /v1/admin/content``, feeds, ninjs,
+    podcasts): every string must be storable text, and bounded columns' values must fit.
+    """
+    for name, text in _strings_of(item):
+        problem = text_problem(text)
+        if problem is not None:
+            return name, f"{name} {problem}"
+    values = {
+        "external_id": item.external_id,
+        "episode_id": item.episode_id,
+        "podcast.podcast_id": item.podcast.podcast_id if item.podcast else None,
+        "language": item.language,
+        "source.domain": item.source.domain,
+    }
+    for name, limit in LIMITED_FIELDS.items():
+        value = values[name]
+        if value is not None and len(value) > limit:
+            return name, f"{name} longer than {limit} characters"
+    return None
+
+
+def _strings_of(item: IncomingItem) -> list[tuple[str, str]]:
+    fields: list[tuple[str, str | None]] = [
+        ("title", item.title),
+        ("url", item.url),
+        ("external_id", item.external_id),
+        ("source.name", item.source.name),
+        ("source.domain", item.source.domain),
+        ("language", item.language),
+        ("summary", item.summary),
+        ("body", item.body),
+        ("episode_id", item.episode_id),
+        ("audio_url", item.audio_url),
+        ("transcript", item.transcript),
+    ]
+    if item.podcast is not None:
+        fields += [
+            ("podcast.title", item.podcast.title),
+            ("podcast.podcast_id", item.podcast.podcast_id),
+            ("podcast.publisher", item.podcast.publisher),
+        ]
+    fields += [(f"authors[{i}]", author) for i, author in enumerate(item.authors)]
+    for i, segment in enumerate(item.transcript_segments):
+        fields += [
+            (f"transcript_segments[{i}].text", segment.text),
+            (f"transcript_segments[{i}].speaker", segment.speaker),
+        ]
+    return [(name, value) for name, value in fields if value is not None]

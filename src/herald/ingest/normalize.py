@@ -23,6 +23,7 @@ from herald.ingest.model import (
     PodcastRef,
     SourceRef,
     TranscriptSegment,
+    storage_problem,
 )
 from herald.ingest.people import person_name, split_authors, unique_names
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
@@ -128,24 +129,31 @@ def item_from_mapping(obj: object) -> IncomingItem:
                 "podcast items need transcript or transcript_segments", field="transcript"
             )
 
-    return IncomingItem(
-        media_type=cast(MediaType, media_type),
-        title=title,
-        published_date=published,
-        source=source,
-        url=url,
-        external_id=external_id,
-        authors=_authors(data.get("authors")),
-        language=_language(data.get("language")),
-        summary=_optional_text(data, "summary"),
-        body=body,
-        podcast=_podcast(data.get("podcast")),
-        episode_id=_optional_str(data, "episode_id"),
-        audio_url=_optional_url(data, "audio_url"),
-        duration_seconds=_duration(data.get("duration_seconds")),
-        transcript=transcript,
-        transcript_segments=segments,
-    )
+    try:
+        item = IncomingItem(
+            media_type=cast(MediaType, media_type),
+            title=title,
+            published_date=published,
+            source=source,
+            url=url,
+            external_id=external_id,
+            authors=_authors(data.get("authors")),
+            language=_language(data.get("language")),
+            summary=_optional_text(data, "summary"),
+            body=body,
+            podcast=_podcast(data.get("podcast")),
+            episode_id=_optional_str(data, "episode_id"),
+            audio_url=_optional_url(data, "audio_url"),
+            duration_seconds=_duration(data.get("duration_seconds")),
+            transcript=transcript,
+            transcript_segments=segments,
+        )
+    except UnicodeError:  # a lone surrogate cannot even be hashed into the item's id
+        raise ItemRejected("the entry is not valid Unicode (a lone surrogate)") from None
+    problem = storage_problem(item)
+    if problem is not None:
+        raise ItemRejected(problem[1], field=problem[0])
+    return item
 
 
 # --- field readers -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from herald.db.base import Base
@@ -182,9 +183,15 @@ def replace_fingerprints(
 # --- sources -------------------------------------------------------------------------------------
 
 
-def add_source(session: Session, source: Source) -> None:
-    session.add(source)
-    session.flush()
+def add_source(session: Session, source: Source) -> bool:
+    """Insert ``source``; False when a concurrent request inserted the same feed first."""
+    try:
+        with session.begin_nested():  # a savepoint: the caller's transaction stays usable
+            session.add(source)
+            session.flush()
+    except IntegrityError:
+        return False
+    return True
 
 
 def source_by_canonical_url(session: Session, canonical_url: str) -> Source | None:

@@ -26,9 +26,18 @@ from sqlalchemy.orm import Session
 from herald.content.changes import mark_changed
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
+from herald.core.storable import printable
 from herald.ingest import repository
 from herald.ingest.articles import word_count
-from herald.ingest.model import IncomingItem, ItemError, ItemWarning, KnownEntry, ParseOutcome
+from herald.ingest.model import (
+    SOURCE_NAME_MAX,
+    IncomingItem,
+    ItemError,
+    ItemWarning,
+    KnownEntry,
+    ParseOutcome,
+    storage_problem,
+)
 from herald.ingest.syndication import TextFingerprint, fingerprint, is_syndicated
 from herald.jobs.queue import enqueue_many
 
@@ -94,6 +103,7 @@ def store_items(
     """``fingerprints`` may carry fingerprints computed elsewhere (a parallel parser)."""
     report = report if report is not None else IngestReport()
     precomputed = fingerprints or {}
+    items = _storable(items, report)
     if not items:
         return report
     now = clock.now()
@@ -170,6 +180,21 @@ def store_items(
     return report
 
 
+def _storable(items: Sequence[IncomingItem], report: IngestReport) -> list[IncomingItem]:
+    """Items the database can store; the others are that entry's error (one bad entry must not
+    fail the batch's transaction). Entries of the JSON Lines format were checked already, with
+    their line numbers; this catches the other adapters' (feeds, ninjs, podcasts)."""
+    kept = []
+    for item in items:
+        problem = storage_problem(item)
+        if problem is None:
+            kept.append(item)
+            continue
+        ref = item.url or item.external_id or item.title
+        report.rejected.append(ItemError("entry", problem[1], ref=printable(ref)[:300]))
+    return kept
+
+
 class _ArticleMatcher:
     """Finds the article of an earlier copy: stored fingerprints sharing a band, plus the ones
     of this batch seen so far."""
@@ -222,7 +247,7 @@ def _row(
         "url": item.url,
         "external_id": item.external_id,
         "source_id": source_id,
-        "source_name": item.source.name[:300],
+        "source_name": item.source.name[:SOURCE_NAME_MAX],
         "source_domain": item.source.domain,
         "title": item.title,
         "authors": list(item.authors),

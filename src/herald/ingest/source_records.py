@@ -39,6 +39,9 @@ __all__ = [
 ]
 
 SOURCE_FORMATS = ("rss", "ninjs", "jsonl")
+# The columns' limits: PostgreSQL would refuse longer values (and SQLite would keep them).
+_NAME_MAX = 300  # Source.name
+_URL_MAX = 2048  # Source.canonical_url
 MIN_INTERVAL_SECONDS = 60
 MAX_INTERVAL_SECONDS = 7 * 86400
 
@@ -140,12 +143,20 @@ def add_source(
             domain = normalise_domain(domain)
         except InvalidUrl as exc:
             raise InvalidRequest(str(exc), details=[FieldIssue("domain", str(exc))]) from None
+    name = name.strip() if name and name.strip() else None
+    if name is not None and len(name) > _NAME_MAX:
+        raise InvalidRequest(
+            f"name is longer than {_NAME_MAX} characters",
+            details=[FieldIssue("name", f"at most {_NAME_MAX} characters")],
+        )
+    if len(canonical) > _URL_MAX:
+        raise InvalidRequest(
+            f"url is longer than {_URL_MAX} characters",
+            details=[FieldIssue("url", f"at most {_URL_MAX} characters")],
+        )
     interval = parse_interval(interval_seconds)
     if repository.source_by_canonical_url(session, canonical) is not None:
-        raise InvalidRequest(
-            "this feed is already a source",
-            details=[FieldIssue("url", f"{canonical} is already configured")],
-        )
+        raise _already_a_source(canonical)
     now = clock.now()
     source = Source(
         id=stable_id("src", canonical),
@@ -153,7 +164,7 @@ def add_source(
         canonical_url=canonical,
         media_type=media_type,
         format=format_name,
-        name=name.strip() if name and name.strip() else None,
+        name=name,
         domain=domain,
         interval_seconds=interval,
         enabled=True,
@@ -163,8 +174,16 @@ def add_source(
         created_at=now,
         updated_at=now,
     )
-    repository.add_source(session, source)
+    if not repository.add_source(session, source):
+        raise _already_a_source(canonical)  # a concurrent request added it a moment ago
     return SourceView.of(source)
+
+
+def _already_a_source(canonical: str) -> InvalidRequest:
+    return InvalidRequest(
+        "this feed is already a source",
+        details=[FieldIssue("url", f"{canonical} is already configured")],
+    )
 
 
 def list_sources(session: Session) -> list[SourceView]:

@@ -43,3 +43,17 @@ def fail_abandoned_jobs(runtime: Runtime) -> int:
     if failed:
         log.warning("failed abandoned jobs", extra={"count": failed})
     return failed
+
+
+@periodic("jobs.fail_unknown_kinds", interval_seconds=300.0)
+def fail_unknown_kind_jobs(runtime: Runtime) -> int:
+    """Fail jobs that no running version could run for ``job_unknown_kind_seconds``."""
+    with runtime.sessions.write() as session:
+        failed = queue.fail_unknown_kinds(
+            session,
+            clock=runtime.clock,
+            waited_seconds=runtime.settings.job_unknown_kind_seconds,
+        )
+    if failed:
+        log.error("failed jobs of a kind no worker knows", extra={"count": failed})
+    return failed

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, aliased
 
 from herald.core.clock import Clock
 from herald.db.models.job import Job
-from herald.jobs.registry import get_kind
+from herald.jobs.registry import get_kind, kinds_in_lane, known_kinds
 
 QUEUED_PREDICATE = text("status = 'queued'")
 
@@ -152,8 +152,16 @@ def claim(
     limit: int = 1,
     kind: str | None = None,
 ) -> list[ClaimedJob]:
-    """Lease up to ``limit`` due jobs of ``lane`` (optionally of one kind) to ``worker_id``."""
+    """Lease up to ``limit`` due jobs of ``lane`` (optionally of one kind) to ``worker_id``.
+
+    Only kinds this process has a handler for are claimed: during a rolling deploy an older
+    process leaves a newer kind's jobs queued for the newer processes (never claiming and
+    failing them over and over); :func:`fail_unknown_kinds` bounds how long they may wait.
+    """
     now = clock.now()
+    runnable = [kind] if kind is not None else sorted(k.name for k in kinds_in_lane(lane))
+    if not runnable:
+        return []
     other = aliased(Job)
     key_running = exists().where(
         other.unique_key == Job.unique_key, other.status == "running", other.id != Job.id
@@ -168,9 +176,7 @@ def claim(
             Job.attempts < Job.max_attempts,
         ),
     )
-    candidates = select(Job.id).where(Job.lane == lane, due)
-    if kind is not None:
-        candidates = candidates.where(Job.kind == kind)
+    candidates = select(Job.id).where(Job.lane == lane, Job.kind.in_(runnable), due)
     candidates = (
         candidates.order_by(Job.priority.desc(), Job.run_at, Job.id)
         .limit(limit)
@@ -277,7 +283,10 @@ def extend_leases(
 
 
 def expired_exhausted(session: Session, *, clock: Clock, limit: int = 100) -> list[Job]:
-    """Running jobs whose lease expired with no attempts left (their worker died on the last)."""
+    """Running jobs whose lease expired with no attempts left (their worker died on the last).
+
+    Only of kinds this process knows: the kind's give-up hook must run with the failure.
+    """
     return list(
         session.scalars(
             select(Job)
@@ -285,11 +294,46 @@ def expired_exhausted(session: Session, *, clock: Clock, limit: int = 100) -> li
                 Job.status == "running",
                 Job.lease_expires_at < clock.now(),
                 Job.attempts >= Job.max_attempts,
+                Job.kind.in_(sorted(known_kinds())),
             )
             .limit(limit)
             .with_for_update(skip_locked=True)
         )
     )
+
+
+def fail_unknown_kinds(session: Session, *, clock: Clock, waited_seconds: float) -> int:
+    """Fail jobs of kinds no process has claimed for ``waited_seconds`` after they were due.
+
+    A job of a kind this process does not know is left for a process that does (rolling
+    deploys); one still unclaimed that long after it was due belongs to no running version (a
+    kind that was removed, a deploy rolled back), so it fails with an error that says so.
+    """
+    now = clock.now()
+    cutoff = now - timedelta(seconds=waited_seconds)
+    waiting = or_(
+        and_(Job.status == "queued", Job.run_at < cutoff),
+        # leased by a (newer) worker that died, and no worker of that version since
+        and_(Job.status == "running", Job.lease_expires_at < cutoff),
+    )
+    stale = select(Job.id).where(waiting, Job.kind.not_in(sorted(known_kinds())))
+    result = session.execute(
+        update(Job)
+        .where(Job.id.in_(stale.scalar_subquery()))
+        .values(
+            status="failed",
+            finished_at=now,
+            updated_at=now,
+            worker_id=None,
+            lease_expires_at=None,
+            last_error=(
+                "UnknownJobKind: no worker has a handler for this job kind; it waited "
+                f"{waited_seconds:g} s after it was due"
+            ),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
 
 
 def counts_by_kind_and_status(session: Session) -> list[tuple[str, str, int]]:

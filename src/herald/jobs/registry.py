@@ -51,6 +51,10 @@ class RetryPolicy:
         return self.delays[min(failed_attempts, len(self.delays)) - 1]
 
 
+# How long one attempt of a kind may run before the worker stops waiting for it (the attempt
+# then counts as failed and the kind's retry policy applies). Kinds that may run longer say so.
+DEFAULT_MAX_RUN_SECONDS = 1800.0
+
 Handler = Callable[["JobContext", Sequence["ClaimedJob"]], None]
 GiveUpHook = Callable[["Session", "ClaimedJob", str], None]
 
@@ -65,6 +69,12 @@ class JobKind:
     # Runs in the transaction that marks the job failed for good (e.g. a monitor records the
     # failure and its event atomically).
     on_give_up: GiveUpHook | None = None
+    # One attempt (of a whole batch) running longer than this has hung: it is failed and retried.
+    max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS
+
+    def __post_init__(self) -> None:
+        if self.max_run_seconds <= 0:
+            raise ValueError("max_run_seconds must be positive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +103,7 @@ def job_handler(
     batch_size: int = 1,
     lane: str = "default",
     on_give_up: GiveUpHook | None = None,
+    max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS,
 ) -> Callable[[Handler], Handler]:
     """Decorator registering ``fn(ctx, jobs)`` as the handler of job kind ``name``."""
 
@@ -105,6 +116,7 @@ def job_handler(
                 batch_size=batch_size,
                 lane=lane,
                 on_give_up=on_give_up,
+                max_run_seconds=max_run_seconds,
             )
         )
         return fn
@@ -139,6 +151,12 @@ def get_kind(name: str) -> JobKind:
         return _kinds[name]
     except KeyError:
         raise LookupError(f"no handler registered for job kind {name!r}") from None
+
+
+def known_kinds() -> set[str]:
+    """The kinds this process can run; jobs of other kinds are left to processes that can."""
+    load_handlers()
+    return set(_kinds)
 
 
 def kinds_in_lane(lane: str) -> list[JobKind]:

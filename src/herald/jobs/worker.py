@@ -4,10 +4,18 @@ A handler does its slow work outside any transaction and then, in one write unit
 its results and calls ``ctx.finish(session, jobs)``: results and job completion commit together.
 A handler that returns without finishing its jobs has them finished for it. A batch that raises
 is retried job by job at once, so one bad item cannot sink its neighbours.
+
+A watchdog (the lease heartbeat thread) stops waiting for an attempt that runs longer than its
+kind's ``max_run_seconds``: its jobs fail with ``JobTimeout`` and follow the kind's retry policy,
+their leases are no longer renewed, the stuck thread is interrupted (a ``JobTimeout`` raised in
+it, which ends Python-level loops at once and a blocking call when it returns) and retired, and a
+fresh thread takes its place in the lane. Whatever the stuck attempt does later cannot commit:
+its jobs are no longer leased to it (``LeaseLost``).
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import socket
@@ -38,6 +46,21 @@ class PermanentJobError(Exception):
     """A failure that retrying cannot fix (bad payload, missing row): fail at once."""
 
 
+class JobTimeout(Exception):
+    """An attempt ran longer than its kind's maximum run time (the kind's retry policy applies)."""
+
+
+@dataclass
+class _Attempt:
+    """A batch being run by one worker thread, as the watchdog sees it."""
+
+    lane: str
+    batch: list[ClaimedJob]
+    started: float  # clock.monotonic()
+    thread_id: int
+    timed_out: bool = False
+
+
 @dataclass
 class JobContext:
     runtime: Runtime
@@ -64,25 +87,31 @@ class Worker:
         self._threads: list[threading.Thread] = []
         self._in_flight: dict[str, set[int]] = {}
         self._in_flight_lock = threading.Lock()
+        self._attempts: dict[str, _Attempt] = {}  # by worker id; guarded by _in_flight_lock
+        self._retired: set[str] = set()  # worker ids whose thread hung and was replaced
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
         for lane, count in self.lane_threads.items():
             for index in range(count):
-                worker_id = new_worker_id(f"{lane}-{index}")
-                thread = threading.Thread(
-                    target=self._loop, args=(lane, worker_id), name=worker_id, daemon=True
-                )
-                thread.start()
-                self._threads.append(thread)
+                self._start_loop(lane, new_worker_id(f"{lane}-{index}"))
         heartbeat = threading.Thread(target=self._heartbeat, name="lease-heartbeat", daemon=True)
         heartbeat.start()
         self._threads.append(heartbeat)
 
+    def _start_loop(self, lane: str, worker_id: str) -> None:
+        thread = threading.Thread(
+            target=self._loop, args=(lane, worker_id), name=worker_id, daemon=True
+        )
+        thread.start()
+        self._threads.append(thread)
+
     def stop(self, timeout: float = 30.0) -> None:
         self.stop_event.set()
         self.runtime.job_signal.set()
-        for thread in self._threads:
+        for thread in list(self._threads):
+            if thread.name in self._retired:
+                continue  # stuck in a handler that overran; a daemon thread, it dies with us
             thread.join(timeout)
 
     # -- work ------------------------------------------------------------------------------------
@@ -114,11 +143,11 @@ class Worker:
                     limit=spec.batch_size - 1,
                     kind=spec.name,
                 )
-        self._track(worker_id, batch, add=True)
+        self._track(worker_id, batch, add=True, lane=lane)
         try:
             self._process(batch, worker_id)
         finally:
-            self._track(worker_id, batch, add=False)
+            self._track(worker_id, batch, add=False, lane=lane)
         return len(batch)
 
     def drain(self, lane: str = "default", *, max_jobs: int = 1_000_000) -> int:
@@ -136,6 +165,9 @@ class Worker:
             self._run_handler(batch, worker_id)
         except LeaseLost as exc:
             log.warning("job lease lost", extra={"error": str(exc)})
+        except JobTimeout:
+            # The watchdog already failed these jobs (and queued their retry).
+            log.warning("overrunning job interrupted", extra={"kind": batch[0].kind})
         except Exception as exc:  # noqa: BLE001 - any handler failure is recorded and retried
             if len(batch) > 1:
                 log.warning(
@@ -180,7 +212,7 @@ class Worker:
 
     def _loop(self, lane: str, worker_id: str) -> None:
         poll = self.runtime.settings.job_poll_seconds
-        while not self.stop_event.is_set():
+        while not self.stop_event.is_set() and worker_id not in self._retired:
             try:
                 count = self.run_once(lane, worker_id)
             except Exception:
@@ -191,15 +223,60 @@ class Worker:
                 self.runtime.job_signal.clear()
 
     # -- leases ----------------------------------------------------------------------------------
-    def _track(self, worker_id: str, batch: list[ClaimedJob], *, add: bool) -> None:
+    def _track(
+        self, worker_id: str, batch: list[ClaimedJob], *, add: bool, lane: str = "default"
+    ) -> None:
         with self._in_flight_lock:
             ids = self._in_flight.setdefault(worker_id, set())
             for job in batch:
                 (ids.add if add else ids.discard)(job.id)
+            if add:
+                self._attempts[worker_id] = _Attempt(
+                    lane, batch, self.runtime.clock.monotonic(), threading.get_ident()
+                )
+            else:
+                self._attempts.pop(worker_id, None)
+
+    def stop_overrunning(self) -> int:
+        """Fail, interrupt and replace attempts past their kind's maximum run time (watchdog).
+
+        Returns how many attempts were stopped. Called by the heartbeat thread; tests call it.
+        """
+        now = self.runtime.clock.monotonic()
+        overrunning: list[tuple[str, _Attempt]] = []
+        with self._in_flight_lock:
+            for worker_id, attempt in self._attempts.items():
+                limit = get_kind(attempt.batch[0].kind).max_run_seconds
+                if not attempt.timed_out and now - attempt.started > limit:
+                    attempt.timed_out = True
+                    self._in_flight.pop(worker_id, None)  # its leases are no longer renewed
+                    overrunning.append((worker_id, attempt))
+        for worker_id, attempt in overrunning:
+            kind = attempt.batch[0].kind
+            limit = get_kind(kind).max_run_seconds
+            error = JobTimeout(f"ran longer than the {limit:g} s maximum run time of {kind}")
+            for job in attempt.batch:
+                try:
+                    self._record_failure(job, error)
+                except Exception:
+                    log.exception("could not record an overrunning job", extra={"job_id": job.id})
+            with self._in_flight_lock:
+                still_there = self._attempts.get(worker_id) is attempt
+                if still_there:
+                    self._retired.add(worker_id)
+                    _raise_in_thread(attempt.thread_id, JobTimeout)
+            is_loop = any(t.name == worker_id for t in self._threads)
+            if still_there and is_loop and not self.stop_event.is_set():
+                self._start_loop(attempt.lane, new_worker_id(f"{attempt.lane}-r"))
+        return len(overrunning)
 
     def _heartbeat(self) -> None:
         lease = self.runtime.settings.job_lease_seconds
         while not self.stop_event.wait(max(lease / 3, 1.0)):
+            try:
+                self.stop_overrunning()
+            except Exception:
+                log.exception("job watchdog failed")
             with self._in_flight_lock:
                 snapshot = {w: sorted(ids) for w, ids in self._in_flight.items() if ids}
             for worker_id, ids in snapshot.items():
@@ -214,3 +291,9 @@ class Worker:
                         )
                 except Exception:
                     log.exception("lease heartbeat failed")
+
+
+def _raise_in_thread(thread_id: int, exc_type: type[BaseException]) -> None:
+    """Raise ``exc_type`` in another thread at its next Python instruction (CPython's API)."""
+    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    set_async_exc(ctypes.c_ulong(thread_id), ctypes.py_object(exc_type))

@@ -20,6 +20,13 @@ MONITOR_RUN_FAILED = "monitor.run.failed"
 EVENT_TYPES = frozenset(
     {WEBHOOK_TEST, MONITOR_RESULTS_ADDED, MONITOR_BACKFILL_COMPLETED, MONITOR_RUN_FAILED}
 )
+# When each type is sent, said once for the OpenAPI document (docs/webhooks.md says the same).
+EVENT_TYPES_DESCRIPTION = (
+    "The event type. `monitor.results.added`: a dated job (of any run) captured new results. "
+    "`monitor.run.failed`: a dated job (of any run) failed for good. "
+    "`monitor.backfill.completed`: a run-now or backfill task finished; scheduled runs never "
+    "send it. `webhook.test`: sent by `POST /v1/webhooks/test`."
+)
 MAX_RESULTS_ITEMS = 20  # monitor.results.added carries at most 20 new items (pinned)
 
 

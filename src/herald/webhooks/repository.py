@@ -31,6 +31,7 @@ from herald.db.models.webhooks import (
     WebhookSigningSecret,
     WebhookTarget,
 )
+from herald.db.models.workspace import Team
 from herald.webhooks import retry
 from herald.webhooks.attempt import AttemptOutcome
 from herald.webhooks.signing import SigningSecret
@@ -39,6 +40,16 @@ DUE_STATUSES = ("pending", "retrying")
 
 
 # -- targets and secrets ------------------------------------------------------------------------
+
+
+def lock_team_config(session: Session, team_id: str) -> None:
+    """Serialise changes of one workspace's webhook configuration until the transaction ends.
+
+    Locks the workspace's row (PostgreSQL; SQLite already runs one writer at a time), so two
+    requests at once (a first PUT each, two rotations) run one after the other: the later sees
+    what the earlier committed instead of failing on it.
+    """
+    session.execute(select(Team.id).where(Team.id == team_id).with_for_update())
 
 
 def get_target(session: Session, team_id: str) -> WebhookTarget | None:

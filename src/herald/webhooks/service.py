@@ -86,9 +86,11 @@ def save_target(
     """Create or update the target. ``url`` must come from :func:`checked_target_url`.
 
     Returns the configuration and, when this call created the signing secret, the secret itself
-    (the only time it is ever shown).
+    (the only time it is ever shown). Of two first-time calls at once, one creates the target
+    and its secret; the other then updates that target, as if it had come second.
     """
     now = clock.now()
+    repository.lock_team_config(session, team_id)
     target = repository.get_target(session, team_id)
     new_secret: str | None = None
     if target is None:
@@ -121,7 +123,12 @@ def save_target(
 def rotate_signing_secret(
     session: Session, team_id: str, clock: Clock
 ) -> tuple[WebhookConfig, str]:
-    """Replace the signing secret; the old one keeps signing for 24 hours."""
+    """Replace the signing secret; the old one keeps signing for 24 hours.
+
+    Two rotations at once run one after the other: both succeed, and the later one's secret is
+    the current one.
+    """
+    repository.lock_team_config(session, team_id)
     target = repository.get_target(session, team_id)
     if target is None:
         raise NotFound("this workspace has no webhook target; create one with PUT /v1/webhooks")

@@ -135,6 +135,12 @@ def delete_monitor(monitor_id: str, principal: PrincipalDep, runtime: RuntimeDep
     "/{monitor_id}/run",
     status_code=202,
     summary="Queue a run now: today (UTC) and the trailing three days",
+    description=(
+        "Queues the same dates a scheduled run would. Each dated job that captures new results "
+        "sends `monitor.results.added`; one that fails for good sends `monitor.run.failed`; "
+        "when the whole task finishes it sends `monitor.backfill.completed` (scheduled runs "
+        "never send that one)."
+    ),
     responses=DISABLED,
     response_model_exclude_unset=True,
 )
@@ -155,6 +161,11 @@ def run_now(
     "/{monitor_id}/backfills",
     status_code=202,
     summary="Queue dated jobs for given UTC published dates",
+    description=(
+        "Each dated job that captures new results sends `monitor.results.added`; one that "
+        "fails for good sends `monitor.run.failed`; when the whole task finishes (at once if "
+        "it queued nothing) it sends `monitor.backfill.completed`."
+    ),
     responses=DISABLED,
     response_model_exclude_unset=True,
 )

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
 from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery
+from herald.webhooks.payloads import EVENT_TYPES_DESCRIPTION
 from herald.webhooks.service import WebhookConfig
 
 DeliveryStatus = Literal["pending", "retrying", "succeeded", "failed"]
@@ -59,7 +60,7 @@ class WebhookResponse(ResponseModel):
 class DeliveryRecordOut(ResponseModel):
     id: str = Field(description="Delivery id: an integer rendered as a string.")
     event_id: str
-    event_type: str
+    event_type: str = Field(description=EVENT_TYPES_DESCRIPTION)
     delivery_status: DeliveryStatus
     attempt_count: int
     last_http_status: int | None
@@ -98,7 +99,7 @@ class AttemptRecordOut(ResponseModel):
     id: str
     delivery_id: str
     event_id: str
-    event_type: str
+    event_type: str = Field(description=EVENT_TYPES_DESCRIPTION)
     attempt_number: int
     delivery_status: DeliveryStatus = Field(description="The delivery's status after this try.")
     http_status: int | None
