@@ -360,7 +360,11 @@ def parse_published_date(value: str) -> datetime:
             parsed = None
     if parsed is None:
         raise ValueError(f"not a date: {text!r}")
-    return as_utc(parsed)
+    try:
+        return as_utc(parsed)
+    except OverflowError:
+        # 0001-01-01T00:00+01:00 or 9999-12-31T23:59-01:00: no UTC instant exists.
+        raise ValueError(f"date out of range: {text!r}") from None
 
 
 def as_utc(value: datetime) -> datetime:

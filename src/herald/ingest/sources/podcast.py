@@ -28,7 +28,7 @@ from herald.ingest.model import (
     ParseOutcome,
     PodcastRef,
     SourceRef,
-    content_id_of,
+    content_ids_of,
 )
 from herald.ingest.normalize import clean_text, split_authors
 from herald.ingest.sources.base import Document
@@ -126,10 +126,11 @@ def parse_podcast_feed(
         if is_known is not None and item_extras is not None and item_extras.transcripts:
             try:
                 provisional = document.source or _show_source(site, link, audio_url, show_title)
-                known_id = content_id_of(link, provisional.domain, guid)
+                candidates = content_ids_of(link, provisional.domain, guid, by_id=True)
             except InvalidUrl:
-                known_id = None
-            if known_id and is_known(known_id):
+                candidates = ()
+            known_id = next((cid for cid in candidates if is_known(cid)), None)
+            if known_id:
                 yield KnownEntry(location, known_id)
                 continue
         transcript, problems = _best_transcript(item_extras, fetcher)
@@ -175,6 +176,7 @@ def parse_podcast_feed(
             transcript=transcript.text,
             transcript_segments=transcript.segments,
             published_is_estimate=estimated,
+            identified_by_id=True,
         )
 
 
