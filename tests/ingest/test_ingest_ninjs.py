@@ -83,7 +83,7 @@ def test_an_array_mixes_good_items_and_per_item_errors() -> None:
     assert reasons == [
         "ninjs type 'picture' carries no text",
         "item is canceled",
-        "ninjs item has no firstcreated/versioncreated",
+        "ninjs item has no firstcreated, contentcreated or versioncreated",
         "expected a ninjs object",
     ]
     assert [o.location for o in outcomes if isinstance(o, ItemError)] == [

@@ -44,14 +44,14 @@ from herald.ingest.tasks import get_fetcher
 from herald.jobs.registry import lanes
 from herald.jobs.worker import Worker
 
-FORMATS = ("auto", "jsonl", "rss", "ninjs")
+FORMATS = ("auto", "jsonl", "rss", "ninjs", "jsonfeed")
 EXIT_REJECTED = 2  # everything readable was stored, but some entries were rejected
 
 
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files to ingest (.gz is decompressed).")],
     format_name: Annotated[
-        str, typer.Option("--format", help="auto, jsonl, rss or ninjs (auto: by name/content).")
+        str, typer.Option("--format", help="auto, jsonl, rss, ninjs or jsonfeed (auto: by name/content).")
     ] = "auto",
     fetch: Annotated[
         bool,
@@ -69,7 +69,7 @@ def ingest(
         bool, typer.Option("--json", help="Print the summary as JSON on stdout.")
     ] = False,
 ) -> None:
-    """Ingest files in the JSON Lines format, RSS/Atom (incl. podcast feeds) or IPTC ninjs.
+    """Ingest files in the JSON Lines format, RSS/Atom (incl. podcast feeds), JSON Feed or ninjs.
 
     Bad entries are reported with their line (or entry) number and reason; every other entry is
     stored. Exits 0 when all entries were accepted, 2 when some were rejected, 1 on errors.
@@ -96,6 +96,9 @@ def ingest(
         ) as progress:
             for path in paths:
                 document = read_document(path)
+                if not document.content.strip(b"\xef\xbb\xbf \t\r\n"):
+                    console.print(f"[red]{escape(str(path))} is empty: there is nothing to ingest[/]")
+                    raise typer.Exit(1)
                 total = (
                     document.content.count(b"\n") + 1 if format_name in ("jsonl", "auto") else None
                 )
@@ -104,6 +107,7 @@ def ingest(
                 def advance(count: int, task_id: TaskID = task) -> None:
                     progress.advance(task_id, count)
 
+                file_report = IngestReport()
                 try:
                     chosen = format_name
                     if chosen == "auto":
@@ -117,7 +121,7 @@ def ingest(
                             document.content,
                             clock=runtime.clock,
                             workers=workers,
-                            report=report,
+                            report=file_report,
                             on_progress=advance,
                         )
                     else:
@@ -128,12 +132,18 @@ def ingest(
                             runtime.sessions,
                             outcomes,
                             clock=runtime.clock,
-                            report=report,
+                            report=file_report,
                             on_progress=advance,
                         )
                 except UnknownFormat as exc:
-                    console.print(f"[red]{path}: {exc}[/]")
+                    console.print(f"[red]{escape(str(exc))}[/]")
                     raise typer.Exit(1) from None
+                fatal = next((e for e in file_report.rejected if e.location == "document"), None)
+                if fatal is not None:
+                    # Not a document of the format at all: an error, not a rejected entry.
+                    console.print(f"[red]{escape(str(path))}: {escape(fatal.reason)}[/]")
+                    raise typer.Exit(1)
+                report.merge(file_report)
                 progress.update(task, total=progress.tasks[task].completed)
             if wait and report.changed_ids:
                 task = progress.add_task("enriching and indexing", total=None)

@@ -56,7 +56,7 @@ def parse_document(
     fetcher: Fetcher | None = None,
     is_known: Callable[[str], bool] | None = None,
 ) -> Iterable[ParseOutcome]:
-    """``format_name`` is ``auto``, ``jsonl``, ``rss`` or ``ninjs``."""
+    """``format_name`` is ``auto``, ``jsonl``, ``rss``, ``ninjs`` or ``jsonfeed``."""
     if format_name == "auto":
         format_name = detect_format(document.content, document.origin, document.content_type)
     adapter = adapter_for(format_name, clock=clock, fetcher=fetcher, is_known=is_known)

@@ -38,7 +38,7 @@ __all__ = [
     "remove_source",
 ]
 
-SOURCE_FORMATS = ("rss", "ninjs", "jsonl")
+SOURCE_FORMATS = ("rss", "ninjs", "jsonl", "jsonfeed")
 MIN_INTERVAL_SECONDS = 60
 MAX_INTERVAL_SECONDS = 7 * 86400
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
@@ -20,7 +20,7 @@ from herald.core.clock import Clock
 from herald.db.session import SessionFactory
 from herald.errors import FieldIssue, InvalidRequest
 from herald.ingest.model import ItemError
-from herald.ingest.pipeline import ingest_outcomes
+from herald.ingest.pipeline import ingest_outcomes, parse_document
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import (
     SourceView,
@@ -29,7 +29,8 @@ from herald.ingest.source_records import (
     list_sources,
     remove_source,
 )
-from herald.ingest.sources import Document, JsonLinesAdapter
+from herald.ingest.sources import Document
+from herald.ingest.sources.detect import UnknownFormat
 
 router = APIRouter(tags=["operator"])
 
@@ -57,18 +58,38 @@ class IngestSummary(ResponseModel):
     summary="Ingest content items (JSON array or JSON Lines)",
     description=(
         "Body: `application/json` (an array of items) or `application/x-ndjson` (one item per "
-        "line), in the pinned ingestion format. Bad entries are reported and skipped; the others "
-        "are stored and queued for enrichment."
+        "line), in the pinned ingestion format. With `format`, a feed or wire document instead "
+        "(`rss`, `ninjs`, `jsonfeed`, or `auto` to detect it); article pages and transcripts "
+        "are never fetched here. Bad entries are reported and skipped; the others are stored "
+        "and queued for enrichment."
     ),
 )
 async def post_content(
-    request: Request, admin: AdminDep, sessions: SessionsDep, clock: ClockDep
+    request: Request,
+    admin: AdminDep,
+    sessions: SessionsDep,
+    clock: ClockDep,
+    format_name: Annotated[
+        str,
+        Query(
+            alias="format",
+            pattern="^(jsonl|auto|rss|ninjs|jsonfeed)$",
+            description="`jsonl` (default: the ingestion format), `rss`, `ninjs`, `jsonfeed`, "
+            "`auto`.",
+        ),
+    ] = "jsonl",
 ) -> IngestSummary:
     del admin
     body = await request.body()
     if not body.strip():
         raise InvalidRequest("the body is empty: send a JSON array or JSON Lines of items")
-    report = await run_in_threadpool(_ingest_body, body, sessions, clock)
+    content_type = request.headers.get("content-type")
+    try:
+        report = await run_in_threadpool(
+            _ingest_body, body, sessions, clock, format_name, content_type
+        )
+    except UnknownFormat as exc:
+        raise InvalidRequest(str(exc), details=[FieldIssue("body", str(exc))]) from None
     document_error = next((e for e in report.rejected if e.location == "document"), None)
     if document_error is not None:
         raise InvalidRequest(
@@ -85,8 +106,12 @@ async def post_content(
     )
 
 
-def _ingest_body(body: bytes, sessions: SessionFactory, clock: Clock) -> IngestReport:
-    outcomes = JsonLinesAdapter().parse(Document(content=body, origin="request body"))
+def _ingest_body(
+    body: bytes, sessions: SessionFactory, clock: Clock, format_name: str, content_type: str | None
+) -> IngestReport:
+    document = Document(content=body, origin="request body", content_type=content_type)
+    # No fetcher: a request never makes Herald fetch pages or transcripts.
+    outcomes = parse_document(document, format_name=format_name, clock=clock)
     # One request, one transaction: a failed request stores nothing.
     return ingest_outcomes(sessions, outcomes, clock=clock, chunk_size=1_000_000)
 
