@@ -42,11 +42,17 @@ class EntryDate:
 def entry_date(entry: Mapping[str, Any]) -> EntryDate:
     """The first readable of the entry's published, updated and created dates."""
     problems: list[str] = []
+    seen: set[str] = set()
+    # dict.get: feedparser's own get() maps a missing "updated" to "published" with a warning.
+    get = dict.get if isinstance(entry, dict) else type(entry).get
     for key in ("published", "updated", "created"):
-        raw = entry.get(key)
-        parsed = entry.get(f"{key}_parsed")
+        raw = get(entry, key)
+        parsed = get(entry, f"{key}_parsed")
         if not raw and not isinstance(parsed, time.struct_time):
             continue
+        if raw and str(raw) in seen:
+            continue  # feedparser offers an RSS pubDate as "updated" too
+        seen.add(str(raw or ""))
         value, problem = read_feed_date(str(raw or ""), parsed)
         if problem:
             problems.append(f"{key} date {str(raw)[:60]!r} {problem}")
