@@ -218,6 +218,7 @@ def test_a_truncated_feed_still_yields_its_complete_entries() -> None:
             Document(content=cut, origin="https://feeds.test/x")
         )
     )
-    items, errors, _ = _split(outcomes)
-    assert [i.title for i in items][0] == "Star City"
-    assert [i.title for i in items][2] == "The Engine That Does More"
+    items, _, _ = _split(outcomes)
+    titles = [i.title for i in items]
+    assert titles[0] == "Star City"
+    assert titles[2] == "The Engine That Does More"

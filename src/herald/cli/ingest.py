@@ -51,7 +51,10 @@ EXIT_REJECTED = 2  # everything readable was stored, but some entries were rejec
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files to ingest (.gz is decompressed).")],
     format_name: Annotated[
-        str, typer.Option("--format", help="auto, jsonl, rss, ninjs or jsonfeed (auto: by name/content).")
+        str,
+        typer.Option(
+            "--format", help="auto, jsonl, rss, ninjs or jsonfeed (auto: by name/content)."
+        ),
     ] = "auto",
     fetch: Annotated[
         bool,
@@ -97,7 +100,7 @@ def ingest(
             for path in paths:
                 document = read_document(path)
                 if not document.content.strip(b"\xef\xbb\xbf \t\r\n"):
-                    console.print(f"[red]{escape(str(path))} is empty: there is nothing to ingest[/]")
+                    console.print(f"[red]{escape(str(path))} is empty: nothing to ingest[/]")
                     raise typer.Exit(1)
                 total = (
                     document.content.count(b"\n") + 1 if format_name in ("jsonl", "auto") else None

@@ -43,11 +43,12 @@ def entry_date(entry: Mapping[str, Any]) -> EntryDate:
     """The first readable of the entry's published, updated and created dates."""
     problems: list[str] = []
     seen: set[str] = set()
-    # dict.get: feedparser's own get() maps a missing "updated" to "published" with a warning.
-    get = dict.get if isinstance(entry, dict) else type(entry).get
+    # Plain dict lookups: feedparser's own get() maps a missing "updated" to "published" (with a
+    # deprecation warning).
+    fields: Mapping[str, Any] = dict(entry.items()) if isinstance(entry, dict) else entry
     for key in ("published", "updated", "created"):
-        raw = get(entry, key)
-        parsed = get(entry, f"{key}_parsed")
+        raw = fields.get(key)
+        parsed = fields.get(f"{key}_parsed")
         if not raw and not isinstance(parsed, time.struct_time):
             continue
         if raw and str(raw) in seen:

@@ -206,7 +206,12 @@ def _published(data: Mapping[str, Any]) -> datetime:
     value = _required_str(data, "published_date")
     try:
         return parse_published_date(value)
-    except ValueError:
+    except ValueError as exc:
+        if str(exc).startswith("date out of range"):
+            raise ItemRejected(
+                f"published_date is out of range (no UTC instant): {value[:60]!r}",
+                field="published_date",
+            ) from None
         raise ItemRejected(
             f"published_date is not an ISO 8601 date or datetime: {value[:60]!r}",
             field="published_date",

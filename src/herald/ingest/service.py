@@ -105,9 +105,7 @@ def store_items(
         return report
     now = clock.now()
     legacy_ids = [content_id_for_key(i.legacy_key) for i in items if i.legacy_key is not None]
-    states = repository.stored_states(
-        session, [item.content_id for item in items] + legacy_ids
-    )
+    states = repository.stored_states(session, [item.content_id for item in items] + legacy_ids)
     items = _keep_legacy_ids(items, states)
 
     # Within one batch the last version of an id wins. Every entry is counted: an earlier

@@ -33,8 +33,9 @@ def adapter_for(
     fetcher: Fetcher | None = None,
     is_known: Callable[[str], bool] | None = None,
 ) -> SourceAdapter:
-    """The adapter for ``jsonl``, ``rss``, ``ninjs`` or ``jsonfeed``. ``is_known`` (feeds) tells which content
-    ids are stored already, so their article pages and transcripts are not fetched again."""
+    """The adapter for ``jsonl``, ``rss``, ``ninjs`` or ``jsonfeed``. ``is_known`` (feeds) tells
+    which content ids are stored already, so their article pages and transcripts are not fetched
+    again."""
     if format_name == "jsonl":
         return JsonLinesAdapter()
     if format_name == "rss":

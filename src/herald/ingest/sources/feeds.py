@@ -23,6 +23,7 @@ import feedparser
 
 from herald.core.clock import Clock
 from herald.ingest.articles import ExtractedArticle, extract_article, html_to_text, word_count
+from herald.ingest.dates import entry_date
 from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
     IncomingItem,
@@ -34,7 +35,6 @@ from herald.ingest.model import (
     SourceRef,
     content_ids_of,
 )
-from herald.ingest.dates import entry_date
 from herald.ingest.normalize import clean_text, normalise_language, split_authors
 from herald.ingest.sources.base import Document
 from herald.ingest.titles import title_from_text

@@ -256,10 +256,9 @@ def nitf_to_text(document: str) -> str:
         root = None
     if root is None:
         return clean_text(re.sub(r"<[^>]+>", " ", document), keep_newlines=True)
-    content = [n for n in root.iter() if isinstance(n.tag, str) and _local(n.tag) == "body.content"]
-    scope = content or [n for n in root.iter() if isinstance(n.tag, str) and _local(n.tag) == "body"]
-    if not scope:
-        scope = [root]
+    elements = [n for n in root.iter() if isinstance(n.tag, str)]
+    scope = [n for n in elements if _local(n.tag) == "body.content"]
+    scope = scope or [n for n in elements if _local(n.tag) == "body"] or [root]
     paragraphs: list[str] = []
     for holder in scope:
         blocks = [
