@@ -36,7 +36,10 @@ router = APIRouter(tags=["operator"])
 
 
 class RejectedEntry(ResponseModel):
-    location: str = Field(description="`line N` (JSON Lines) or `item N` (JSON array), from 1.")
+    location: str = Field(
+        description="`line N` (JSON Lines), `item N` (JSON array, ninjs, JSON Feed) or `entry N` "
+        "/ `episode N` (feeds), from 1."
+    )
     line: int | None
     reason: str
     ref: str | None = Field(description="The entry's url, external_id or title, when it had one.")
@@ -128,7 +131,10 @@ class SourceIn(RequestModel):
     interval_seconds: int | None = Field(
         default=None, description="Polling interval, 60 s to 7 days (default 900)."
     )
-    format: str = Field(default="rss", description="`rss` (RSS/Atom/podcast), `ninjs` or `jsonl`.")
+    format: str = Field(
+        default="rss",
+        description="`rss` (RSS/Atom/podcast), `ninjs`, `jsonl` or `jsonfeed` (JSON Feed).",
+    )
     name: str | None = Field(
         default=None, description="Source name for items (default: the feed's)."
     )
