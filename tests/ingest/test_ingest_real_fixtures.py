@@ -339,3 +339,34 @@ def test_rows_stored_under_their_url_keep_their_ids(runtime: Runtime) -> None:
     with runtime.sessions.read() as session:
         ids = set(session.scalars(select(ContentItem.id)))
     assert ids == {legacy.content_id, other.content_id}
+
+
+def test_a_wire_file_without_provider_takes_the_source_given_on_the_command_line(
+    cli_env: Settings, runtime: Runtime
+) -> None:
+    path = str(FIXTURES / "ninjs_2_0_ntb_text.json")  # a bare UUID uri: no provider in it
+    runner = CliRunner()
+    alone = runner.invoke(app, ["ingest", path, "--no-wait", "--json"])
+    assert alone.exit_code == 2
+    assert "--source-domain" in json.loads(alone.stdout)["errors"][0]["reason"]
+    given = runner.invoke(
+        app,
+        [
+            "ingest",
+            path,
+            "--no-wait",
+            "--json",
+            "--source-domain",
+            "www.NTB.no",
+            "--source-name",
+            "NTB",
+        ],
+    )
+    assert given.exit_code == 0, given.output
+    assert json.loads(given.stdout)["accepted"] == 1
+    with runtime.sessions.read() as session:
+        row = session.scalars(select(ContentItem)).one()
+    assert (row.source_name, row.source_domain) == ("NTB", "ntb.no")
+    bad = runner.invoke(app, ["ingest", path, "--source-name", "NTB"])
+    assert bad.exit_code == 1
+    assert "--source-domain" in bad.output

@@ -22,6 +22,7 @@ from rich.table import Column, Table
 from herald.cli.common import cli_runtime, console, stdout
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
+from herald.ingest.model import SourceRef
 from herald.ingest.pipeline import (
     PARALLEL_MIN_LINES,
     ingest_json_lines_parallel,
@@ -41,6 +42,7 @@ from herald.ingest.source_records import (
 )
 from herald.ingest.sources.detect import UnknownFormat, detect_format
 from herald.ingest.tasks import get_fetcher
+from herald.ingest.urls import InvalidUrl, normalise_domain
 from herald.jobs.registry import lanes
 from herald.jobs.worker import Worker
 
@@ -71,6 +73,16 @@ def ingest(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON on stdout.")
     ] = False,
+    source_domain: Annotated[
+        str | None,
+        typer.Option(
+            help="Source domain of the items of feeds, JSON Feeds and ninjs files (default: "
+            "what each document says). JSON Lines items carry their own."
+        ),
+    ] = None,
+    source_name: Annotated[
+        str | None, typer.Option(help="Source name with --source-domain (default: the domain).")
+    ] = None,
 ) -> None:
     """Ingest files in the JSON Lines format, RSS/Atom (incl. podcast feeds), JSON Feed or ninjs.
 
@@ -81,6 +93,14 @@ def ingest(
     if format_name not in FORMATS:
         console.print(f"[red]--format must be one of {', '.join(FORMATS)}[/]")
         raise typer.Exit(1)
+    source = None
+    if source_domain or source_name:
+        try:
+            domain = normalise_domain(source_domain or "")
+        except InvalidUrl as exc:
+            console.print(f"[red]--source-domain: {escape(str(exc))}[/]")
+            raise typer.Exit(1) from None
+        source = SourceRef(name=(source_name or "").strip() or domain, domain=domain)
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         console.print(f"[red]not a file: {', '.join(missing)}[/]")
@@ -98,7 +118,7 @@ def ingest(
             disable=not console.is_terminal,
         ) as progress:
             for path in paths:
-                document = read_document(path)
+                document = read_document(path, source=source)
                 if not document.content.strip(b"\xef\xbb\xbf \t\r\n"):
                     console.print(f"[red]{escape(str(path))} is empty: nothing to ingest[/]")
                     raise typer.Exit(1)

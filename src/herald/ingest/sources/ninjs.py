@@ -157,7 +157,9 @@ def _item(obj: object, location: str, document: Document) -> ParseOutcome:
     if source is None:
         return ItemError(
             location,
-            "cannot tell the source: uri is neither a URL nor a NewsML URN; configure a source",
+            "cannot tell the source: uri is neither a URL nor a NewsML URN, and no "
+            "copyrightholder names the provider; give the source (herald ingest "
+            "--source-domain, or a configured source)",
             line=line,
             ref=ref,
         )
