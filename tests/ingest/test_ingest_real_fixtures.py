@@ -323,6 +323,10 @@ def test_two_versions_in_one_input_are_both_counted(runtime: Runtime) -> None:
         row = session.get(ContentItem, first.content_id)
         assert row is not None
         assert (row.title, row.version) == (second.title, 2)
+    # The stored version again, after another one: nothing is written, both are counted.
+    with runtime.sessions.write() as session:
+        again = store_items(session, [first, second], clock=runtime.clock)
+    assert (again.accepted, again.updated, again.duplicates) == (0, 0, 2)
 
 
 def test_rows_stored_under_their_url_keep_their_ids(runtime: Runtime) -> None:

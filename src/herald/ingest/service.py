@@ -139,10 +139,9 @@ def store_items(
         digest = _content_hash(item)
         state = states.get(cid)
         if state is not None and not state.deleted and state.content_hash == digest:
-            if superseded[cid]:
-                # Changed and changed back within the input: the last version is stored.
-                report.updated -= 1
-            report.duplicates += 1
+            # Nothing to write; versions before the last one in this input changed nothing either.
+            report.updated -= superseded[cid]
+            report.duplicates += 1 + superseded[cid]
             continue
         article_id = None
         fp = by_id.get(cid)
