@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
-from datetime import datetime
 from typing import Any, cast
 from urllib.parse import urljoin
 
@@ -324,11 +323,6 @@ def _canonical_or_none(link: str | None) -> str | None:
         return canonical_url(link)
     except InvalidUrl:
         return None
-
-
-def _entry_date(entry: Any) -> datetime | None:
-    # Podcast episodes: the same reading rules as articles (problems are not reported there).
-    return entry_date(entry).value
 
 
 def _entry_authors(entry: Any) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from lxml import etree
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.ingest.articles import html_to_text
+from herald.ingest.dates import entry_date
 from herald.ingest.fetch import TRANSCRIPT_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
     IncomingItem,
@@ -35,7 +36,6 @@ from herald.ingest.sources.base import Document
 from herald.ingest.sources.feeds import (
     _audio_enclosure,
     _entry_authors,
-    _entry_date,
     _entry_link,
     _feed_site,
     _language,
@@ -141,13 +141,18 @@ def parse_podcast_feed(
         for problem in problems:
             yield ItemWarning(location, problem, ref=ref)
 
-        published = _entry_date(entry)
+        dated = entry_date(entry)
+        published = dated.value
         estimated = published is None
+        for problem in dated.problems:
+            fallback = "another date" if published else "the time it was first seen"
+            yield ItemWarning(location, f"{problem}; using {fallback}", ref=ref)
         if published is None:
             published = clock.now()
-            yield ItemWarning(
-                location, "episode has no date; using the time it was first seen", ref=ref
-            )
+            if not dated.problems:
+                yield ItemWarning(
+                    location, "episode has no date; using the time it was first seen", ref=ref
+                )
         try:
             source = document.source or _show_source(site, link, audio_url, show_title)
         except InvalidUrl as exc:
