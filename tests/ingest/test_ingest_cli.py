@@ -92,13 +92,13 @@ def test_ingest_feeds_and_wire_files_without_network(cli_env: Settings, runtime:
             "--no-wait",
         ],
     )
-    assert result.exit_code == 2  # the untitled RSS item
-    assert "accepted 4, updated 0, duplicates 0, rejected 1" in result.output
-    assert "entry 2" in result.output
-    assert "entry has no title" in result.output
+    assert result.exit_code == 0, result.output
+    assert "accepted 5, updated 0, duplicates 0, rejected 0" in result.output
+    # The untitled RSS item is titled from its first sentence, and the report says so.
+    assert "entry has no title; titled from its first sentence" in result.output
     with runtime.sessions.read() as session:
         kinds = sorted(session.scalars(select(ContentItem.media_type)))
-    assert kinds == ["news", "news", "news", "wire"]
+    assert kinds == ["news", "news", "news", "news", "wire"]
 
 
 def test_ingest_refuses_unknown_formats_and_missing_files(

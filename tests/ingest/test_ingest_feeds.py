@@ -32,16 +32,25 @@ def _split(
     )
 
 
-def test_rss20_sample_without_network_keeps_teasers_and_reports_the_untitled_entry() -> None:
+def test_rss20_sample_without_network_keeps_teasers_and_titles_the_untitled_entry() -> None:
     items, errors, warnings = _split(_run(FeedAdapter(clock=FrozenClock(NOW)), "rss20_liftoff.xml"))
+    eclipse = (
+        "Sky watchers in Europe, Asia, and parts of Alaska and Canada will experience a partial "
+        "eclipse of the Sun on Saturday…"
+    )
     assert [i.title for i in items] == [
         "Star City",
+        eclipse,
         "The Engine That Does More",
         "Astronauts' Dirty Laundry",
     ]
-    assert [(e.location, e.reason) for e in errors] == [("entry 2", "entry has no title")]
-    assert errors[0].ref == "http://liftoff.msfc.nasa.gov/2003/05/30.html#item572"
-    assert warnings == []  # no fetcher: teasers are kept as they are
+    assert [i.title_derived for i in items] == [False, True, False, False]
+    assert errors == []
+    # No fetcher: teasers are kept as they are; only the made-up title is reported.
+    assert [(w.location, w.reason) for w in warnings] == [
+        ("entry 2", "entry has no title; titled from its first sentence")
+    ]
+    assert items[1].external_id == "http://liftoff.msfc.nasa.gov/2003/05/30.html#item572"
     star = items[0]
     assert star.published_date == datetime(2003, 6, 3, 9, 39, 21, tzinfo=UTC)
     assert star.source == SourceRef("Liftoff News", "nasa.gov")
@@ -78,9 +87,10 @@ def test_teasers_are_replaced_by_the_article_page(
     items, errors, warnings = _split(
         _run(FeedAdapter(clock=FrozenClock(NOW), fetcher=internet), "rss20_liftoff.xml")
     )
-    assert len(items) == 3
-    assert len(errors) == 1
-    star, engine, laundry = items
+    assert len(items) == 4
+    assert errors == []
+    star, eclipse, engine, laundry = items
+    assert eclipse.title_derived
     assert star.body
     assert "The expectations placed upon Andrew Luck" in star.body
     assert "Most read" not in star.body
@@ -92,6 +102,7 @@ def test_teasers_are_replaced_by_the_article_page(
     # Pages that fail keep the feed's teaser and say why.
     assert engine.body
     assert engine.body.startswith("Before man travels to Mars")
+    warnings = [w for w in warnings if w.location != "entry 2"]  # its page is not served
     assert {w.location: w.reason for w in warnings} == {
         "entry 3": warnings[0].reason,
         "entry 4": warnings[1].reason,
@@ -207,6 +218,7 @@ def test_a_truncated_feed_still_yields_its_complete_entries() -> None:
             Document(content=cut, origin="https://feeds.test/x")
         )
     )
-    items, errors, _ = _split(outcomes)
-    assert [i.title for i in items][:2] == ["Star City", "The Engine That Does More"]
-    assert any(e.location == "entry 2" for e in errors)
+    items, _, _ = _split(outcomes)
+    titles = [i.title for i in items]
+    assert titles[0] == "Star City"
+    assert titles[2] == "The Engine That Does More"

@@ -213,7 +213,7 @@ def test_same_item_twice_gives_the_same_id_and_utm_variants_collapse() -> None:
 
 def test_format_detection() -> None:
     assert detect_format(b'{"url": "x", "media_type": "news"}\n', "a.txt") == "jsonl"
-    assert detect_format(b"", "items.ndjson") == "jsonl"
+    assert detect_format(b"{}", "items.jsonl") == "jsonl"
     assert detect_format(b"<?xml version='1.0'?><rss/>", "feed") == "rss"
     assert (
         detect_format(b'{\n  "uri": "urn:x",\n  "headline": "h",\n  "body_text": "b"\n}', "x")

@@ -51,7 +51,7 @@ def test_ninjs_2x_dpa_item_from_html_body_and_newsml_urn() -> None:
 def test_ninjs_2x_description_only_item_needs_a_configured_source() -> None:
     (error,) = _parse(fixture_bytes("ninjs_2_0_ntb_text.json"))
     assert isinstance(error, ItemError)
-    assert "configure a source" in error.reason
+    assert "give the source" in error.reason
     assert error.ref == "Google har kjøpt giganttomt i Skien"
     (item,) = _parse(fixture_bytes("ninjs_2_0_ntb_text.json"), source=SourceRef("NTB", "ntb.no"))
     assert isinstance(item, IncomingItem)
@@ -83,7 +83,7 @@ def test_an_array_mixes_good_items_and_per_item_errors() -> None:
     assert reasons == [
         "ninjs type 'picture' carries no text",
         "item is canceled",
-        "ninjs item has no firstcreated/versioncreated",
+        "ninjs item has no firstcreated, contentcreated or versioncreated",
         "expected a ninjs object",
     ]
     assert [o.location for o in outcomes if isinstance(o, ItemError)] == [

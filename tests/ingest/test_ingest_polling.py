@@ -62,15 +62,17 @@ def test_poll_stores_items_then_304_changes_nothing(
     outcome = poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
     assert outcome.status == "stored"
     assert outcome.report is not None
-    assert outcome.report.accepted == 3
-    assert len(outcome.report.rejected) == 1
+    assert outcome.report.accepted == 4  # the untitled entry is titled from its text
+    assert outcome.report.rejected == []
     source = _source(runtime, source_id)
     assert source.etag == '"v1"'
     assert source.last_error is None
     assert source.last_success_at == runtime.clock.now()
     assert source.last_report
-    assert source.last_report["accepted"] == 3
-    assert source.last_report["errors"][0]["reason"] == "entry has no title"
+    assert source.last_report["accepted"] == 4
+    assert "entry has no title; titled from its first sentence" in str(
+        source.last_report["warnings"]
+    )
     with runtime.sessions.read() as session:
         assert set(session.scalars(select(ContentItem.source_id))) == {source_id}
 
@@ -79,7 +81,7 @@ def test_poll_stores_items_then_304_changes_nothing(
     assert outcome.status == "not_modified"
     assert server.hits[-1].headers["if-none-match"] == '"v1"'
     assert len(server.hits) == fetched + 1  # no article page fetched again
-    assert _count(runtime) == 3
+    assert _count(runtime) == 4
 
 
 def test_a_changed_feed_does_not_refetch_known_pages(
@@ -92,7 +94,7 @@ def test_a_changed_feed_does_not_refetch_known_pages(
     pages_before = len([h for h in server.hits if h.path.startswith("liftoff")])
     outcome = poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
     assert outcome.report is not None
-    assert (outcome.report.accepted, outcome.report.duplicates) == (0, 3)
+    assert (outcome.report.accepted, outcome.report.duplicates) == (0, 4)
     assert len([h for h in server.hits if h.path.startswith("liftoff")]) == pages_before
     assert _source(runtime, source_id).etag == '"v2"'
 
@@ -128,7 +130,7 @@ def test_an_erroring_feed_keeps_its_items_and_schedule(
     assert source.last_success_at == before.last_success_at
     assert source.next_poll_at == before.next_poll_at
     assert source.etag == before.etag
-    assert _count(runtime) == 3
+    assert _count(runtime) == 4
     with runtime.sessions.read() as session:
         views = list_sources(session)
     assert views[0].last_error == source.last_error
@@ -220,7 +222,7 @@ def test_the_schedule_enqueues_due_polls_once_and_the_worker_runs_them(
         )
     # Run the poll job only (draining would also run the enrichment it queues: models, slow).
     assert Worker(runtime).run_once() == 1
-    assert _count(runtime) == 3
+    assert _count(runtime) == 4
     assert _source(runtime, source_id).next_poll_at == runtime.clock.now() + timedelta(seconds=900)
     assert isinstance(runtime.clock, FrozenClock)
     runtime.clock.advance(timedelta(seconds=900))

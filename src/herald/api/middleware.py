@@ -48,7 +48,20 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 JSON_TYPES = frozenset({"application/json"})
 # Bulk ingestion also takes JSON Lines.
 NDJSON_PATHS = frozenset({"/v1/admin/content"})
-NDJSON_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "application/json-lines"})
+NDJSON_TYPES = frozenset(
+    {
+        "application/x-ndjson",
+        "application/jsonl",
+        "application/json-lines",
+        # Feed and wire documents posted with ?format= to the content endpoint.
+        "application/feed+json",
+        "application/rss+xml",
+        "application/atom+xml",
+        "application/rdf+xml",
+        "application/xml",
+        "text/xml",
+    }
+)
 Rejection = tuple[int, str, str] | tuple[int, str, str, list[FieldIssue]]
 
 

@@ -22,6 +22,7 @@ from rich.table import Column, Table
 from herald.cli.common import cli_runtime, console, stdout
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
+from herald.ingest.model import SourceRef
 from herald.ingest.pipeline import (
     PARALLEL_MIN_LINES,
     ingest_json_lines_parallel,
@@ -41,17 +42,21 @@ from herald.ingest.source_records import (
 )
 from herald.ingest.sources.detect import UnknownFormat, detect_format
 from herald.ingest.tasks import get_fetcher
+from herald.ingest.urls import InvalidUrl, normalise_domain
 from herald.jobs.registry import lanes
 from herald.jobs.worker import Worker
 
-FORMATS = ("auto", "jsonl", "rss", "ninjs")
+FORMATS = ("auto", "jsonl", "rss", "ninjs", "jsonfeed")
 EXIT_REJECTED = 2  # everything readable was stored, but some entries were rejected
 
 
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files to ingest (.gz is decompressed).")],
     format_name: Annotated[
-        str, typer.Option("--format", help="auto, jsonl, rss or ninjs (auto: by name/content).")
+        str,
+        typer.Option(
+            "--format", help="auto, jsonl, rss, ninjs or jsonfeed (auto: by name/content)."
+        ),
     ] = "auto",
     fetch: Annotated[
         bool,
@@ -68,8 +73,18 @@ def ingest(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON on stdout.")
     ] = False,
+    source_domain: Annotated[
+        str | None,
+        typer.Option(
+            help="Source domain of the items of feeds, JSON Feeds and ninjs files (default: "
+            "what each document says). JSON Lines items carry their own."
+        ),
+    ] = None,
+    source_name: Annotated[
+        str | None, typer.Option(help="Source name with --source-domain (default: the domain).")
+    ] = None,
 ) -> None:
-    """Ingest files in the JSON Lines format, RSS/Atom (incl. podcast feeds) or IPTC ninjs.
+    """Ingest files in the JSON Lines format, RSS/Atom (incl. podcast feeds), JSON Feed or ninjs.
 
     Bad entries are reported with their line (or entry) number and reason; every other entry is
     stored. Exits 0 when all entries were accepted, 2 when some were rejected, 1 on errors.
@@ -78,6 +93,14 @@ def ingest(
     if format_name not in FORMATS:
         console.print(f"[red]--format must be one of {', '.join(FORMATS)}[/]")
         raise typer.Exit(1)
+    source = None
+    if source_domain or source_name:
+        try:
+            domain = normalise_domain(source_domain or "")
+        except InvalidUrl as exc:
+            console.print(f"[red]--source-domain: {escape(str(exc))}[/]")
+            raise typer.Exit(1) from None
+        source = SourceRef(name=(source_name or "").strip() or domain, domain=domain)
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         console.print(f"[red]not a file: {', '.join(missing)}[/]")
@@ -95,7 +118,10 @@ def ingest(
             disable=not console.is_terminal,
         ) as progress:
             for path in paths:
-                document = read_document(path)
+                document = read_document(path, source=source)
+                if not document.content.strip(b"\xef\xbb\xbf \t\r\n"):
+                    console.print(f"[red]{escape(str(path))} is empty: nothing to ingest[/]")
+                    raise typer.Exit(1)
                 total = (
                     document.content.count(b"\n") + 1 if format_name in ("jsonl", "auto") else None
                 )
@@ -104,6 +130,7 @@ def ingest(
                 def advance(count: int, task_id: TaskID = task) -> None:
                     progress.advance(task_id, count)
 
+                file_report = IngestReport()
                 try:
                     chosen = format_name
                     if chosen == "auto":
@@ -117,7 +144,7 @@ def ingest(
                             document.content,
                             clock=runtime.clock,
                             workers=workers,
-                            report=report,
+                            report=file_report,
                             on_progress=advance,
                         )
                     else:
@@ -128,12 +155,18 @@ def ingest(
                             runtime.sessions,
                             outcomes,
                             clock=runtime.clock,
-                            report=report,
+                            report=file_report,
                             on_progress=advance,
                         )
                 except UnknownFormat as exc:
-                    console.print(f"[red]{path}: {exc}[/]")
+                    console.print(f"[red]{escape(str(exc))}[/]")
                     raise typer.Exit(1) from None
+                fatal = next((e for e in file_report.rejected if e.location == "document"), None)
+                if fatal is not None:
+                    # Not a document of the format at all: an error, not a rejected entry.
+                    console.print(f"[red]{escape(str(path))}: {escape(fatal.reason)}[/]")
+                    raise typer.Exit(1)
+                report.merge(file_report)
                 progress.update(task, total=progress.tasks[task].completed)
             if wait and report.changed_ids:
                 task = progress.add_task("enriching and indexing", total=None)

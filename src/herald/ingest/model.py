@@ -9,7 +9,7 @@ filled later by enrichment and never invented at ingestion.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
@@ -70,6 +70,12 @@ class IncomingItem:
     # True when the source gave no date and the time it was first seen stands in: an update of a
     # stored item then keeps the stored date.
     published_is_estimate: bool = False
+    # Feeds and wires: the entry's own id (guid, Atom id, ninjs uri) identifies it within its
+    # source, so entries sharing a page (linkblogs, #fragment links) stay distinct. JSON Lines
+    # items are identified by their URL (the ingestion format's rule).
+    identified_by_id: bool = False
+    # True when the source gave no title and one was made from the first sentence.
+    title_derived: bool = False
     # Derived once: the canonical URL (None without a URL) and the dedup key.
     canonical_url: str | None = field(init=False, default=None)
     canonical_key: str = field(init=False, default="")
@@ -80,9 +86,27 @@ class IncomingItem:
             raise ValueError("published_date must be timezone-aware (normalise to UTC first)")
         canonical = canonical_url(self.url) if self.url else None
         object.__setattr__(self, "canonical_url", canonical)
-        key = canonical_key(canonical, self.source.domain, self.external_id)
+        key = canonical_key(
+            canonical, self.source.domain, self.external_id, by_id=self.identified_by_id
+        )
         object.__setattr__(self, "canonical_key", key)
         object.__setattr__(self, "content_id", content_id_for_key(key))
+
+    @property
+    def legacy_key(self) -> str | None:
+        """The key this item had before entries were identified by their own id (its canonical
+        URL), when that differs: a row stored under it keeps its id."""
+        if self.identified_by_id and self.canonical_url and self.external_id:
+            return f"url:{self.canonical_url}"
+        return None
+
+    def rekeyed(self, key: str) -> IncomingItem:
+        """The same item stored under another canonical key (a row stored under its legacy
+        key)."""
+        copy = replace(self)
+        object.__setattr__(copy, "canonical_key", key)
+        object.__setattr__(copy, "content_id", content_id_for_key(key))
+        return copy
 
     @property
     def text(self) -> str:
@@ -111,8 +135,13 @@ class IncomingItem:
         return self.episode_id or stable_id("ep", self.canonical_key)
 
 
-def canonical_key(canonical: str | None, source_domain: str, external_id: str | None) -> str:
-    """The identity of an item: its canonical URL, else its source domain plus external id."""
+def canonical_key(
+    canonical: str | None, source_domain: str, external_id: str | None, *, by_id: bool = False
+) -> str:
+    """The identity of an item: its canonical URL, else its source domain plus external id
+    (``by_id``: the source domain plus external id first, then the canonical URL)."""
+    if by_id and external_id and external_id.strip():
+        return f"ext:{source_domain.lower()}:{external_id.strip()}"
     if canonical:
         return f"url:{canonical}"
     if external_id:
@@ -124,11 +153,16 @@ def content_id_for_key(key: str) -> str:
     return stable_id("cnt", key)
 
 
-def content_id_of(url: str | None, source_domain: str, external_id: str | None) -> str:
-    """The content id an entry will get, before it is fully parsed."""
-    return content_id_for_key(
-        canonical_key(canonical_url(url) if url else None, source_domain, external_id)
-    )
+def content_ids_of(
+    url: str | None, source_domain: str, external_id: str | None, *, by_id: bool = False
+) -> tuple[str, ...]:
+    """The content ids an entry may be stored under, before it is fully parsed: its own, and
+    (``by_id`` with a URL) the one of its legacy key."""
+    canonical = canonical_url(url) if url else None
+    ids = [content_id_for_key(canonical_key(canonical, source_domain, external_id, by_id=by_id))]
+    if by_id and canonical and external_id:
+        ids.append(content_id_for_key(f"url:{canonical}"))
+    return tuple(dict.fromkeys(ids))
 
 
 @dataclass(frozen=True, slots=True)

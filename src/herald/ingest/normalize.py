@@ -216,7 +216,12 @@ def _published(data: Mapping[str, Any]) -> datetime:
     value = _required_str(data, "published_date")
     try:
         return parse_published_date(value)
-    except ValueError:
+    except ValueError as exc:
+        if str(exc).startswith("date out of range"):
+            raise ItemRejected(
+                f"published_date is out of range (no UTC instant): {value[:60]!r}",
+                field="published_date",
+            ) from None
         raise ItemRejected(
             f"published_date is not an ISO 8601 date or datetime: {value[:60]!r}",
             field="published_date",
@@ -370,7 +375,11 @@ def parse_published_date(value: str) -> datetime:
             parsed = None
     if parsed is None:
         raise ValueError(f"not a date: {text!r}")
-    return as_utc(parsed)
+    try:
+        return as_utc(parsed)
+    except OverflowError:
+        # 0001-01-01T00:00+01:00 or 9999-12-31T23:59-01:00: no UTC instant exists.
+        raise ValueError(f"date out of range: {text!r}") from None
 
 
 def as_utc(value: datetime) -> datetime:

@@ -18,7 +18,7 @@ from pathlib import Path
 from herald.core.clock import Clock
 from herald.db.session import SessionFactory
 from herald.ingest.fetch import Fetcher
-from herald.ingest.model import IncomingItem, ParseOutcome
+from herald.ingest.model import IncomingItem, ParseOutcome, SourceRef
 from herald.ingest.service import IngestReport, store_items
 from herald.ingest.sources import Document, adapter_for, detect_format
 from herald.ingest.sources.jsonl import parse_json_lines
@@ -40,12 +40,13 @@ CHUNK_SIZE = 500
 PIPELINE_JOB_KINDS = ("enrich.item", "search.sync", "clusters.assign")
 
 
-def read_document(path: Path) -> Document:
-    """A file as a document (``.gz`` files are decompressed)."""
+def read_document(path: Path, *, source: SourceRef | None = None) -> Document:
+    """A file as a document (``.gz`` files are decompressed); ``source`` overrides the source
+    the document implies (feeds, JSON Feed, ninjs)."""
     content = path.read_bytes()
     if path.suffix == ".gz":
         content = gzip.decompress(content)
-    return Document(content=content, origin=str(path))
+    return Document(content=content, origin=str(path), source=source)
 
 
 def parse_document(
@@ -56,7 +57,7 @@ def parse_document(
     fetcher: Fetcher | None = None,
     is_known: Callable[[str], bool] | None = None,
 ) -> Iterable[ParseOutcome]:
-    """``format_name`` is ``auto``, ``jsonl``, ``rss`` or ``ninjs``."""
+    """``format_name`` is ``auto``, ``jsonl``, ``rss``, ``ninjs`` or ``jsonfeed``."""
     if format_name == "auto":
         format_name = detect_format(document.content, document.origin, document.content_type)
     adapter = adapter_for(format_name, clock=clock, fetcher=fetcher, is_known=is_known)

@@ -31,6 +31,7 @@ POLL_JOB = "ingest.poll_source"
 _ACCEPT = {
     "rss": FEED_TYPES,
     "ninjs": JSON_TYPES,
+    "jsonfeed": ("application/feed+json", *JSON_TYPES),
     "jsonl": (*JSON_TYPES, "application/x-ndjson", "application/jsonl", "text/plain"),
 }
 

@@ -36,6 +36,7 @@ class StoredState:
     language: str | None
     version: int
     deleted: bool
+    external_id: str | None = None
 
 
 def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, StoredState]:
@@ -52,6 +53,7 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 ContentItem.language,
                 ContentItem.version,
                 ContentItem.deleted_at,
+                ContentItem.external_id,
             ).where(ContentItem.id.in_(ids[start : start + _CHUNK]))
         )
         for row in rows:
@@ -63,6 +65,7 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 language=row.language,
                 version=row.version,
                 deleted=row.deleted_at is not None,
+                external_id=row.external_id,
             )
     return found
 

@@ -36,6 +36,7 @@ from herald.ingest.model import (
     ItemWarning,
     KnownEntry,
     ParseOutcome,
+    content_id_for_key,
     storage_problem,
 )
 from herald.ingest.syndication import TextFingerprint, fingerprint, is_syndicated
@@ -107,14 +108,22 @@ def store_items(
     if not items:
         return report
     now = clock.now()
-    states = repository.stored_states(session, (item.content_id for item in items))
+    legacy_ids = [content_id_for_key(i.legacy_key) for i in items if i.legacy_key is not None]
+    states = repository.stored_states(session, [item.content_id for item in items] + legacy_ids)
+    items = _keep_legacy_ids(items, states)
 
-    # Within one batch the last version of an id wins; earlier identical copies are duplicates.
+    # Within one batch the last version of an id wins. Every entry is counted: an earlier
+    # identical copy is a duplicate, an earlier different version was updated by the later one.
     latest: dict[str, IncomingItem] = {}
+    superseded: dict[str, int] = defaultdict(int)
     for item in items:
         previous = latest.get(item.content_id)
-        if previous is not None and _content_hash(previous) == _content_hash(item):
-            report.duplicates += 1
+        if previous is not None:
+            if _content_hash(previous) == _content_hash(item):
+                report.duplicates += 1
+            else:
+                superseded[item.content_id] += 1
+                report.updated += 1
         latest[item.content_id] = item
 
     by_id: dict[str, TextFingerprint] = {}
@@ -134,7 +143,9 @@ def store_items(
         digest = _content_hash(item)
         state = states.get(cid)
         if state is not None and not state.deleted and state.content_hash == digest:
-            report.duplicates += 1
+            # Nothing to write; versions before the last one in this input changed nothing either.
+            report.updated -= superseded[cid]
+            report.duplicates += 1 + superseded[cid]
             continue
         article_id = None
         fp = by_id.get(cid)
@@ -149,11 +160,14 @@ def store_items(
                 new_fingerprints.append((cid, article_id, fp.to_bytes(), fp.band_keys()))
         row = _row(item, digest, article_id, source_id, fp.words if fp else None)
         if state is None:
-            inserts.append(row | {"created_at": now, "updated_at": now, "version": 1})
+            inserts.append(
+                row | {"created_at": now, "updated_at": now, "version": 1 + superseded[cid]}
+            )
             report.accepted += 1
         else:
             replaced.append(cid)
-            row |= {"updated_at": now, "version": state.version + 1, "deleted_at": None}
+            version = state.version + 1 + superseded[cid]
+            row |= {"updated_at": now, "version": version, "deleted_at": None}
             if item.published_is_estimate:
                 row["published_at"] = state.published_at
             if item.summary is None and not state.summary_provided:
@@ -193,6 +207,27 @@ def _storable(items: Sequence[IncomingItem], report: IngestReport) -> list[Incom
         ref = item.url or item.external_id or item.title
         report.rejected.append(ItemError("entry", problem[1], ref=printable(ref)[:300]))
     return kept
+
+
+def _keep_legacy_ids(
+    items: Sequence[IncomingItem], states: Mapping[str, repository.StoredState]
+) -> list[IncomingItem]:
+    """An entry identified by its own id whose row was stored under its canonical URL (before
+    own ids took precedence) keeps that row's id, unless the row belongs to another entry
+    (another external id, or claimed by an earlier entry of this batch)."""
+    out: list[IncomingItem] = []
+    claimed: dict[str, str | None] = {}
+    for item in items:
+        key = item.legacy_key
+        if key is not None and item.content_id not in states:
+            legacy_id = content_id_for_key(key)
+            state = states.get(legacy_id)
+            owner = claimed.get(legacy_id, state.external_id if state else None)
+            if state is not None and owner in (None, item.external_id):
+                claimed[legacy_id] = item.external_id
+                item = item.rekeyed(key)
+        out.append(item)
+    return out
 
 
 class _ArticleMatcher:

@@ -38,7 +38,7 @@ __all__ = [
     "remove_source",
 ]
 
-SOURCE_FORMATS = ("rss", "ninjs", "jsonl")
+SOURCE_FORMATS = ("rss", "ninjs", "jsonl", "jsonfeed")
 # The columns' limits: PostgreSQL would refuse longer values (and SQLite would keep them).
 _NAME_MAX = 300  # Source.name
 _URL_MAX = 2048  # Source.canonical_url

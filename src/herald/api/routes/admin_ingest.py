@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
@@ -20,7 +20,7 @@ from herald.core.clock import Clock
 from herald.db.session import SessionFactory
 from herald.errors import FieldIssue, InvalidRequest
 from herald.ingest.model import ItemError
-from herald.ingest.pipeline import ingest_outcomes
+from herald.ingest.pipeline import ingest_outcomes, parse_document
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import (
     SourceView,
@@ -29,13 +29,17 @@ from herald.ingest.source_records import (
     list_sources,
     remove_source,
 )
-from herald.ingest.sources import Document, JsonLinesAdapter
+from herald.ingest.sources import Document
+from herald.ingest.sources.detect import UnknownFormat
 
 router = APIRouter(tags=["operator"])
 
 
 class RejectedEntry(ResponseModel):
-    location: str = Field(description="`line N` (JSON Lines) or `item N` (JSON array), from 1.")
+    location: str = Field(
+        description="`line N` (JSON Lines), `item N` (JSON array, ninjs, JSON Feed) or `entry N` "
+        "/ `episode N` (feeds), from 1."
+    )
     line: int | None
     reason: str
     ref: str | None = Field(description="The entry's url, external_id or title, when it had one.")
@@ -57,18 +61,38 @@ class IngestSummary(ResponseModel):
     summary="Ingest content items (JSON array or JSON Lines)",
     description=(
         "Body: `application/json` (an array of items) or `application/x-ndjson` (one item per "
-        "line), in the pinned ingestion format. Bad entries are reported and skipped; the others "
-        "are stored and queued for enrichment."
+        "line), in the pinned ingestion format. With `format`, a feed or wire document instead "
+        "(`rss`, `ninjs`, `jsonfeed`, or `auto` to detect it); article pages and transcripts "
+        "are never fetched here. Bad entries are reported and skipped; the others are stored "
+        "and queued for enrichment."
     ),
 )
 async def post_content(
-    request: Request, admin: AdminDep, sessions: SessionsDep, clock: ClockDep
+    request: Request,
+    admin: AdminDep,
+    sessions: SessionsDep,
+    clock: ClockDep,
+    format_name: Annotated[
+        str,
+        Query(
+            alias="format",
+            pattern="^(jsonl|auto|rss|ninjs|jsonfeed)$",
+            description="`jsonl` (default: the ingestion format), `rss`, `ninjs`, `jsonfeed`, "
+            "`auto`.",
+        ),
+    ] = "jsonl",
 ) -> IngestSummary:
     del admin
     body = await request.body()
     if not body.strip():
         raise InvalidRequest("the body is empty: send a JSON array or JSON Lines of items")
-    report = await run_in_threadpool(_ingest_body, body, sessions, clock)
+    content_type = request.headers.get("content-type")
+    try:
+        report = await run_in_threadpool(
+            _ingest_body, body, sessions, clock, format_name, content_type
+        )
+    except UnknownFormat as exc:
+        raise InvalidRequest(str(exc), details=[FieldIssue("body", str(exc))]) from None
     document_error = next((e for e in report.rejected if e.location == "document"), None)
     if document_error is not None:
         raise InvalidRequest(
@@ -85,8 +109,12 @@ async def post_content(
     )
 
 
-def _ingest_body(body: bytes, sessions: SessionFactory, clock: Clock) -> IngestReport:
-    outcomes = JsonLinesAdapter().parse(Document(content=body, origin="request body"))
+def _ingest_body(
+    body: bytes, sessions: SessionFactory, clock: Clock, format_name: str, content_type: str | None
+) -> IngestReport:
+    document = Document(content=body, origin="request body", content_type=content_type)
+    # No fetcher: a request never makes Herald fetch pages or transcripts.
+    outcomes = parse_document(document, format_name=format_name, clock=clock)
     # One request, one transaction: a failed request stores nothing.
     return ingest_outcomes(sessions, outcomes, clock=clock, chunk_size=1_000_000)
 
@@ -103,7 +131,10 @@ class SourceIn(RequestModel):
     interval_seconds: int | None = Field(
         default=None, description="Polling interval, 60 s to 7 days (default 900)."
     )
-    format: str = Field(default="rss", description="`rss` (RSS/Atom/podcast), `ninjs` or `jsonl`.")
+    format: str = Field(
+        default="rss",
+        description="`rss` (RSS/Atom/podcast), `ninjs`, `jsonl` or `jsonfeed` (JSON Feed).",
+    )
     name: str | None = Field(
         default=None, description="Source name for items (default: the feed's)."
     )

@@ -32,7 +32,7 @@ class Document:
 
 
 class SourceAdapter(Protocol):
-    """A parser for one ingestion format (``jsonl``, ``rss``, ``ninjs``)."""
+    """A parser for one ingestion format (``jsonl``, ``rss``, ``ninjs``, ``jsonfeed``)."""
 
     format_name: str
 

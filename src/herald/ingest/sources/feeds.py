@@ -5,15 +5,16 @@ article page is fetched through the injected :class:`Fetcher` and its main text 
 extracted with trafilatura. If the page cannot be had, the teaser is kept as the body and a
 warning says so. Podcast feeds (audio enclosures) are handed to :mod:`.podcast`.
 
-A broken entry (no title, no link or id, no text) gives a per-entry error; the others parse.
+Each entry is identified by its guid (Atom id) within its source, else by its link (see
+:func:`entry_identities`). An entry without a title is titled from its first sentence and marked
+so. A broken entry (no link or id, no text) gives a per-entry error; the others parse.
 """
 
 from __future__ import annotations
 
-import calendar
-import time
+import hashlib
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
-from datetime import UTC, datetime
 from typing import Any, cast
 from urllib.parse import urljoin
 
@@ -21,6 +22,7 @@ import feedparser
 
 from herald.core.clock import Clock
 from herald.ingest.articles import ExtractedArticle, extract_article, html_to_text, word_count
+from herald.ingest.dates import entry_date
 from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
     IncomingItem,
@@ -30,10 +32,11 @@ from herald.ingest.model import (
     MediaType,
     ParseOutcome,
     SourceRef,
-    content_id_of,
+    content_ids_of,
 )
 from herald.ingest.normalize import clean_text, normalise_language, split_authors
 from herald.ingest.sources.base import Document
+from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
 
 __all__ = ["TEASER_WORDS", "FeedAdapter", "parse_feed"]
@@ -71,9 +74,10 @@ class FeedAdapter:
         parsed = parse_feed(document.content, document.origin)
         entries = list(parsed.entries)
         if not entries:
-            if parsed.bozo and not parsed.version:
-                reason = f"not an RSS or Atom feed ({_bozo_reason(parsed)})"
-                yield ItemError("document", reason)
+            # A feed without entries has a version; an OPML outline, an HTML page or an empty
+            # file has none and is one error, not "0 entries".
+            if not parsed.get("version"):
+                yield ItemError("document", f"not an RSS or Atom feed ({_not_feed(parsed)})")
             return
         if document.media_type == "podcast" or (
             document.media_type is None and _is_podcast_feed(parsed)
@@ -87,13 +91,15 @@ class FeedAdapter:
         media_type: MediaType = document.media_type or "news"
         feed = parsed.feed
         site = _feed_site(feed, document.origin)
-        for number, entry in enumerate(entries, start=1):
-            yield from self._entry(entry, number, feed, site, document, media_type)
+        identities = entry_identities(entries, site)
+        for number, (entry, identity) in enumerate(zip(entries, identities, strict=True), 1):
+            yield from self._entry(entry, number, identity, feed, site, document, media_type)
 
     def _entry(
         self,
         entry: Any,
         number: int,
+        identity: str | None,
         feed: Any,
         site: str,
         document: Document,
@@ -102,11 +108,8 @@ class FeedAdapter:
         location = f"entry {number}"
         title = clean_text(html_to_text(str(entry.get("title") or "")))
         link = _entry_link(entry, site)
-        guid = str(entry.get("id") or "").strip() or None
+        guid = identity
         ref = title[:120] or link or guid
-        if not title:
-            yield ItemError(location, "entry has no title", ref=link or guid)
-            return
         if not link and not guid:
             yield ItemError(location, "entry has neither a link nor an id", ref=ref)
             return
@@ -120,10 +123,11 @@ class FeedAdapter:
         if needs_page and self._fetcher is not None and self._is_known is not None:
             try:
                 provisional = document.source or _entry_source(entry, feed, site, link, None)
-                known_id = content_id_of(link, provisional.domain, guid)
+                candidates = content_ids_of(link, provisional.domain, guid, by_id=True)
             except InvalidUrl:
-                known_id = None
-            if known_id and self._is_known(known_id):
+                candidates = ()
+            known_id = next((cid for cid in candidates if self._is_known(cid)), None)
+            if known_id:
                 yield KnownEntry(location, known_id)
                 return
         if needs_page and link:
@@ -140,16 +144,29 @@ class FeedAdapter:
             return
         if summary and word_count(summary) > SUMMARY_MAX_WORDS:
             summary = None
+        title_derived = not title
+        if title_derived:
+            title = title_from_text(summary or body)
+            if not title:
+                yield ItemError(location, "entry has no title and no words", ref=ref)
+                return
+            ref = title[:120]
+            yield ItemWarning(location, "entry has no title; titled from its first sentence", ref)
 
-        published = _entry_date(entry)
+        dated = entry_date(entry)
+        published = dated.value
         if published is None and page is not None and page.published is not None:
             published = page.published
         estimated = published is None
+        for problem in dated.problems:
+            fallback = "another date" if published else "the time it was first seen"
+            yield ItemWarning(location, f"{problem}; using {fallback}", ref=ref)
         if published is None:
             published = self._clock.now()
-            yield ItemWarning(
-                location, "entry has no date; using the time it was first seen", ref=ref
-            )
+            if not dated.problems:
+                yield ItemWarning(
+                    location, "entry has no date; using the time it was first seen", ref=ref
+                )
 
         authors = _entry_authors(entry)
         if not authors and page is not None:
@@ -172,6 +189,8 @@ class FeedAdapter:
             summary=summary,
             body=body,
             published_is_estimate=estimated,
+            identified_by_id=True,
+            title_derived=title_derived,
         )
 
     def _fetch_article(self, url: str) -> tuple[ExtractedArticle | None, str | None]:
@@ -216,9 +235,11 @@ def _audio_enclosure(entry: Any) -> Mapping[str, Any] | None:
     return None
 
 
-def _bozo_reason(parsed: Any) -> str:
-    exc = parsed.get("bozo_exception")
-    return str(exc).splitlines()[0][:200] if exc else "unreadable"
+def _not_feed(parsed: Any) -> str:
+    if parsed.get("bozo"):
+        exc = parsed.get("bozo_exception")
+        return str(exc).splitlines()[0][:200] if exc else "unreadable"
+    return "no rss, rdf:RDF or feed element; an OPML outline lists feeds but is none"
 
 
 def _feed_site(feed: Any, origin: str) -> str:
@@ -256,13 +277,52 @@ def _content_text(entry: Any) -> str:
     return best
 
 
-def _entry_date(entry: Any) -> datetime | None:
-    for key in ("published_parsed", "updated_parsed", "created_parsed"):
-        value = entry.get(key)
-        if isinstance(value, time.struct_time):
-            # feedparser gives UTC struct_times.
-            return datetime.fromtimestamp(calendar.timegm(value), UTC)
-    return None
+def entry_identities(entries: list[Any], site: str) -> list[str | None]:
+    """The id each entry is known by within its source (``None``: its canonical URL).
+
+    The guid (Atom id) when the feed uses it for one entry only; a feed that repeats one guid
+    over entries with different links cannot be trusted with it, so those entries fall back to
+    their links. Entries without an id that share a page (sponsor posts, linkblogs, links that
+    differ only by ``#fragment``) get their link with its fragment, else the link plus a hash of
+    their title and text, so that two entries are never merged into one item.
+    """
+    guids = [str(entry.get("id") or "").strip() or None for entry in entries]
+    links = [_entry_link(entry, site) for entry in entries]
+    links_of_guid: dict[str, set[str | None]] = defaultdict(set)
+    for guid, link in zip(guids, links, strict=True):
+        if guid:
+            links_of_guid[guid].add(_canonical_or_none(link))
+    ids: list[str | None] = [
+        guid if guid and len(links_of_guid[guid]) == 1 else None for guid in guids
+    ]
+    pages: dict[str, list[int]] = defaultdict(list)
+    for index, (own, link) in enumerate(zip(ids, links, strict=True)):
+        canonical = _canonical_or_none(link)
+        if own is None and canonical:
+            pages[canonical].append(index)
+    for shared in pages.values():
+        if len(shared) < 2:
+            continue
+        raw_links = {links[i] for i in shared}
+        for index in shared:
+            link = links[index] or ""
+            if "#" in link and len(raw_links) == len(shared):
+                ids[index] = link
+            else:
+                entry = entries[index]
+                material = f"{entry.get('title') or ''}\n{entry.get('summary') or ''}"
+                digest = hashlib.sha256(material.encode()).hexdigest()[:16]
+                ids[index] = f"{link}#entry-{digest}"
+    return ids
+
+
+def _canonical_or_none(link: str | None) -> str | None:
+    if not link:
+        return None
+    try:
+        return canonical_url(link)
+    except InvalidUrl:
+        return None
 
 
 def _entry_authors(entry: Any) -> tuple[str, ...]:

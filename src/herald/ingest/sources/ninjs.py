@@ -1,15 +1,18 @@
-"""IPTC ninjs (news in JSON), the format wire services deliver: versions 1.x and 2.x.
+"""IPTC ninjs (news in JSON), the format wire services deliver: versions 1.x, 2.x and 3.x.
 
 1.x names: ``headline``, ``body_text`` / ``body_html5`` / ``body_xhtml``, ``description_text`` /
 ``description_html``, ``byline``. 2.x names: ``headlines[]``, ``bodies[]``, ``descriptions[]``
 (each ``{role, contenttype, value}``), ``by``. Both: ``uri``, ``type``, ``pubstatus``,
 ``firstcreated``, ``versioncreated``, ``contentcreated`` (2.x), ``language``, ``copyrightholder``.
+3.x writes the same names in camelCase (``firstCreated``, ``pubStatus``, ``contentType``).
+Body renditions: plain text first, then HTML, then NITF (its ``body.content`` paragraphs).
 
 A document is one item, an array of items, or JSON Lines of items. Items become ``wire`` content;
 pictures, audio and video items and withdrawn items (``pubstatus`` canceled/withheld) are
-reported and skipped. The ``uri`` is the external id (and the URL when it is an http(s) URL); the
-source is the configured one, else the provider named in a NewsML URN
-(``urn:newsml:dpa.com:...``) or the URL's domain, named by ``copyrightholder``.
+reported and skipped. The ``uri`` is the item's id within its source (and the URL when it is an
+http(s) URL); the source is the configured one, else the provider named in a NewsML URN
+(``urn:newsml:dpa.com:...``), the URL's domain, or for another ``urn:`` the copyright holder,
+named by ``copyrightholder``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
+from lxml import etree
 
 from herald.ingest.articles import html_to_text
 from herald.ingest.model import IncomingItem, ItemError, ParseOutcome, SourceRef
@@ -55,7 +59,21 @@ _NEWSML_URN = re.compile(r"^urn:newsml:([^:]+):", re.IGNORECASE)
 
 
 def looks_like_ninjs(obj: object) -> bool:
-    return isinstance(obj, Mapping) and "media_type" not in obj and len(_NINJS_KEYS & set(obj)) >= 2
+    if not isinstance(obj, Mapping) or "media_type" in obj:
+        return False
+    return len(_NINJS_KEYS & {str(key).lower() for key in obj}) >= 2
+
+
+def _lower_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """ninjs 3.x writes camelCase (``firstCreated``, ``pubStatus``, ``contentType``) where 1.x
+    and 2.x write lower case: read both by lower-casing the keys of the item and its
+    renditions."""
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        if isinstance(value, list):
+            value = [_lower_keys(v) if isinstance(v, Mapping) else v for v in value]
+        out.setdefault(str(key).lower(), value)
+    return out
 
 
 class NinjsAdapter:
@@ -92,6 +110,7 @@ def _item(obj: object, location: str, document: Document) -> ParseOutcome:
     line = int(location.split()[-1]) if location.startswith("line") else None
     if not isinstance(obj, Mapping):
         return ItemError(location, "expected a ninjs object", line=line)
+    obj = _lower_keys(obj)
     uri = _str(obj.get("uri"))
     headline = _headline(obj)
     ref = headline[:120] if headline else uri
@@ -122,7 +141,10 @@ def _item(obj: object, location: str, document: Document) -> ParseOutcome:
                 )
     if published is None:
         return ItemError(
-            location, "ninjs item has no firstcreated/versioncreated", line=line, ref=ref
+            location,
+            "ninjs item has no firstcreated, contentcreated or versioncreated",
+            line=line,
+            ref=ref,
         )
     holder = _str(obj.get("copyrightholder"))
     url = uri if uri.lower().startswith(("http://", "https://")) else None
@@ -135,7 +157,9 @@ def _item(obj: object, location: str, document: Document) -> ParseOutcome:
     if source is None:
         return ItemError(
             location,
-            "cannot tell the source: uri is neither a URL nor a NewsML URN; configure a source",
+            "cannot tell the source: uri is neither a URL nor a NewsML URN, and no "
+            "copyrightholder names the provider; give the source (herald ingest "
+            "--source-domain, or a configured source)",
             line=line,
             ref=ref,
         )
@@ -153,6 +177,7 @@ def _item(obj: object, location: str, document: Document) -> ParseOutcome:
         language=language,
         summary=description if description and description != body else None,
         body=body,
+        identified_by_id=True,
     )
 
 
@@ -196,17 +221,63 @@ def _description(obj: Mapping[str, Any]) -> str:
 
 
 def _from_renditions(renditions: list[Mapping[str, Any]]) -> str:
-    # Prefer plain text, else convert the first HTML rendition.
+    # Prefer plain text, then HTML, then NITF (an XML document whose head is metadata).
     for rendition in renditions:
-        if _str(rendition.get("contenttype")).lower() in ("text/plain", ""):
+        if _str(rendition.get("contenttype")).lower() in ("text/plain", "") and not _is_xml(
+            rendition
+        ):
             text = clean_text(_str(rendition.get("value")), keep_newlines=True)
             if text:
                 return text
     for rendition in renditions:
-        text = html_to_text(_str(rendition.get("value")))
-        if text:
-            return text
+        if not _is_xml(rendition):
+            text = html_to_text(_str(rendition.get("value")))
+            if text:
+                return text
+    for rendition in renditions:
+        if _is_xml(rendition):
+            text = nitf_to_text(_str(rendition.get("value")))
+            if text:
+                return text
     return ""
+
+
+def _is_xml(rendition: Mapping[str, Any]) -> bool:
+    kind = _str(rendition.get("contenttype")).lower()
+    value = _str(rendition.get("value"))
+    return "nitf" in kind or kind.endswith("/xml") or value.startswith(("<?xml", "<nitf"))
+
+
+def nitf_to_text(document: str) -> str:
+    """The story text of a NITF document: the paragraphs of ``body.content`` (headlines, byline
+    and ``head`` metadata are not story text)."""
+    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True)
+    try:
+        root = etree.fromstring(document.encode("utf-8"), parser)
+    except (etree.XMLSyntaxError, ValueError):
+        root = None
+    if root is None:
+        return clean_text(re.sub(r"<[^>]+>", " ", document), keep_newlines=True)
+    elements = [n for n in root.iter() if isinstance(n.tag, str)]
+    scope = [n for n in elements if _local(n.tag) == "body.content"]
+    scope = scope or [n for n in elements if _local(n.tag) == "body"] or [root]
+    paragraphs: list[str] = []
+    for holder in scope:
+        blocks = [
+            n for n in holder.iter() if isinstance(n.tag, str) and _local(n.tag) in _NITF_BLOCKS
+        ]
+        for node in blocks or [holder]:
+            text = clean_text("".join(node.itertext()))
+            if text:
+                paragraphs.append(text)
+    return "\n\n".join(paragraphs)
+
+
+_NITF_BLOCKS = frozenset({"p", "hl2", "li", "dd", "dt", "td"})
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1].lower()
 
 
 def _source(uri: str, url: str | None, holder: str) -> SourceRef | None:
@@ -217,6 +288,10 @@ def _source(uri: str, url: str | None, holder: str) -> SourceRef | None:
             domain = normalise_domain(urn.group(1))
         elif url:
             domain = normalise_domain(host_of(url))
+        elif uri.lower().startswith("urn:") and holder:
+            # Another URN (``urn:<uuid>``): the provider is the copyright holder, and its name
+            # in lower case stands in for a domain (``NTB`` -> ``ntb``).
+            domain = normalise_domain(re.sub(r"[^a-z0-9.]+", "-", holder.lower()).strip("-."))
     except InvalidUrl:
         domain = None
     if domain is None:

@@ -19,6 +19,7 @@ from lxml import etree
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.ingest.articles import html_to_text
+from herald.ingest.dates import entry_date
 from herald.ingest.fetch import GENERIC_TYPES, TRANSCRIPT_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
     IncomingItem,
@@ -28,7 +29,7 @@ from herald.ingest.model import (
     ParseOutcome,
     PodcastRef,
     SourceRef,
-    content_id_of,
+    content_ids_of,
 )
 from herald.ingest.normalize import clean_text
 from herald.ingest.people import person_name
@@ -36,7 +37,6 @@ from herald.ingest.sources.base import Document
 from herald.ingest.sources.feeds import (
     _audio_enclosure,
     _entry_authors,
-    _entry_date,
     _entry_link,
     _feed_site,
     _language,
@@ -127,10 +127,11 @@ def parse_podcast_feed(
         if is_known is not None and item_extras is not None and item_extras.transcripts:
             try:
                 provisional = document.source or _show_source(site, link, audio_url, show_title)
-                known_id = content_id_of(link, provisional.domain, guid)
+                candidates = content_ids_of(link, provisional.domain, guid, by_id=True)
             except InvalidUrl:
-                known_id = None
-            if known_id and is_known(known_id):
+                candidates = ()
+            known_id = next((cid for cid in candidates if is_known(cid)), None)
+            if known_id:
                 yield KnownEntry(location, known_id)
                 continue
         transcript, problems = _best_transcript(item_extras, fetcher)
@@ -141,13 +142,18 @@ def parse_podcast_feed(
         for problem in problems:
             yield ItemWarning(location, problem, ref=ref)
 
-        published = _entry_date(entry)
+        dated = entry_date(entry)
+        published = dated.value
         estimated = published is None
+        for problem in dated.problems:
+            fallback = "another date" if published else "the time it was first seen"
+            yield ItemWarning(location, f"{problem}; using {fallback}", ref=ref)
         if published is None:
             published = clock.now()
-            yield ItemWarning(
-                location, "episode has no date; using the time it was first seen", ref=ref
-            )
+            if not dated.problems:
+                yield ItemWarning(
+                    location, "episode has no date; using the time it was first seen", ref=ref
+                )
         try:
             source = document.source or _show_source(site, link, audio_url, show_title)
         except InvalidUrl as exc:
@@ -176,6 +182,7 @@ def parse_podcast_feed(
             transcript=transcript.text,
             transcript_segments=transcript.segments,
             published_is_estimate=estimated,
+            identified_by_id=True,
         )
 
 
