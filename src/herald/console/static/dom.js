@@ -110,7 +110,7 @@ export function barChart(bars, caption) {
   const first = bars.length ? bars[0].label : "";
   const last = bars.length ? bars[bars.length - 1].label : "";
   chart.append(plot, h("div", { class: "axis" }, h("span", null, first), h("span", null, last)));
-  chart.append(h("figcaption", null, caption));
+  chart.append(h("figcaption", null, `${caption}; the tallest bar is ${max}.`));
   return chart;
 }
 

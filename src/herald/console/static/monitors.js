@@ -114,14 +114,17 @@ export async function renderMonitor(main, { args: [id], context }) {
       if (!context.alive) return;
       const t = task.summary;
       const done = t.succeeded + t.failed + t.skipped;
+      const shown = progress.querySelector("details.jobs-detail");
+      const open = shown ? shown.open : task.tasks.length <= 8; // keep the reader's choice
       const bar = h("progress", { max: String(Math.max(1, t.requested)), value: String(done) });
       fill(progress, 
         h("h2", null, `Task ${task.kind}: ${task.status}`),
         h("label", { class: "progress" }, bar, ` ${done} of ${t.requested} dates done`),
         h("p", { class: "meta task-counts" }, `${t.queued} queued, ${t.running} running, ${t.succeeded} succeeded, ${t.failed} failed, ${t.skipped} skipped`),
-        h("ul", { class: "jobs" }, task.tasks.map((job) => h("li", { class: "status-" + job.status },
+        h("details", { class: "jobs-detail", open }, h("summary", null, `Dated jobs (${task.tasks.length})`),
+          h("ul", { class: "jobs" }, task.tasks.map((job) => h("li", { class: "status-" + job.status },
           `${job.published_date}: ${job.status}`, job.result_count === null ? "" : `, ${job.result_count} results (${job.new_result_count ?? 0} new)`,
-          job.error_message ? ` - ${job.error_message}` : ""))));
+          job.error_message ? ` - ${job.error_message}` : "")))));
       progress.dataset.status = task.status;
       if (task.status === "succeeded" || task.status === "failed") {
         if (stop) stop();

@@ -192,7 +192,7 @@ export function itemCard(item, { score, extra } = {}) {
   const meta = h("p", { class: "meta" },
     score === undefined ? null : h("span", { class: "score", title: "Relevance score" }, `score ${Number(score).toFixed(2)}`),
     h("span", { class: "source" }, source.name || ""),
-    source.domain ? h("span", { class: "domain" }, source.domain) : null,
+    source.domain && source.domain !== source.name ? h("span", { class: "domain" }, source.domain) : null,
     h("time", { datetime: item.published_date }, day(item.published_date)),
     badge(item.media_type, item.media_type),
     extra || null);
