@@ -42,7 +42,6 @@ SMALL_SEED = ROOT / "tests" / "client" / "data" / "entities-seed.jsonl"
 SCREENSHOTS = ROOT / "screenshots" / "console"
 WIDTHS = (1280, 390)
 
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -285,6 +284,8 @@ class Browser:
             )
             assert overflow <= 1, f"{name} overflows {overflow} px sideways at {width} px"
             page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"), full_page=True)
+            # The first screenful too: small enough for the documentation.
+            page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}-top.png"))
         page.set_viewport_size({"width": WIDTHS[0], "height": 900})
 
 

@@ -22,7 +22,8 @@ from herald.ingest.demo import demo_corpus_bytes, rebase_dates
 from tests.console.conftest import Browser, Herald, open_browser, start_herald
 from tests.webhooks.webhook_receiver import HttpsReceiver
 
-pytestmark = pytest.mark.slow
+# One server per module: every test of the module runs in the same xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("console-tour")]
 
 WANTED = re.compile(r"^(ecbplus/40_|ecbplus/8_|practicalai/286$)")
 
@@ -58,7 +59,9 @@ def test_sign_in_with_the_keyboard_and_sign_out(browser: Browser, herald: Herald
     browser.open("/console")
     assert page.url.endswith("/console/")
     csp = page.evaluate("fetch('/console/').then(r => r.headers.get('content-security-policy'))")
-    assert "script-src 'self'" in csp and "default-src 'self'" in csp and "unsafe" not in csp
+    assert "script-src 'self'" in csp
+    assert "default-src 'self'" in csp
+    assert "unsafe" not in csp
     page.locator("input[name=api_key]").wait_for()
     assert not page.get_by_role("navigation").is_visible()
     browser.shoot("sign-in")
@@ -119,7 +122,8 @@ def test_search_with_filters_then_item_story_and_entity(browser: Browser, herald
     page.get_by_role("button", name="Search", exact=True).click()
     cards = page.locator(".results article.card")
     cards.first.wait_for()
-    assert "entity_ids=ent_" in page.url and "media_types=news" in page.url
+    assert "entity_ids=ent_" in page.url
+    assert "media_types=news" in page.url
     assert cards.count() >= 3
     texts = cards.all_inner_texts()
     assert all(re.search(r"score \d\.\d\d", t) for t in texts)
@@ -193,9 +197,7 @@ def test_podcast_item_shows_segments_with_times(browser: Browser, herald: Herald
     browser.shoot("item-podcast")
 
 
-def test_monitor_create_backfill_run_results_edit_disable(
-    browser: Browser, herald: Herald
-) -> None:
+def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, herald: Herald) -> None:
     page = browser.page
     browser.sign_in(herald.member_key)
     browser.nav("Monitors")
@@ -240,8 +242,8 @@ def test_monitor_create_backfill_run_results_edit_disable(
     assert results.count() >= 1
 
     # Edit name and schedule; the change survives a reload (the monitor's deep link).
-    page.fill("section.panel ~ form input[name=name], form[aria-labelledby=edit-monitor] input[name=name]", "Apple laptops")
     edit = page.locator("form[aria-labelledby=edit-monitor]")
+    edit.locator("input[name=name]").fill("Apple laptops")
     edit.locator("select[name=frequency]").select_option("hourly")
     edit.locator("input[name=minute]").fill("15")
     edit.get_by_role("button", name="Save changes").click()

@@ -19,7 +19,8 @@ import trustme
 from tests.console.conftest import SMALL_SEED, Browser, Herald, as_lines, open_browser, start_herald
 from tests.webhooks.webhook_receiver import HttpsReceiver
 
-pytestmark = pytest.mark.slow
+# One server per module: every test of the module runs in the same xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("console-untrusted")]
 
 # Each part would run, or fetch, or leave an element behind if it were ever parsed as markup.
 PAYLOAD = (
@@ -68,7 +69,11 @@ def _items(now: datetime) -> list[dict[str, Any]]:
             "published_date": (now - timedelta(hours=30)).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "title": f"Globex Inc. on the harvest {PAYLOAD}",
             "episode_id": "harvest-1",
-            "podcast": {"podcast_id": "harvest", "title": f"Harvest {SHORT_PAYLOAD}", "publisher": PAYLOAD},
+            "podcast": {
+                "podcast_id": "harvest",
+                "title": f"Harvest {SHORT_PAYLOAD}",
+                "publisher": PAYLOAD,
+            },
             "source": {"name": f"{PAYLOAD} Radio", "domain": "harvest-radio.com"},
             "url": "https://harvest-radio.com/1",
             "transcript_segments": [
