@@ -91,7 +91,7 @@ function renderSignIn() {
   const error = formError();
   const form = h("form", { class: "panel narrow", novalidate: true },
     heading("Sign in"),
-    h("p", null, "Sign in with a Herald API key (for example the key `make run` printed). It is kept in this browser tab only, and forgotten when the tab closes or you sign out."),
+    h("p", null, "Sign in with a Herald API key (for example the key that make run printed). It is kept in this browser tab only, and forgotten when the tab closes or you sign out."),
     error,
     field("API key", input),
     h("button", { type: "submit", class: "primary" }, "Sign in"));
@@ -105,7 +105,7 @@ function renderSignIn() {
     try {
       await api("GET", "/v1/monitors", { query: { limit: 1 }, key });
     } catch (failure) {
-      error.textContent = failure.status === 401 ? "That key was refused: check it, or create a new one with `herald keys create`." : failure.message;
+      error.textContent = failure.status === 401 ? "That key was refused: check it, or create a new one with: herald keys create." : failure.message;
       return;
     }
     auth.signIn(key);

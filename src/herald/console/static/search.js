@@ -91,7 +91,7 @@ export async function renderItem(main, { args: [id], context }) {
   if (!context.alive) return;
   const source = item.source || {};
   const facts = h("dl", { class: "facts" },
-    h("dt", null, "Source"), h("dd", null, source.name || "", source.domain ? ` (${source.domain})` : ""),
+    h("dt", null, "Source"), h("dd", null, source.name || "", source.domain && source.domain !== source.name ? ` (${source.domain})` : ""),
     h("dt", null, "Published"), h("dd", null, dateTime(item.published_date)),
     h("dt", null, "Media type"), h("dd", null, badge(item.media_type, item.media_type)),
     item.authors && item.authors.length ? [h("dt", null, "Authors"), h("dd", null, item.authors.join(", "))] : null,
