@@ -43,7 +43,6 @@ SCREENSHOTS = ROOT / "screenshots" / "console"
 WIDTHS = (1280, 390)
 
 
-
 @pytest.fixture(scope="module", autouse=True)
 def _browser_available() -> None:
     problem = browser_problem()

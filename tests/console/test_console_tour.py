@@ -217,11 +217,24 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     today = datetime.now(UTC).date()
     page.fill("input[name=from]", (today - timedelta(days=55)).isoformat())
     page.fill("input[name=to]", today.isoformat())
+    page.evaluate(
+        """() => {
+          window.statuses = [];
+          new MutationObserver(() => {
+            const task = document.querySelector("section.task");
+            const status = task && task.dataset.status;
+            if (status && window.statuses.at(-1) !== status) window.statuses.push(status);
+          }).observe(document.body, {subtree: true, childList: true, attributes: true});
+        }"""
+    )
     page.get_by_role("button", name="Backfill").click()
     task = page.locator("section.task")
     task.locator("progress").wait_for()
     page.wait_for_selector("section.task[data-status=succeeded]", timeout=90_000)
     assert "56 of 56 dates done" in task.inner_text()
+    statuses = page.evaluate("window.statuses")
+    assert statuses[0] == "queued"  # shown at once, then updated until done
+    assert statuses[-1] == "succeeded"
     strip = page.locator("ol.strip li")
     assert strip.count() == 56
     assert page.locator("ol.strip li.status-succeeded").count() == 56

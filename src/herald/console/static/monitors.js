@@ -99,8 +99,14 @@ export async function renderMonitor(main, { args: [id], context }) {
   }
 
   // Polls a task until it has finished, showing its dated jobs; then refreshes ledger and results.
-  function follow(taskId) {
+  function follow(created) {
+    const taskId = created.task_id;
     progress.hidden = false;
+    // What the request answered, until the first poll: queued dates and those it skipped.
+    const asked = created.summary;
+    progress.dataset.status = created.status;
+    fill(progress, h("h2", null, `Task ${created.status}`),
+      h("p", { class: "meta task-counts" }, `${asked.queued} of ${asked.requested} dates queued, ${asked.already_complete} already complete, ${asked.already_running} already running`));
     let stop = null;
     const tick = async () => {
       let task;
@@ -141,7 +147,7 @@ export async function renderMonitor(main, { args: [id], context }) {
   const runButton = h("button", { type: "button", class: "primary", onclick: async () => {
     try {
       const task = await api("POST", `${path}/run`, { body: {} });
-      follow(task.task_id);
+      follow(task);
     } catch (error) {
       actionError.textContent = error.message;
     }
@@ -158,7 +164,7 @@ export async function renderMonitor(main, { args: [id], context }) {
     for (let d = from.value; d && to.value && d <= to.value && dates.length < MAX_BACKFILL_DATES + 1; d = addDays(d, 1)) dates.push(d);
     try {
       const task = await api("POST", `${path}/backfills`, { body: { dates } });
-      follow(task.task_id);
+      follow(task);
     } catch (error) {
       showError(backfillForm, error);
     }
