@@ -29,7 +29,7 @@ CHROMIUM_ARGS = [
 def chromium_path() -> str | None:
     configured = os.environ.get("HERALD_CHROMIUM")
     if configured:
-        return configured
+        return configured if os.access(configured, os.X_OK) else None
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
