@@ -213,8 +213,15 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     assert monitor_id.startswith("mon_")
     assert "daily at 08:30 (Europe/Berlin)" in page.locator("main").inner_text()
 
-    # A backfill over the last 56 days: progress updates until the task has finished.
+    # More than 100 dates: the API's message appears beside the date range.
     today = datetime.now(UTC).date()
+    with browser.watch.expect_status(400):
+        page.fill("input[name=from]", (today - timedelta(days=120)).isoformat())
+        page.fill("input[name=to]", today.isoformat())
+        page.get_by_role("button", name="Backfill").click()
+        page.locator("[data-error-for=dates]").get_by_text("at most 100 dates").wait_for()
+
+    # A backfill over the last 56 days: progress updates until the task has finished.
     page.fill("input[name=from]", (today - timedelta(days=55)).isoformat())
     page.fill("input[name=to]", today.isoformat())
     page.evaluate(

@@ -154,7 +154,7 @@ export async function renderMonitor(main, { args: [id], context }) {
   } }, "Run now");
   const from = h("input", { type: "date", name: "from", value: addDays(isoToday(), -6) });
   const to = h("input", { type: "date", name: "to", value: isoToday() });
-  const backfillForm = h("form", { class: "inline-form" },
+  const backfillForm = h("form", { class: "inline-form" }, formError(),
     field("Backfill from", from), field("to", to, { name: "dates" }),
     h("button", { type: "submit" }, "Backfill"));
   backfillForm.addEventListener("submit", async (event) => {

@@ -41,8 +41,12 @@ export function showError(form, error) {
   const general = form.querySelector(".form-error");
   let placed = false;
   for (const detail of error.details || []) {
-    const name = String(detail.field || "").split(".")[0];
-    const slot = form.querySelector(`[data-error-for="${CSS.escape(name)}"]`);
+    // "schedule.timezone" lands at the time zone if the form has that slot, else at "schedule".
+    const path = String(detail.field || "");
+    const parts = path.split(".");
+    const slot = [path, parts[parts.length - 1], parts[0]]
+      .map((name) => form.querySelector(`[data-error-for="${CSS.escape(name)}"]`))
+      .find((found) => found && found.parentElement.offsetParent !== null); // its field is shown
     if (!slot) continue;
     slot.textContent = detail.message ? `${error.message}: ${detail.message}` : error.message;
     const control = slot.parentElement && slot.parentElement.querySelector("input, select, textarea");
@@ -50,7 +54,6 @@ export function showError(form, error) {
     placed = true;
   }
   if (general) general.textContent = placed ? "Please correct the field marked below." : error.message;
-  if (!general && !placed) window.alert(error.message);
 }
 
 export function formError() {
