@@ -36,7 +36,7 @@ typecheck: setup
 	cd clients/python && ../../$(BIN)/mypy
 
 test: lint typecheck
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 docs: setup
 	$(BIN)/python -m herald.cli.reference docs

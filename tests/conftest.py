@@ -3,7 +3,8 @@
 PostgreSQL: one throwaway database per test session (per xdist worker), migrated once and
 truncated between tests. SQLite: one migrated template file, copied per test. When PostgreSQL is
 unreachable the PostgreSQL half is skipped with a notice, unless HERALD_REQUIRE_POSTGRES=1 (CI),
-which turns that into a failure.
+which turns that into a failure. The console's browser tests (tests/console) are treated the
+same way: without Chromium they are reported as not run, unless HERALD_REQUIRE_BROWSER=1 (CI).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from herald.db.base import Base
 from herald.db.migrate import upgrade
 from herald.runtime import Runtime
 from herald.workspaces.service import CreatedKey, create_key
+from tests.console.browser import REQUIRE_BROWSER, browser_problem
 
 PG_ADMIN_URL = os.environ.get(
     "HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -179,4 +181,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             "Only SQLite was tested. Start PostgreSQL 15 on 127.0.0.1:5432 (trust auth, user "
             "postgres), e.g. `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point "
             "HERALD_TEST_PG_ADMIN at a server, then run `make test` again."
+        )
+    browser = browser_problem()
+    if browser is not None and not REQUIRE_BROWSER:
+        terminalreporter.write_sep("!", "Browser tests of the console NOT RUN", yellow=True)
+        terminalreporter.write_line(f"tests/console was skipped: {browser}.")
+        terminalreporter.write_line(
+            "Install Chromium (as root: `apt-get update && apt-get install -y chromium`), then "
+            "run `make test` again; CI sets HERALD_REQUIRE_BROWSER=1 and fails instead."
         )

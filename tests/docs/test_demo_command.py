@@ -70,6 +70,7 @@ def test_it_prints_the_first_search_and_the_docs_for_the_configured_address(
         '{"query": "earthquake"}',
     ]
     assert "API docs: http://127.0.0.1:9123/docs" in printed
+    assert "Web console: http://127.0.0.1:9123/console (sign in with the key above)" in printed
     assert "docs/quickstart.md" in printed
 
 

@@ -182,6 +182,7 @@ def test_the_quickstart_word_for_word(
     api_key = key_match.group(1)
     [curl] = [line.strip() for line in printed.splitlines() if line.strip().startswith("curl ")]
     assert f"API docs: {base_url}/docs" in printed
+    assert f"Web console: {base_url}/console (sign in with the key above)" in printed
     serve_log = checkout / "serve.log"
     with serve_log.open("wb") as log:
         processes.append(
@@ -206,6 +207,13 @@ def test_the_quickstart_word_for_word(
     assert scores == sorted(scores, reverse=True)
     assert all(0 < s <= 1 for s in scores)
     assert any("quake" in r["content_item"]["title"].lower() for r in results[:3])
+
+    # 2b. The browser step: the console and the API docs are served, with no outside asset.
+    console = httpx.get(f"{base_url}/console/", timeout=10)
+    assert console.status_code == 200
+    assert '<script type="module" src="/console/app.js">' in console.text
+    assert "http://127.0.0.1:8080/console" in DOC.read_text()
+    assert "//" not in httpx.get(f"{base_url}/docs", timeout=10).text.split("<body>")[1]
 
     # 3-4. The Python session: search, then a monitor filled by a backfill.
     def run_python(name: str, **replace: str) -> str:

@@ -42,7 +42,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         title="Herald",
         version=__version__,
         description=DESCRIPTION,
-        docs_url="/docs",
+        docs_url=None,  # served offline by herald.api.routes.console
         redoc_url=None,
         openapi_url="/openapi.json",
     )

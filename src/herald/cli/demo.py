@@ -84,6 +84,7 @@ def demo(
             "them, and searches find those items as they are done)",
             soft_wrap=True,
         )
+    console.print(f"Web console: {base}/console (sign in with the key above)", highlight=False)
     console.print(f"API docs: {base}/docs", highlight=False)
     console.print("Next: docs/quickstart.md (the Python client, a monitor, a signed webhook)")
     console.rule()

@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from herald.api.routes import (
     admin_ingest,
     clusters,
+    console,
     content_items,
     content_search,
     entities,
@@ -24,4 +25,5 @@ ROUTERS: list[APIRouter] = [
     webhooks.router,
     monitors.router,
     clusters.router,
+    console.router,
 ]

@@ -1,0 +1,328 @@
+"""The console in headless Chromium against a real `herald serve` with a small real corpus
+(part of the bundled demo corpus: Apple's June 2012 launch as reported by eleven outlets, German
+news, and a podcast episode with transcript segments), moved to recent dates.
+
+Each test drives a person's path through the console and takes screenshots of every page at
+1280 and 390 px (into the uncommitted screenshots/console folder); the watch fails a test on any
+console error, failed request, unexpected error status or request to another origin.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import trustme
+
+from herald.ingest.demo import demo_corpus_bytes, rebase_dates
+from tests.console.conftest import Browser, Herald, open_browser, start_herald
+from tests.webhooks.webhook_receiver import HttpsReceiver
+
+# One server per module: every test of the module runs in the same xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("console-tour")]
+
+WANTED = re.compile(r"^(ecbplus/40_|ecbplus/8_|practicalai/286$)")
+
+
+def _corpus() -> list[bytes]:
+    return [
+        line
+        for line in demo_corpus_bytes().splitlines()
+        if WANTED.match(json.loads(line)["external_id"])
+    ]
+
+
+@pytest.fixture(scope="module")
+def herald(
+    tmp_path_factory: pytest.TempPathFactory, ca: trustme.CA, receiver: HttpsReceiver
+) -> Iterator[Herald]:
+    yield from start_herald(
+        tmp_path_factory.mktemp("tour"),
+        _corpus(),
+        ca=ca,
+        receiver=receiver,
+        rebase=lambda items: rebase_dates(items, now=datetime.now(UTC)),
+    )
+
+
+@pytest.fixture
+def browser(playwright_browser: Any, herald: Herald) -> Iterator[Browser]:
+    yield from open_browser(playwright_browser, herald.base_url)
+
+
+def test_sign_in_with_the_keyboard_and_sign_out(browser: Browser, herald: Herald) -> None:
+    page = browser.page
+    browser.open("/console")
+    assert page.url.endswith("/console/")
+    csp = page.evaluate("fetch('/console/').then(r => r.headers.get('content-security-policy'))")
+    assert "script-src 'self'" in csp
+    assert "default-src 'self'" in csp
+    assert "unsafe" not in csp
+    page.locator("input[name=api_key]").wait_for()
+    assert not page.get_by_role("navigation").is_visible()
+    browser.shoot("sign-in")
+
+    with browser.watch.expect_status(401):
+        page.fill("input[name=api_key]", "hk_wrong")
+        page.keyboard.press("Enter")
+        page.get_by_text("That key was refused").wait_for()
+    assert page.evaluate("sessionStorage.length") == 0
+
+    page.fill("input[name=api_key]", herald.member_key)
+    page.keyboard.press("Enter")
+    page.get_by_role("heading", name="Search").wait_for()
+    assert page.evaluate("sessionStorage.getItem('herald.apiKey')") == herald.member_key
+    assert herald.member_key not in page.url
+    # Keyboard: the nav links are reachable with Tab and follow with Enter.
+    page.locator("a.brand").focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Stories"
+    page.keyboard.press("Enter")
+    page.get_by_role("heading", name="Stories", exact=True).wait_for()
+
+    page.get_by_role("button", name="Sign out").click()
+    page.locator("input[name=api_key]").wait_for()
+    assert page.evaluate("sessionStorage.length") == 0
+    page.reload()
+    page.locator("input[name=api_key]").wait_for()
+
+
+def test_search_with_filters_then_item_story_and_entity(browser: Browser, herald: Herald) -> None:
+    page = browser.page
+    browser.sign_in(herald.member_key)
+
+    # The 60-day rule is explained inline, and the API's messages land beside their field.
+    assert "last 60 days" in page.locator(".window-rule").inner_text()
+    page.fill("input[name=query]", "Apple MacBook")
+    with browser.watch.expect_status(400):
+        page.fill("input[name=start_date]", "2026-01-01")
+        page.get_by_role("button", name="Search", exact=True).click()
+        end_error = page.locator("[data-error-for=end_date]")
+        end_error.wait_for()
+        assert "required when the other date is present" in end_error.inner_text()
+        page.fill("input[name=end_date]", "2026-05-01")
+        page.get_by_role("button", name="Search", exact=True).click()
+        page.get_by_text("at most 60 days after start_date").wait_for()
+        assert page.locator("input[name=end_date]").get_attribute("aria-invalid") == "true"
+        browser.shoot("search-error")
+    page.fill("input[name=start_date]", "")
+    page.fill("input[name=end_date]", "")
+
+    # Filters: media type, an excluded domain, an entity chosen by name.
+    page.get_by_label("news").check()
+    page.fill("input[name=exclude_domains]", "cnet.com")
+    page.fill("input[name=entity_query]", "Apple")
+    page.get_by_role("button", name="Find entity").click()
+    page.get_by_role("button", name=re.compile(r"^Add Apple Inc\.")).click()
+    page.get_by_role("button", name="Search", exact=True).click()
+    cards = page.locator(".results article.card")
+    cards.first.wait_for()
+    assert "entity_ids=ent_" in page.url
+    assert "media_types=news" in page.url
+    assert cards.count() >= 3
+    texts = cards.all_inner_texts()
+    assert all(re.search(r"score \d\.\d\d", t) for t in texts)
+    assert all("news" in t for t in texts)
+    assert not any("cnet.com" in t for t in texts)
+    assert page.locator(".results .points li").count() >= 1
+    browser.shoot("search")
+    page.reload()  # the search is in the route: a reload repeats it
+    cards.first.wait_for()
+    assert page.locator("input[name=exclude_domains]").input_value() == "cnet.com"
+
+    # An item: summary, key points, linked entities, the story.
+    cards.first.locator("h2 a").click()
+    page.get_by_role("heading", name="Summary").wait_for()
+    assert page.locator("p.summary").inner_text().strip()
+    assert page.locator("main").inner_text().count("Key points") == 1
+    entity_link = page.get_by_role("link", name="Apple Inc.")
+    assert entity_link.count() >= 1
+    item_url = page.url
+    browser.shoot("item")
+    page.get_by_role("link", name="Open the story").click()
+    page.get_by_role("heading", name=re.compile("^Members")).wait_for()
+    members = page.locator("main article.card")
+    assert members.count() >= 2
+    assert "unique source" in page.locator("main .meta").first.inner_text()
+    browser.shoot("story")
+    page.reload()
+    page.get_by_role("heading", name=re.compile("^Members")).wait_for()
+
+    # The entity's timeline: a chart of the last 60 days and the items.
+    browser.page.goto(item_url)
+    page.get_by_role("link", name="Apple Inc.").first.click()
+    page.get_by_role("heading", name="Apple Inc.").wait_for()
+    assert page.locator("figure.chart .col").count() == 60
+    assert page.locator("ol.timeline li").count() >= 3
+    browser.shoot("entity")
+    page.reload()
+    page.get_by_role("heading", name="Apple Inc.").wait_for()
+
+    # The story list: newest first, featured marked, unique-source counts.
+    browser.nav("Stories")
+    page.locator("ol.stories li").first.wait_for()
+    assert page.locator("ol.stories li.featured").count() >= 1
+    assert re.search(r"\d+ unique sources", page.locator("ol.stories").inner_text())
+    browser.shoot("stories")
+
+    # Entity search by kind.
+    browser.nav("Entities")
+    page.fill("input[name=query]", "Apple")
+    page.select_option("select[name=entity_kind]", "company")
+    page.get_by_role("button", name="Find entities").click()
+    page.get_by_role("link", name="Apple Inc.").wait_for()
+    assert "kind=company" in page.url
+    browser.shoot("entities")
+
+
+def test_podcast_item_shows_segments_with_times(browser: Browser, herald: Herald) -> None:
+    page = browser.page
+    found = herald.api(
+        "POST",
+        "/v1/content/search",
+        json={"query": "Practical AI", "media_types": ["podcast"]},
+    )
+    item_id = found["results"][0]["content_item"]["id"]
+    browser.sign_in(herald.member_key)
+    browser.open(f"/console/#/item/{item_id}")
+    page.get_by_role("heading", name="Segments").wait_for()
+    first = page.locator("ol.segments li").first
+    assert re.match(r"\d\d:\d\d–\d\d:\d\d", first.locator(".time").inner_text())
+    assert page.locator("ol.segments li").count() >= 2
+    browser.shoot("item-podcast")
+
+
+def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, herald: Herald) -> None:
+    page = browser.page
+    browser.sign_in(herald.member_key)
+    browser.nav("Monitors")
+    page.get_by_text("No monitors yet").wait_for()
+    page.fill("form input[name=name]", "Apple launches")
+    page.fill("form input[name=query]", "Apple MacBook")
+    page.select_option("select[name=frequency]", "daily")
+    page.select_option("select[name=timezone]", "Europe/Berlin")
+    page.fill("input[name=run_time]", "08:30")
+    page.get_by_role("button", name="Create monitor").click()
+    page.get_by_role("heading", name="Apple launches").wait_for()
+    monitor_id = page.url.rsplit("/", 1)[1]
+    assert monitor_id.startswith("mon_")
+    assert "daily at 08:30 (Europe/Berlin)" in page.locator("main").inner_text()
+
+    # More than 100 dates: the API's message appears beside the date range.
+    today = datetime.now(UTC).date()
+    with browser.watch.expect_status(400):
+        page.fill("input[name=from]", (today - timedelta(days=120)).isoformat())
+        page.fill("input[name=to]", today.isoformat())
+        page.get_by_role("button", name="Backfill").click()
+        page.locator("[data-error-for=dates]").get_by_text("at most 100 dates").wait_for()
+
+    # A backfill over the last 56 days: progress updates until the task has finished.
+    page.fill("input[name=from]", (today - timedelta(days=55)).isoformat())
+    page.fill("input[name=to]", today.isoformat())
+    page.evaluate(
+        """() => {
+          window.statuses = [];
+          new MutationObserver(() => {
+            const task = document.querySelector("section.task");
+            const status = task && task.dataset.status;
+            if (status && window.statuses.at(-1) !== status) window.statuses.push(status);
+          }).observe(document.body, {subtree: true, childList: true, attributes: true});
+        }"""
+    )
+    page.get_by_role("button", name="Backfill").click()
+    task = page.locator("section.task")
+    task.locator("progress").wait_for()
+    page.wait_for_selector("section.task[data-status=succeeded]", timeout=90_000)
+    assert "56 of 56 dates done" in task.inner_text()
+    statuses = page.evaluate("window.statuses")
+    assert statuses[0] == "queued"  # shown at once, then updated until done
+    assert statuses[-1] == "succeeded"
+    strip = page.locator("ol.strip li")
+    assert strip.count() == 56
+    assert page.locator("ol.strip li.status-succeeded").count() == 56
+    results = page.locator("section[aria-label=Results] article.card")
+    results.first.wait_for()
+    assert results.count() >= 3
+    browser.shoot("monitor")
+
+    # Run now: today and the three days before, already searched, are queued again.
+    page.get_by_role("button", name="Run now").click()
+    page.wait_for_selector("section.task h2:has-text('Task manual')")
+    page.wait_for_selector("section.task[data-status=succeeded]", timeout=60_000)
+
+    # The result store's own search.
+    page.fill("input[name=store_query]", "MacBook Air")
+    page.get_by_role("button", name="Search results").click()
+    page.get_by_text(re.compile(r"^\d+ matching results")).wait_for()
+    assert results.count() >= 1
+
+    # Edit name and schedule; the change survives a reload (the monitor's deep link).
+    edit = page.locator("form[aria-labelledby=edit-monitor]")
+    edit.locator("input[name=name]").fill("Apple laptops")
+    edit.locator("select[name=frequency]").select_option("hourly")
+    edit.locator("input[name=minute]").fill("15")
+    edit.get_by_role("button", name="Save changes").click()
+    edit.get_by_text("Saved.").wait_for()
+    page.reload()
+    page.get_by_role("heading", name="Apple laptops").wait_for()
+    assert "hourly at minute 15 (Europe/Berlin)" in page.locator("main").inner_text()
+
+    page.get_by_role("button", name="Disable…").click()
+    page.get_by_role("button", name="Yes, disable it for good").click()
+    page.get_by_text("Disabled: the monitor no longer runs.").wait_for()
+    assert page.get_by_role("button", name="Run now").is_disabled()
+    browser.nav("Monitors")
+    page.get_by_role("link", name="Apple laptops").wait_for()
+    assert "disabled" in page.locator("ul.monitor-list").inner_text()
+    browser.shoot("monitors")
+
+
+def test_webhook_target_secret_test_delivery_and_log(browser: Browser, herald: Herald) -> None:
+    page = browser.page
+    browser.sign_in(herald.member_key)
+    browser.nav("Webhooks")
+    page.get_by_text("No target yet.").wait_for()
+    target = herald.receiver.url("/herald", host="127.0.0.1")
+    page.fill("input[name=url]", target)
+    page.get_by_role("button", name="Save target").click()
+    secret = page.locator(".secret-value")
+    secret.wait_for()
+    first_secret = secret.inner_text()
+    assert first_secret.startswith("whsec_")
+    page.get_by_role("button", name="Copy").click()
+    page.get_by_text(re.compile(r"^(Copied\.|Selected: press)")).wait_for()
+
+    before = len(herald.receiver.requests)
+    page.get_by_role("button", name="Send a test event").click()
+    page.get_by_text(re.compile(r"^webhook\.test succeeded 200")).wait_for()
+    assert len(herald.receiver.requests) == before + 1
+    row = page.locator("table.attempts tbody tr").first
+    row.wait_for()
+    cells = row.locator("td").all_inner_texts()
+    assert cells[1:5] == ["webhook.test", "1", "succeeded", "200"]
+    assert page.locator("figure.chart .col[data-total='1']").count() == 1
+    browser.shoot("webhooks")
+
+    page.get_by_role("button", name="Rotate signing secret").click()
+    page.wait_for_function(
+        "s => document.querySelector('.secret-value').textContent !== s", arg=first_secret
+    )
+    assert secret.inner_text().startswith("whsec_")
+    page.reload()
+    page.get_by_text(re.compile(r"Signing secret whsec_")).wait_for()
+    assert page.locator(".secret-value").count() == 0  # shown once only
+    assert page.locator("input[name=url]").input_value() == target
+
+
+def test_api_docs_render_offline(browser: Browser) -> None:
+    page = browser.page
+    browser.open("/docs")
+    page.locator(".opblock").first.wait_for()
+    assert page.locator(".opblock").count() >= 20
+    assert page.get_by_text("/v1/content/search").count() >= 1
+    browser.shoot("docs")
