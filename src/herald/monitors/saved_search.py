@@ -53,7 +53,9 @@ class SavedSearch:
         return parse_saved_search(data)
 
     def dated_request(self, published_date: date, *, limit: int = DATED_JOB_LIMIT) -> SearchRequest:
-        """The search of a dated job: content published in ``[D 00:00Z, D+1 00:00Z)``."""
+        """The search of a dated job: content published in ``[D 00:00Z, D+1 00:00Z)``, every
+        item of the day scored (exhaustive), so the job keeps up to ``limit`` matches however
+        many there are, not only those among the retrieval candidates."""
         window = day_window(published_date)
         return SearchRequest(
             query=self.query,
@@ -64,6 +66,7 @@ class SavedSearch:
             include_domains=self.include_domains,
             exclude_domains=self.exclude_domains,
             entity_ids=self.entity_ids,
+            exhaustive=True,
         )
 
 

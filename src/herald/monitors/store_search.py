@@ -80,6 +80,9 @@ def build_store_request(
         exclude_domains=saved.exclude_domains,
         entity_ids=saved.entity_ids,
         within_content_ids=within,
+        # every stored item is scored: a store holds up to 1000 items a day, and the best
+        # matches of a large store need not be among the retrieval candidates
+        exhaustive=True,
     )
 
 

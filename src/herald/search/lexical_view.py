@@ -144,6 +144,17 @@ class LexicalView:
             query = tantivy.Query.boolean_query([(_MUST, query), (_MUST, constraint)])
         return self._run(query, limit)
 
+    def every(self, terms: Sequence[str], constraint: tantivy.Query | None) -> Hits:
+        """Every match passing ``constraint`` with its BM25: counted first, so the top-k
+        collector is sized to the matches rather than to the collection."""
+        if not terms:
+            return no_hits()
+        query = self.text_query(terms)
+        if constraint is not None:
+            query = tantivy.Query.boolean_query([(_MUST, query), (_MUST, constraint)])
+        total = _count(self._searcher.search(query, 1, count=True))
+        return self._run(query, total)
+
     def count(self, constraint: tantivy.Query | None) -> int:
         if constraint is None:
             return int(self.num_docs)
@@ -255,6 +266,9 @@ class TantivyScope:
 
     def top(self, terms: Sequence[str], limit: int) -> Hits:
         return self.view.top(terms, self._constraint, limit)
+
+    def matches(self, terms: Sequence[str]) -> Hits:
+        return self.view.every(terms, self._constraint)
 
     def count(self, cap: int) -> tuple[int, bool]:
         del cap  # counting inside Tantivy is cheap: always exact

@@ -43,6 +43,11 @@ class LexicalScope(Protocol):
         """The best ``limit`` lexical matches passing the constraints."""
         ...
 
+    def matches(self, terms: Sequence[str]) -> Hits:
+        """Every item passing the constraints that contains at least one of ``terms``, in no
+        particular order (scores: the adapter's own lexical score, or zeros)."""
+        ...
+
     def count(self, cap: int) -> tuple[int, bool]:
         """How many items pass the constraints (text aside), and whether that is exact: an
         adapter may stop counting above ``cap`` (then the number is only known to exceed it)."""
