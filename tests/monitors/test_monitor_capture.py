@@ -130,7 +130,7 @@ def test_a_day_with_more_matches_than_the_limit_keeps_exactly_the_best_1000(
             (
                 f"Grid operators report on winter demand ({i})",
                 f"Demand forecasts, gas storage and wind output were discussed at length in "
-                f"region {i}; rooftop solar panels were mentioned once among the grid's many sources.",
+                f"region {i}; rooftop solar panels were mentioned once among many sources.",
             )
             for i in range(200)
         ],

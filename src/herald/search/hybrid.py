@@ -142,10 +142,15 @@ class HybridRanker:
         """Every item passing the filters, scored as it would be as a retrieval candidate."""
         matches = scope.matches(terms)
         textual = np.unique(np.concatenate([candidates, matches.keys]))
-        keys = np.unique(np.concatenate([textual, self._every_passing(scope)]))
+        passing, passing_cosine = self._every_passing(scope, query_vector)
+        keys = np.unique(np.concatenate([textual, passing]))
         if len(keys) == 0:
             return ScoredCandidates.empty()
-        cosine, _ = self.vectors.key_similarities(keys, query_vector)
+        cosine = np.zeros(len(keys), dtype=np.float64)
+        cosine[np.searchsorted(keys, passing)] = passing_cosine
+        rest = ~np.isin(keys, passing)  # a match without a vector yet: 0, as for a candidate
+        if rest.any():
+            cosine[rest] = self.vectors.key_similarities(keys[rest], query_vector)[0]
         # ``matches`` holds the lexical candidates with the same lexical scores (same query).
         known = matches if len(matches.keys) else lexical
         evidence = Evidence(
@@ -153,20 +158,24 @@ class HybridRanker:
             cosine=cosine,
             lexical_rank=_ranks(keys, lexical.keys),
             dense_rank=_ranks(keys, dense_keys),
-            lexical=_spread(scope.evidence(terms, textual, known), textual, keys),
+            lexical=_spread(scope.evidence(terms, textual, known, every_match=True), textual, keys),
             reference=np.isin(keys, candidates),
         )
         return self._scored(evidence)
 
-    def _every_passing(self, scope: LexicalScope) -> Keys:
-        """The keys of every item passing the filters: the vector index answers a date window
-        and media types by itself; any other constraint is checked by the lexical index."""
+    def _every_passing(self, scope: LexicalScope, query: Vector) -> tuple[Keys, Floats]:
+        """The keys of every item passing the filters that has a vector, with its cosine: the
+        vector index answers a date window and media types by itself (rows, no key lookups);
+        any other constraint is checked by the lexical index."""
+        vectors = self.vectors
         flt = scope.filter
         if scope.simple and flt.start is not None and flt.end is not None:
-            mask = self.vectors.filter_mask(None, flt.start, flt.end, flt.media_types)
-            return self.vectors.keys_of(np.flatnonzero(mask))
+            rows = np.flatnonzero(vectors.filter_mask(None, flt.start, flt.end, flt.media_types))
+            return vectors.keys_of(rows), vectors.similarities(rows, query)
         total, _ = scope.count(scope.num_docs)
-        return scope.passing(total)
+        keys = np.unique(scope.passing(total))
+        cosine, found = vectors.key_similarities(keys, query)
+        return keys[found], cosine[found]
 
     def _scored(self, evidence: Evidence) -> ScoredCandidates:
         keys = evidence.keys

@@ -145,15 +145,19 @@ class LexicalView:
         return self._run(query, limit)
 
     def every(self, terms: Sequence[str], constraint: tantivy.Query | None) -> Hits:
-        """Every match passing ``constraint`` with its BM25: counted first, so the top-k
-        collector is sized to the matches rather than to the collection."""
+        """Every match passing ``constraint`` with its BM25, in one scoring pass: the collector
+        is sized by the items passing ``constraint`` (a cheap count: no text query), which
+        bounds the matches, rather than by the collection."""
         if not terms:
             return no_hits()
+        query = self.match_query(terms, constraint)
+        return self._run(query, max(self.count(constraint), 1))
+
+    def match_query(self, terms: Sequence[str], constraint: tantivy.Query | None) -> tantivy.Query:
         query = self.text_query(terms)
         if constraint is not None:
             query = tantivy.Query.boolean_query([(_MUST, query), (_MUST, constraint)])
-        total = _count(self._searcher.search(query, 1, count=True))
-        return self._run(query, total)
+        return query
 
     def count(self, constraint: tantivy.Query | None) -> int:
         if constraint is None:
@@ -280,18 +284,24 @@ class TantivyScope:
     def restrict(self, keys: Keys) -> Keys:
         return self.view.restrict(keys, self._constraint)
 
-    def evidence(self, terms: Sequence[str], keys: Keys, known: Hits) -> LexicalEvidence:
+    def evidence(
+        self, terms: Sequence[str], keys: Keys, known: Hits, *, every_match: bool = False
+    ) -> LexicalEvidence:
         view = self.view
         all_idf = view.idf(terms)
         masked = mask_terms(list(terms), all_idf)
         term_idf = dict(zip(terms, all_idf.tolist(), strict=True))
         bigrams = list(itertools.pairwise(masked))
-        restriction = view.keys_query(keys)
+        # Only items containing a query term match a mask clause: when ``keys`` hold all of
+        # them, the match query restricts as well as a disjunction over thousands of keys.
+        restriction = (
+            view.match_query(terms, self._constraint) if every_match else view.keys_query(keys)
+        )
         # BM25 is known for the lexical candidates (same query, same boosts): only the others
         # are scored here.
         bm25 = self.view.aligned(known, keys)
         missing = ~np.isin(keys, known.keys)
-        if missing.any():
+        if missing.any() and not every_match:  # with every match known, the others have none
             bm25[missing] = view.bm25(terms, keys[missing])
         n, low = len(masked), (1 << len(masked)) - 1
         term_clauses = [view.term_clause(t) for t in masked]

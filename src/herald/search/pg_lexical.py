@@ -262,8 +262,10 @@ class PostgresScope:
         sql = self._sql("d.key", ["d.key = ANY(CAST(:keys AS bigint[]))"])
         return self._keys(sql, {"keys": keys.tolist()})
 
-    def evidence(self, terms: Sequence[str], keys: Keys, known: Hits) -> LexicalEvidence:
-        del known  # ts_rank candidates carry no BM25: every candidate is scored here
+    def evidence(
+        self, terms: Sequence[str], keys: Keys, known: Hits, *, every_match: bool = False
+    ) -> LexicalEvidence:
+        del known, every_match  # ts_rank candidates carry no BM25: every candidate is scored here
         all_idf = self.stats.idf(self.session, terms)
         masked = mask_terms(list(terms), all_idf)
         index = {t: i for i, t in enumerate(masked)}

@@ -61,9 +61,12 @@ class LexicalScope(Protocol):
         """The subset of ``keys`` that exist and pass the constraints."""
         ...
 
-    def evidence(self, terms: Sequence[str], keys: Keys, known: Hits) -> LexicalEvidence:
+    def evidence(
+        self, terms: Sequence[str], keys: Keys, known: Hits, *, every_match: bool = False
+    ) -> LexicalEvidence:
         """Lexical evidence for each of ``keys`` (BM25, term, title and phrase matches);
-        ``known`` are this scope's own ``top`` hits (an adapter may reuse their scores)."""
+        ``known`` are this scope's own ``top`` or ``matches`` hits (an adapter may reuse their
+        scores); ``every_match``: ``keys`` include every item of :meth:`matches`."""
         ...
 
     def content_ids(self, keys: Keys) -> dict[int, str]: ...
