@@ -52,7 +52,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +68,14 @@ from herald.core.clock import FrozenClock
 from herald.db.migrate import upgrade
 from herald.db.models.content import ContentItem
 from herald.db.models.entity import Entity
-from herald.db.models.monitor import MonitorResult, MonitorRun
+from herald.db.models.monitor import Monitor, MonitorResult, MonitorRun
 from herald.jobs.queue import pending_count
 from herald.jobs.registry import load_handlers
 from herald.jobs.worker import Worker
 from herald.monitors.ports import monitor_search
 from herald.monitors.queueing import DATED_JOB_KIND
+from herald.monitors.rules import DATED_JOB_LIMIT
+from herald.monitors.saved_search import SavedSearch
 from herald.monitors.service import create_monitor
 from herald.monitors.tasks import schedule_monitors
 from herald.runtime import Runtime
@@ -219,7 +222,31 @@ def query_pool(seed: int = 11) -> list[str]:
     return out
 
 
-def monitor_searches(count: int, seed: int = 13) -> list[dict[str, Any]]:
+# Broad topics: words in 5-35% of a day's items (a day of ~3,300: cells ~1,200, protein ~800,
+# disease ~650, patients ~650, cancer ~550, risk ~400, police ~150), alone or combined.
+BROAD_QUERIES = (
+    "cells",
+    "protein",
+    "disease",
+    "patients",
+    "cancer",
+    "risk",
+    "health",
+    "study",
+    "police",
+    "election",
+    "cancer patients",
+    "disease risk",
+    "cells protein expression",
+    "patients with cancer disease",
+    "new study of health risk",
+    "police said people were killed",
+)
+
+
+def monitor_searches(count: int, broad: float = 0.0, seed: int = 13) -> list[dict[str, Any]]:
+    """The monitors' searches; the first ``broad`` share watch a broad topic (hundreds of
+    matches a day), cycling through ``BROAD_QUERIES`` so each has monitors."""
     rng = np.random.default_rng(seed)
     pool = query_pool()
     # Zipf-Mandelbrot popularity, (rank + 50)^-1: the most popular text is shared by ~60 of
@@ -230,7 +257,11 @@ def monitor_searches(count: int, seed: int = 13) -> list[dict[str, Any]]:
     domains = synthetic.domain_names()[:500]
     entities = synthetic.entity_ids()[:2000]
     out = []
-    for pick in picks:
+    n_broad = round(count * broad)
+    for i, pick in enumerate(picks):
+        if i < n_broad:
+            out.append({"query": BROAD_QUERIES[i % len(BROAD_QUERIES)]})
+            continue
         search: dict[str, Any] = {"query": pool[pick]}
         if rng.random() < 0.20:
             search["media_types"] = sorted(
@@ -459,6 +490,50 @@ def run_hour(
     }
 
 
+def measure_capture(runtime: Runtime, searches: list[dict[str, Any]], day: date) -> None:
+    """How many of a broad query's true matches of ``day`` its monitor's store holds.
+
+    The truth: every item of the day scored exactly (an exhaustive search without a limit); the
+    store must hold its best 1000 (the dated job's limit). For comparison, what the retrieval
+    candidates alone (100 lexical + 100 dense, the content search) would have kept."""
+    search = get_search(runtime)
+    queries = {s["query"] for s in searches} & set(BROAD_QUERIES)
+    if not queries:
+        print("capture: no broad monitor (--broad 0)")
+        return
+    with runtime.sessions.read() as session:
+        truths = {
+            q: search.search(session, SavedSearch(q).dated_request(day, limit=1_000_000))
+            for q in sorted(queries)
+        }
+        query = max(truths, key=lambda q: len(truths[q]))
+        truth = truths[query]
+        candidates_only = search.search(
+            session, replace(SavedSearch(query).dated_request(day), exhaustive=False)
+        )
+        name = f"bench {next(i for i, s in enumerate(searches) if s['query'] == query)}"
+        monitor_id = session.scalar(select(Monitor.id).where(Monitor.name == name))
+        stored = set(
+            session.scalars(
+                select(MonitorResult.content_id).where(
+                    MonitorResult.monitor_id == monitor_id, MonitorResult.published_date == day
+                )
+            )
+        )
+    best = {h.content_id for h in truth[:DATED_JOB_LIMIT]}
+    kept = {h.content_id for h in candidates_only}
+    print(
+        f"capture: {query!r} on {day}: {len(truth):,} true matches (every item of the day "
+        f"scored; per broad query: {', '.join(f'{q!r} {len(t):,}' for q, t in truths.items())})"
+    )
+    print(
+        f"  store of its monitor: {len(stored):,} items, {len(stored & best):,} of the best "
+        f"{len(best):,} true matches ({len(stored - best)} others); the retrieval candidates "
+        f"alone would keep {len(kept & best):,} of them",
+        flush=True,
+    )
+
+
 # -- main ------------------------------------------------------------------------------------------
 def prepare_home(args: argparse.Namespace, corpus: Corpus) -> tuple[Path, str]:
     """A fresh copy of the base state (built once under ``--work``) for this measurement."""
@@ -503,6 +578,9 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=60, help="published dates span")
     parser.add_argument("--threads", type=int, default=2, help="worker threads (per process)")
     parser.add_argument("--processes", type=int, default=0, help="0: workers in this process")
+    parser.add_argument(
+        "--broad", type=float, default=0.01, help="share of monitors watching a broad topic"
+    )
     parser.add_argument("--hours", type=int, default=2, help="hours measured (first + steady)")
     parser.add_argument("--work", default=str(scifact.cache_dir() / "monitors-hourly"))
     parser.add_argument("--database-url", default=None, help="default: SQLite")
@@ -541,7 +619,7 @@ def main() -> None:
         search = warm_search(runtime)
         print(f"  search service open ({search.backend})  {time.monotonic() - started:7.1f} s")
         started = time.monotonic()
-        searches = monitor_searches(args.monitors)
+        searches = monitor_searches(args.monitors, args.broad)
         create_monitors(runtime, searches)
         distinct = Counter(s["query"] for s in searches)
         print(
@@ -561,6 +639,7 @@ def main() -> None:
             results.append(run_hour(runtime, clock, at, args, label))
             if args.profile:
                 break
+        measure_capture(runtime, searches, (NOW - timedelta(days=1)).date())
         runtime.close()
         for r in results:
             print(

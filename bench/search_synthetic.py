@@ -18,6 +18,7 @@ How it is made (deterministic, seed 5):
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,7 +34,10 @@ from herald.core.ids import stable_id
 from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
 from herald.enrich.embedding import embedding_text
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# HERALD_SHARED_DATA: where the data sets are when this checkout is not beside them
+DATA = Path(
+    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 TODAY = datetime(2026, 11, 25, tzinfo=UTC)
 SPAN_DAYS = 365
 N_DOMAINS = 3000

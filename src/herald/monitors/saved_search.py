@@ -1,8 +1,9 @@
 """A monitor's saved search: validation at creation, and the search of one published date (pure).
 
 A monitor search is a content search without a window or a limit: ``start_date``, ``end_date`` and
-``limit`` are ``field_not_allowed`` (pinned), because each dated job computes its own window
-(one UTC day) and uses the internal limit of 1000.
+``limit`` are ``field_not_allowed``, because each dated job computes its own window (one UTC
+day) and uses the internal limit of 1000. The query and filters follow the rules of every search
+request (:func:`herald.search.request.validate_filters`).
 """
 
 from __future__ import annotations
@@ -12,22 +13,15 @@ from dataclasses import dataclass
 from datetime import date
 
 from herald.core.dates import day_window
-from herald.errors import (
-    DomainFilterConflict,
-    FieldIssue,
-    FieldNotAllowed,
-    InvalidRequest,
-    TooManyDomains,
-)
+from herald.errors import FieldIssue, FieldNotAllowed, InvalidRequest
 from herald.monitors.rules import DATED_JOB_LIMIT
-from herald.search.types import MEDIA_TYPES, SearchRequest
+from herald.search.request import SearchFilters, validate_filters
+from herald.search.types import SearchRequest
 
-MAX_DOMAINS = 10
 ALLOWED_FIELDS = frozenset(
     {"query", "media_types", "include_domains", "exclude_domains", "entity_ids"}
 )
 WINDOW_FIELDS = ("start_date", "end_date", "limit")
-MAX_QUERY_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,26 +43,40 @@ class SavedSearch:
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> SavedSearch:
-        """Rebuild a stored search (already validated when the monitor was created)."""
-        return parse_saved_search(data)
+        """Rebuild a stored search as it was accepted, without validating it again: a monitor
+        created before a rule was tightened (say, with more than 100 entity ids) keeps running
+        with its filters as stored, and its workspace keeps listing it."""
+
+        def values(name: str) -> tuple[str, ...]:
+            raw = data.get(name)
+            return tuple(str(v) for v in raw) if isinstance(raw, list) else ()
+
+        return cls(
+            query=str(data.get("query") or ""),
+            media_types=values("media_types"),
+            include_domains=values("include_domains"),
+            exclude_domains=values("exclude_domains"),
+            entity_ids=values("entity_ids"),
+        )
 
     def dated_request(self, published_date: date, *, limit: int = DATED_JOB_LIMIT) -> SearchRequest:
-        """The search of a dated job: content published in ``[D 00:00Z, D+1 00:00Z)``."""
+        """The search of a dated job: content published in ``[D 00:00Z, D+1 00:00Z)``, every
+        item of the day scored (exhaustive), so the job keeps up to ``limit`` matches however
+        many there are, not only those among the retrieval candidates."""
         window = day_window(published_date)
-        return SearchRequest(
-            query=self.query,
-            start=window.start,
-            end=window.end,
-            limit=limit,
-            media_types=frozenset(self.media_types) if self.media_types else None,
-            include_domains=self.include_domains,
-            exclude_domains=self.exclude_domains,
-            entity_ids=self.entity_ids,
+        filters = SearchFilters(
+            self.query,
+            self.media_types,
+            self.include_domains,
+            self.exclude_domains,
+            self.entity_ids,
         )
+        return filters.request(window.start, window.end, limit=limit, exhaustive=True)
 
 
 def parse_saved_search(raw: object) -> SavedSearch:
-    """Validate a monitor ``search`` object from a request."""
+    """Validate a monitor ``search`` object from a request: its shape here, its query and
+    filters by the rules of every search request (fields named ``search.*``)."""
     if not isinstance(raw, Mapping):
         raise InvalidRequest(
             "search must be an object", details=[FieldIssue("search", "must be an object")]
@@ -90,36 +98,25 @@ def parse_saved_search(raw: object) -> SavedSearch:
             details=[FieldIssue(f"search.{name}", "unknown field") for name in unknown],
         )
     query = data.get("query")
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str):
         raise InvalidRequest(
             "search.query is required",
             details=[FieldIssue("search.query", "required: a non-empty string")],
         )
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidRequest(
-            f"search.query is longer than {MAX_QUERY_CHARS} characters",
-            details=[FieldIssue("search.query", f"at most {MAX_QUERY_CHARS} characters")],
-        )
-    media_types = _strings(data, "media_types")
-    bad = [m for m in media_types if m not in MEDIA_TYPES]
-    if bad:
-        raise InvalidRequest(
-            "search.media_types has unknown values",
-            details=[FieldIssue("search.media_types", f"unknown media type {m!r}") for m in bad],
-        )
-    include = _domains(data, "include_domains")
-    exclude = _domains(data, "exclude_domains")
-    if include and exclude:
-        raise DomainFilterConflict(
-            "include_domains and exclude_domains cannot be combined",
-            details=[FieldIssue("search.exclude_domains", "not combinable with include_domains")],
-        )
+    filters = validate_filters(
+        query=query,
+        media_types=_strings(data, "media_types"),
+        include_domains=_strings(data, "include_domains"),
+        exclude_domains=_strings(data, "exclude_domains"),
+        entity_ids=_strings(data, "entity_ids"),
+        prefix="search.",
+    )
     return SavedSearch(
-        query=query.strip(),
-        media_types=tuple(dict.fromkeys(media_types)),
-        include_domains=include,
-        exclude_domains=exclude,
-        entity_ids=tuple(dict.fromkeys(_strings(data, "entity_ids"))),
+        query=filters.query,
+        media_types=filters.media_types,
+        include_domains=filters.include_domains,
+        exclude_domains=filters.exclude_domains,
+        entity_ids=filters.entity_ids,
     )
 
 
@@ -131,13 +128,3 @@ def _strings(data: Mapping[str, object], name: str) -> list[str]:
             details=[FieldIssue(f"search.{name}", "must be an array of non-empty strings")],
         )
     return list(value)
-
-
-def _domains(data: Mapping[str, object], name: str) -> tuple[str, ...]:
-    given = _strings(data, name)
-    if len(given) > MAX_DOMAINS:
-        raise TooManyDomains(
-            f"search.{name} has more than {MAX_DOMAINS} domains",
-            details=[FieldIssue(f"search.{name}", f"at most {MAX_DOMAINS} domains")],
-        )
-    return tuple(dict.fromkeys(d.strip().lower().rstrip(".") for d in given))

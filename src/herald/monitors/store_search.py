@@ -1,7 +1,8 @@
 """Search within a monitor's result store: the content search request and rules, restricted.
 
-Same request shape, date behaviour (both dates or neither; at most 60 days; default the last 60
-days) and limit (default 10, at most 100) as POST /v1/content/search.
+Same request shape, rules (one validator: query, media types, domains, entity ids), date
+behaviour (both dates or neither; at most 60 days; default the last 60 days) and limit (default
+10, at most 100) as POST /v1/content/search.
 """
 
 from __future__ import annotations
@@ -13,16 +14,11 @@ from sqlalchemy.orm import Session
 
 from herald.content.repository import get_items
 from herald.core.clock import Clock
-from herald.core.dates import parse_date_input, resolve_window
 from herald.db.models.content import ContentItem
-from herald.errors import FieldIssue, HeraldError, InvalidRequest
 from herald.monitors.ports import ResultSearch
 from herald.monitors.queries import store_content_ids
-from herald.monitors.saved_search import parse_saved_search
+from herald.search.request import check_limit, parse_window, validate_filters
 from herald.search.types import SearchRequest
-
-MAX_LIMIT = 100
-DEFAULT_LIMIT = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,42 +40,19 @@ def build_store_request(
     clock: Clock,
     within: frozenset[str],
 ) -> SearchRequest:
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidRequest(
-            f"limit must be between 1 and {MAX_LIMIT}",
-            details=[FieldIssue("limit", f"must be between 1 and {MAX_LIMIT}")],
-        )
-    # The filters follow the saved-search rules (domains, media types, entity ids).
-    filters: dict[str, object] = {"query": query}
-    for name, value in (
-        ("media_types", media_types),
-        ("include_domains", include_domains),
-        ("exclude_domains", exclude_domains),
-        ("entity_ids", entity_ids),
-    ):
-        if value is not None:
-            filters[name] = list(value)
-    try:
-        saved = parse_saved_search(filters)
-    except HeraldError as exc:
-        # the saved-search rules name fields "search.x"; here they are top level
-        raise type(exc)(
-            exc.message.replace("search.", ""),
-            details=[FieldIssue(d.field.removeprefix("search."), d.message) for d in exc.details],
-        ) from None
-    start = parse_date_input(start_date, field="start_date") if start_date is not None else None
-    end = parse_date_input(end_date, field="end_date") if end_date is not None else None
-    window = resolve_window(start, end, today=clock.now().date())
-    return SearchRequest(
-        query=saved.query,
-        start=window.start,
-        end=window.end,
-        limit=limit,
-        media_types=frozenset(saved.media_types) if saved.media_types else None,
-        include_domains=saved.include_domains,
-        exclude_domains=saved.exclude_domains,
-        entity_ids=saved.entity_ids,
-        within_content_ids=within,
+    filters = validate_filters(
+        query=query,
+        media_types=media_types,
+        include_domains=include_domains,
+        exclude_domains=exclude_domains,
+        entity_ids=entity_ids,
+    )
+    check_limit(limit)
+    window = parse_window(start_date, end_date, clock)
+    # Every stored item is scored (exhaustive): a store holds up to 1000 items a day, and its
+    # best matches need not be among the retrieval candidates (100 lexical + 100 dense).
+    return filters.request(
+        window.start, window.end, limit=limit, within_content_ids=within, exhaustive=True
     )
 
 

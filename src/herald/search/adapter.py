@@ -74,7 +74,8 @@ class HybridAdapter(ABC):
             # model (seconds to load) are left for the first search that can find something.
             return []
         self.dense.sync.catch_up(session, memo)
-        return self.dense.ranker.hits(self._scope(session, parsed, flt), parsed, request.limit)
+        scope = self._scope(session, parsed, flt)
+        return self.dense.ranker.hits(scope, parsed, request.limit, exhaustive=request.exhaustive)
 
     def clear(self) -> None:
         """Empty both indexes (a rebuild then re-applies every change)."""

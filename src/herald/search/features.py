@@ -56,6 +56,10 @@ class Evidence:
     lexical_rank: Floats  # 0-based; inf when not retrieved lexically
     dense_rank: Floats
     lexical: LexicalEvidence
+    # The candidates the relative features are measured against (the best BM25 and cosine):
+    # None: all of them. An exhaustive search scores items beyond the retrieval candidates
+    # against the retrieval candidates' leaders, so every item scores as it would as a candidate.
+    reference: npt.NDArray[np.bool_] | None = None
 
 
 def mask_terms(terms: list[str], idf: Floats) -> list[str]:
@@ -87,8 +91,9 @@ def feature_matrix(ev: Evidence) -> Floats:
     if n == 0:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float64)
     lex = ev.lexical
-    best_bm25 = float(lex.bm25.max())
-    best_cos = float(ev.cosine.max())
+    ref = ev.reference if ev.reference is not None and ev.reference.any() else slice(None)
+    best_bm25 = float(lex.bm25[ref].max())
+    best_cos = float(ev.cosine[ref].max())
     columns = (
         lex.bm25 / lex.bm25_bound if lex.bm25_bound > 0 else np.zeros(n),
         lex.bm25 / best_bm25 if best_bm25 > 0 else np.zeros(n),

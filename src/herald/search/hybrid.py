@@ -8,21 +8,30 @@ One search:
 4. gather evidence for the union (BM25, cosine, term, title and phrase matches) in a handful of
    index calls, turn it into features, score every candidate with the relevance model;
 5. the caller drops candidates under the threshold, orders by score and keeps ``limit``.
+
+An exhaustive search (a monitor's dated job, a search within a result store) scores, beside those
+candidates, every other item passing the filters: lexical evidence for each item containing a
+query term, and for the others the evidence is known to be empty (no BM25, term, title or phrase
+match), so only their cosine is computed. The rank features and the leaders (best BM25, best
+cosine) still come from the retrieval candidates, so each item gets exactly the score it gets
+as a content-search candidate of the same window, and the ones above the threshold are every
+match, however many.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from herald.search.documents import Vector
-from herald.search.features import FEATURE_NAMES, Evidence, feature_matrix
+from herald.search.features import FEATURE_NAMES, Evidence, LexicalEvidence, feature_matrix
 from herald.search.query_syntax import ParsedQuery
 from herald.search.rerank import RelevanceModel
-from herald.search.scope import Floats, Keys, LexicalScope
+from herald.search.scope import Floats, Hits, Keys, LexicalScope
 from herald.search.types import SearchHit
 from herald.search.vectors import VectorIndex
 
@@ -73,9 +82,11 @@ class HybridRanker:
     def close(self) -> None:
         self._pool.shutdown(wait=False)
 
-    def hits(self, scope: LexicalScope, parsed: ParsedQuery, limit: int) -> list[SearchHit]:
+    def hits(
+        self, scope: LexicalScope, parsed: ParsedQuery, limit: int, *, exhaustive: bool = False
+    ) -> list[SearchHit]:
         """The results of one search: over the threshold, best first, at most ``limit``."""
-        ranked = self.rank(scope, parsed)
+        ranked = self.rank(scope, parsed, exhaustive=exhaustive)
         keep = ranked.scores >= self.model.threshold
         keys = ranked.keys[keep][:limit]
         scores = ranked.scores[keep][:limit]
@@ -86,7 +97,9 @@ class HybridRanker:
             if k in ids
         ]
 
-    def rank(self, scope: LexicalScope, parsed: ParsedQuery) -> ScoredCandidates:
+    def rank(
+        self, scope: LexicalScope, parsed: ParsedQuery, *, exhaustive: bool = False
+    ) -> ScoredCandidates:
         if parsed.is_empty or scope.num_docs == 0:
             return ScoredCandidates.empty()
         terms = list(parsed.terms)
@@ -103,6 +116,8 @@ class HybridRanker:
         lexical = scope.top(terms, self.settings.lexical_candidates)
         query_vector, dense_keys = pending.result()
         keys = np.unique(np.concatenate([lexical.keys, dense_keys]))
+        if exhaustive:
+            return self._rank_every(scope, terms, query_vector, lexical, dense_keys, keys)
         if len(keys) == 0:
             return ScoredCandidates.empty()
         cosine, _ = self.vectors.key_similarities(keys, query_vector)
@@ -113,6 +128,57 @@ class HybridRanker:
             dense_rank=_ranks(keys, dense_keys),
             lexical=scope.evidence(terms, keys, lexical),
         )
+        return self._scored(evidence)
+
+    def _rank_every(
+        self,
+        scope: LexicalScope,
+        terms: list[str],
+        query_vector: Vector,
+        lexical: Hits,
+        dense_keys: Keys,
+        candidates: Keys,
+    ) -> ScoredCandidates:
+        """Every item passing the filters, scored as it would be as a retrieval candidate."""
+        matches = scope.matches(terms)
+        textual = np.unique(np.concatenate([candidates, matches.keys]))
+        passing, passing_cosine = self._every_passing(scope, query_vector)
+        keys = np.unique(np.concatenate([textual, passing]))
+        if len(keys) == 0:
+            return ScoredCandidates.empty()
+        cosine = np.zeros(len(keys), dtype=np.float64)
+        cosine[np.searchsorted(keys, passing)] = passing_cosine
+        rest = ~np.isin(keys, passing)  # a match without a vector yet: 0, as for a candidate
+        if rest.any():
+            cosine[rest] = self.vectors.key_similarities(keys[rest], query_vector)[0]
+        # ``matches`` holds the lexical candidates with the same lexical scores (same query).
+        known = matches if len(matches.keys) else lexical
+        evidence = Evidence(
+            keys=keys,
+            cosine=cosine,
+            lexical_rank=_ranks(keys, lexical.keys),
+            dense_rank=_ranks(keys, dense_keys),
+            lexical=_spread(scope.evidence(terms, textual, known, every_match=True), textual, keys),
+            reference=np.isin(keys, candidates),
+        )
+        return self._scored(evidence)
+
+    def _every_passing(self, scope: LexicalScope, query: Vector) -> tuple[Keys, Floats]:
+        """The keys of every item passing the filters that has a vector, with its cosine: the
+        vector index answers a date window and media types by itself (rows, no key lookups);
+        any other constraint is checked by the lexical index."""
+        vectors = self.vectors
+        flt = scope.filter
+        if scope.simple and flt.start is not None and flt.end is not None:
+            rows = np.flatnonzero(vectors.filter_mask(None, flt.start, flt.end, flt.media_types))
+            return vectors.keys_of(rows), vectors.similarities(rows, query)
+        total, _ = scope.count(scope.num_docs)
+        keys = np.unique(scope.passing(total))
+        cosine, found = vectors.key_similarities(keys, query)
+        return keys[found], cosine[found]
+
+    def _scored(self, evidence: Evidence) -> ScoredCandidates:
+        keys = evidence.keys
         features = feature_matrix(evidence)
         scores = self.model.score(features)
         order = np.lexsort((keys, -scores))  # ties broken by key: stable across calls
@@ -165,6 +231,25 @@ class HybridRanker:
         want = self.settings.dense_candidates
         selectivity = max(passing, 1) / max(size, 1)
         return int(min(self.settings.max_dense_fetch, max(want, want / selectivity * 1.5)))
+
+
+def _spread(evidence: LexicalEvidence, subset: Keys, keys: Keys) -> LexicalEvidence:
+    """``evidence`` for ``subset`` placed at their positions in ``keys`` (both sorted); the
+    other keys contain no query term: no BM25 and no term, title or phrase match."""
+    pos = np.searchsorted(keys, subset)
+
+    def place(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        out = np.zeros(len(keys), dtype=values.dtype)
+        out[pos] = values
+        return out
+
+    return replace(
+        evidence,
+        bm25=place(evidence.bm25),
+        term_mask=place(evidence.term_mask),
+        title_mask=place(evidence.title_mask),
+        phrase_mask=place(evidence.phrase_mask),
+    )
 
 
 def _ranks(keys: Keys, ranked: Keys) -> Floats:

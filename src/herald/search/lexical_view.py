@@ -144,6 +144,21 @@ class LexicalView:
             query = tantivy.Query.boolean_query([(_MUST, query), (_MUST, constraint)])
         return self._run(query, limit)
 
+    def every(self, terms: Sequence[str], constraint: tantivy.Query | None) -> Hits:
+        """Every match passing ``constraint`` with its BM25, in one scoring pass: the collector
+        is sized by the items passing ``constraint`` (a cheap count: no text query), which
+        bounds the matches, rather than by the collection."""
+        if not terms:
+            return no_hits()
+        query = self.match_query(terms, constraint)
+        return self._run(query, max(self.count(constraint), 1))
+
+    def match_query(self, terms: Sequence[str], constraint: tantivy.Query | None) -> tantivy.Query:
+        query = self.text_query(terms)
+        if constraint is not None:
+            query = tantivy.Query.boolean_query([(_MUST, query), (_MUST, constraint)])
+        return query
+
     def count(self, constraint: tantivy.Query | None) -> int:
         if constraint is None:
             return int(self.num_docs)
@@ -256,6 +271,9 @@ class TantivyScope:
     def top(self, terms: Sequence[str], limit: int) -> Hits:
         return self.view.top(terms, self._constraint, limit)
 
+    def matches(self, terms: Sequence[str]) -> Hits:
+        return self.view.every(terms, self._constraint)
+
     def count(self, cap: int) -> tuple[int, bool]:
         del cap  # counting inside Tantivy is cheap: always exact
         return self.view.count(self._constraint), True
@@ -266,18 +284,24 @@ class TantivyScope:
     def restrict(self, keys: Keys) -> Keys:
         return self.view.restrict(keys, self._constraint)
 
-    def evidence(self, terms: Sequence[str], keys: Keys, known: Hits) -> LexicalEvidence:
+    def evidence(
+        self, terms: Sequence[str], keys: Keys, known: Hits, *, every_match: bool = False
+    ) -> LexicalEvidence:
         view = self.view
         all_idf = view.idf(terms)
         masked = mask_terms(list(terms), all_idf)
         term_idf = dict(zip(terms, all_idf.tolist(), strict=True))
         bigrams = list(itertools.pairwise(masked))
-        restriction = view.keys_query(keys)
+        # Only items containing a query term match a mask clause: when ``keys`` hold all of
+        # them, the match query restricts as well as a disjunction over thousands of keys.
+        restriction = (
+            view.match_query(terms, self._constraint) if every_match else view.keys_query(keys)
+        )
         # BM25 is known for the lexical candidates (same query, same boosts): only the others
         # are scored here.
         bm25 = self.view.aligned(known, keys)
         missing = ~np.isin(keys, known.keys)
-        if missing.any():
+        if missing.any() and not every_match:  # with every match known, the others have none
             bm25[missing] = view.bm25(terms, keys[missing])
         n, low = len(masked), (1 << len(masked)) - 1
         term_clauses = [view.term_clause(t) for t in masked]

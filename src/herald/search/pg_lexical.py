@@ -238,6 +238,16 @@ class PostgresScope:
         keys = np.array([r[0] for r in rows], dtype=np.int64)
         return Hits(keys, np.array([float(r[1]) for r in rows]), len(rows))
 
+    def matches(self, terms: Sequence[str]) -> Hits:
+        if not terms:
+            return no_hits()
+        # Every term, not only the selective ones: an item with a common query term alone can
+        # still score above the threshold.
+        keys = self._keys(
+            self._sql("d.key", ["d.tsv @@ CAST(:q AS tsquery)"]), {"q": tsquery_any(terms)}
+        )
+        return Hits(keys, np.zeros(len(keys)), len(keys))
+
     def count(self, cap: int) -> tuple[int, bool]:
         sql = f"SELECT count(*) FROM ({self._sql('1', tail=' LIMIT :cap')}) AS passing"
         found = int(self.session.execute(text(sql), {**self._params, "cap": cap + 1}).scalar_one())
@@ -252,8 +262,10 @@ class PostgresScope:
         sql = self._sql("d.key", ["d.key = ANY(CAST(:keys AS bigint[]))"])
         return self._keys(sql, {"keys": keys.tolist()})
 
-    def evidence(self, terms: Sequence[str], keys: Keys, known: Hits) -> LexicalEvidence:
-        del known  # ts_rank candidates carry no BM25: every candidate is scored here
+    def evidence(
+        self, terms: Sequence[str], keys: Keys, known: Hits, *, every_match: bool = False
+    ) -> LexicalEvidence:
+        del known, every_match  # ts_rank candidates carry no BM25: every candidate is scored here
         all_idf = self.stats.idf(self.session, terms)
         masked = mask_terms(list(terms), all_idf)
         index = {t: i for i, t in enumerate(masked)}

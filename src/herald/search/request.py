@@ -1,21 +1,26 @@
 """Content search requests: every rule of POST /v1/content/search, shared by the API and the CLI.
 
+The query and filter rules (:func:`validate_filters`) are also those of a monitor's saved search
+and of a search within a monitor's result store: one validator for every search request.
+
 - ``query``: required, not blank, at most 2000 characters (any text parses: see query_syntax);
 - dates: both or neither (``date_window_incomplete``), at most 60 days apart and start not after
   end (``date_window_too_long``); neither means the last 60 days through today (UTC);
 - ``media_types``: any of news, wire, podcast (an empty list is no filter);
 - ``include_domains`` / ``exclude_domains``: at most 10 each (``too_many_domains``), not both
   (``domain_filter_conflict``); a domain also matches its subdomains;
-- ``entity_ids``: items linked to at least one of them;
+- ``entity_ids``: items linked to at least one of them; at most 100;
 - ``limit``: 1 to 100, default 10 (out of range is ``invalid_request``, never clamped).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 from herald.core.clock import Clock
-from herald.core.dates import parse_date_input, resolve_window
+from herald.core.dates import Window, parse_date_input, resolve_window
 from herald.errors import DomainFilterConflict, FieldIssue, InvalidRequest, TooManyDomains
 from herald.search.domains import normalize_domain
 from herald.search.types import MEDIA_TYPES, SearchRequest
@@ -25,6 +30,92 @@ MAX_DOMAINS = 10
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 10
 MAX_ENTITY_IDS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """The query and filters of any search request, validated and normalised."""
+
+    query: str
+    media_types: tuple[str, ...] = ()
+    include_domains: tuple[str, ...] = ()
+    exclude_domains: tuple[str, ...] = ()
+    entity_ids: tuple[str, ...] = ()
+
+    def request(
+        self,
+        start: datetime,
+        end: datetime,
+        *,
+        limit: int,
+        within_content_ids: frozenset[str] | None = None,
+        exhaustive: bool = False,
+    ) -> SearchRequest:
+        """The search of ``[start, end)`` with these filters."""
+        return SearchRequest(
+            query=self.query,
+            start=start,
+            end=end,
+            media_types=frozenset(self.media_types) if self.media_types else None,
+            include_domains=self.include_domains,
+            exclude_domains=self.exclude_domains,
+            entity_ids=self.entity_ids,
+            limit=limit,
+            within_content_ids=within_content_ids,
+            exhaustive=exhaustive,
+        )
+
+
+def validate_filters(
+    *,
+    query: str,
+    media_types: Sequence[str] | None = None,
+    include_domains: Sequence[str] | None = None,
+    exclude_domains: Sequence[str] | None = None,
+    entity_ids: Sequence[str] | None = None,
+    prefix: str = "",
+) -> SearchFilters:
+    """The rules every search request shares (content search, a monitor's saved search, a
+    search within a result store); ``prefix`` names where the fields are (``search.`` in a
+    monitor). Duplicates are dropped; domains are normalised (``www.``, scheme, path, case)."""
+    if not query.strip():
+        raise InvalidRequest(
+            f"{prefix}query is required",
+            details=[FieldIssue(f"{prefix}query", "required: non-empty text")],
+        )
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidRequest(
+            f"{prefix}query is longer than {MAX_QUERY_CHARS} characters",
+            details=[FieldIssue(f"{prefix}query", f"at most {MAX_QUERY_CHARS} characters")],
+        )
+    unknown = [m for m in media_types or () if m not in MEDIA_TYPES]
+    if unknown:
+        raise InvalidRequest(
+            f"{prefix}media_types has unknown values",
+            details=[
+                FieldIssue(f"{prefix}media_types", f"unknown media type {m!r}") for m in unknown
+            ],
+        )
+    include = _domains(include_domains, f"{prefix}include_domains")
+    exclude = _domains(exclude_domains, f"{prefix}exclude_domains")
+    if include and exclude:
+        raise DomainFilterConflict(
+            "include_domains and exclude_domains cannot be combined",
+            details=[FieldIssue(f"{prefix}exclude_domains", "not combinable with include_domains")],
+        )
+    entities = tuple(dict.fromkeys(e.strip() for e in entity_ids or () if e.strip()))
+    if len(entities) > MAX_ENTITY_IDS:
+        raise InvalidRequest(
+            f"{prefix}entity_ids has more than {MAX_ENTITY_IDS} ids",
+            details=[FieldIssue(f"{prefix}entity_ids", f"at most {MAX_ENTITY_IDS} ids")],
+        )
+    return SearchFilters(
+        query=query.strip(),
+        media_types=tuple(dict.fromkeys(media_types or ())),
+        include_domains=include,
+        exclude_domains=exclude,
+        entity_ids=entities,
+    )
 
 
 def _domains(values: Sequence[str] | None, field: str) -> tuple[str, ...]:
@@ -59,49 +150,28 @@ def build_content_search(
     limit: int = DEFAULT_LIMIT,
     clock: Clock,
 ) -> SearchRequest:
-    if not query.strip():
-        raise InvalidRequest(
-            "query must not be empty", details=[FieldIssue("query", "required: non-empty text")]
-        )
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidRequest(
-            f"query is longer than {MAX_QUERY_CHARS} characters",
-            details=[FieldIssue("query", f"at most {MAX_QUERY_CHARS} characters")],
-        )
+    filters = validate_filters(
+        query=query,
+        media_types=media_types,
+        include_domains=include_domains,
+        exclude_domains=exclude_domains,
+        entity_ids=entity_ids,
+    )
+    check_limit(limit)
+    window = parse_window(start_date, end_date, clock)
+    return filters.request(window.start, window.end, limit=limit)
+
+
+def check_limit(limit: int) -> None:
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidRequest(
             f"limit must be between 1 and {MAX_LIMIT}",
             details=[FieldIssue("limit", f"must be between 1 and {MAX_LIMIT}")],
         )
-    unknown = [m for m in media_types or () if m not in MEDIA_TYPES]
-    if unknown:
-        raise InvalidRequest(
-            "media_types has unknown values",
-            details=[FieldIssue("media_types", f"unknown media type {m!r}") for m in unknown],
-        )
-    include = _domains(include_domains, "include_domains")
-    exclude = _domains(exclude_domains, "exclude_domains")
-    if include and exclude:
-        raise DomainFilterConflict(
-            "include_domains and exclude_domains cannot be combined",
-            details=[FieldIssue("exclude_domains", "not combinable with include_domains")],
-        )
-    entities = tuple(dict.fromkeys(e.strip() for e in entity_ids or () if e.strip()))
-    if len(entities) > MAX_ENTITY_IDS:
-        raise InvalidRequest(
-            f"entity_ids has more than {MAX_ENTITY_IDS} ids",
-            details=[FieldIssue("entity_ids", f"at most {MAX_ENTITY_IDS} ids")],
-        )
+
+
+def parse_window(start_date: str | None, end_date: str | None, clock: Clock) -> Window:
+    """The window of a search: both dates or neither (then the last 60 days through today)."""
     start = parse_date_input(start_date, field="start_date") if start_date is not None else None
     end = parse_date_input(end_date, field="end_date") if end_date is not None else None
-    window = resolve_window(start, end, today=clock.now().date())
-    return SearchRequest(
-        query=query.strip(),
-        start=window.start,
-        end=window.end,
-        limit=limit,
-        media_types=frozenset(media_types) if media_types else None,
-        include_domains=include,
-        exclude_domains=exclude,
-        entity_ids=entities,
-    )
+    return resolve_window(start, end, today=clock.now().date())

@@ -43,6 +43,11 @@ class LexicalScope(Protocol):
         """The best ``limit`` lexical matches passing the constraints."""
         ...
 
+    def matches(self, terms: Sequence[str]) -> Hits:
+        """Every item passing the constraints that contains at least one of ``terms``, in no
+        particular order (scores: the adapter's own lexical score, or zeros)."""
+        ...
+
     def count(self, cap: int) -> tuple[int, bool]:
         """How many items pass the constraints (text aside), and whether that is exact: an
         adapter may stop counting above ``cap`` (then the number is only known to exceed it)."""
@@ -56,9 +61,12 @@ class LexicalScope(Protocol):
         """The subset of ``keys`` that exist and pass the constraints."""
         ...
 
-    def evidence(self, terms: Sequence[str], keys: Keys, known: Hits) -> LexicalEvidence:
+    def evidence(
+        self, terms: Sequence[str], keys: Keys, known: Hits, *, every_match: bool = False
+    ) -> LexicalEvidence:
         """Lexical evidence for each of ``keys`` (BM25, term, title and phrase matches);
-        ``known`` are this scope's own ``top`` hits (an adapter may reuse their scores)."""
+        ``known`` are this scope's own ``top`` or ``matches`` hits (an adapter may reuse their
+        scores); ``every_match``: ``keys`` include every item of :meth:`matches`."""
         ...
 
     def content_ids(self, keys: Keys) -> dict[int, str]: ...

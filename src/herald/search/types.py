@@ -18,6 +18,11 @@ class SearchRequest:
     ``start`` is inclusive and ``end`` exclusive (a date-only end_date of D becomes D+1 00:00Z).
     ``within_content_ids`` restricts candidates (a monitor's result store); None: no restriction.
     ``limit`` is at most 100 for API calls and 1000 for a monitor's dated job.
+    ``exhaustive``: score every item that passes the filters, not only the retrieval candidates
+    (the best 100 lexical and 100 dense matches). Each item gets the score a content search of the
+    same window gives it as a candidate, so no match above the threshold is missed however many
+    there are; the cost grows with the items in the window (a monitor's dated job: one day; a
+    search within a result store: the store).
     """
 
     query: str
@@ -29,6 +34,7 @@ class SearchRequest:
     exclude_domains: tuple[str, ...] = ()
     entity_ids: tuple[str, ...] = ()
     within_content_ids: frozenset[str] | None = None
+    exhaustive: bool = False
 
 
 @dataclass(frozen=True, slots=True)
