@@ -293,7 +293,9 @@ def open_browser(playwright_browser: Any, base_url: str) -> Iterator[Browser]:
     context = playwright_browser.new_context(
         viewport={"width": WIDTHS[0], "height": 900}, base_url=base_url
     )
-    context.set_default_timeout(30_000)
+    # Generous: a loaded two-core machine running the suite on two workers has taken over 30 s
+    # for a page's first search (the server loads its embedding model on first use).
+    context.set_default_timeout(90_000)
     context.route("**/*", watch.on_route)
     page = context.new_page()
     page.on("console", watch.on_console)
