@@ -5,7 +5,6 @@ Entities and content are shared by every workspace, so both endpoints answer the
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
@@ -13,8 +12,7 @@ from pydantic import Field, field_validator
 
 from herald.api.deps import PrincipalDep, RuntimeDep
 from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp, current_meta
-from herald.core.clock import utc_today
-from herald.core.dates import Window, parse_date_input, resolve_window
+from herald.core.dates import lookback_window, parse_date_input
 from herald.core.pagination import PageRequest
 from herald.entities.model import EntityRecord
 from herald.entities.service import (
@@ -123,7 +121,8 @@ def timeline(
     principal: PrincipalDep,
     runtime: RuntimeDep,
     start_date: Annotated[
-        str | None, Query(description="Date or datetime; default 60 days ago.")
+        str | None,
+        Query(description="Date or datetime; default 60 days before the end date, 00:00Z."),
     ] = None,
     end_date: Annotated[str | None, Query(description="Date or datetime; default now.")] = None,
     media_types: Annotated[
@@ -134,17 +133,9 @@ def timeline(
 ) -> TimelineResponse:
     start = parse_date_input(start_date, field="start_date") if start_date else None
     end = parse_date_input(end_date, field="end_date") if end_date else None
-    window = resolve_window(
-        start,
-        end,
-        today=utc_today(runtime.clock),
-        default_days=TIMELINE_DEFAULT_DAYS,
-        max_days=None,
-        require_both=False,
+    window = lookback_window(
+        start, end, now=runtime.clock.now(), days=TIMELINE_DEFAULT_DAYS, from_midnight=True
     )
-    if end is None and window.start < runtime.clock.now():
-        # The default window ends now (API-DECISIONS: 60 days back through now).
-        window = Window(window.start, runtime.clock.now() + timedelta(microseconds=1))
     kinds = _media_types(media_types)
     page = PageRequest.checked(limit, offset, max_limit=TIMELINE_MAX_LIMIT)
     with runtime.sessions.read() as session:

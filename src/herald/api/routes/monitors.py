@@ -36,7 +36,13 @@ from herald.api.schemas.monitors import (
     task_created,
     task_summary_out,
 )
-from herald.core.dates import check_order, end_instant, parse_date_input
+from herald.core.dates import (
+    DateInput,
+    check_order,
+    end_instant,
+    midnight,
+    parse_date_input,
+)
 from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.errors import FieldIssue, InvalidRequest
 from herald.monitors import queries, requests, service
@@ -173,13 +179,13 @@ def backfill(
     return task_created(task, current_meta())
 
 
-def _ledger_date(value: str | None, field: str) -> date | None:
+def _ledger_date(value: str | None, field: str) -> DateInput | None:
     if value is None:
         return None
     try:
         if len(value) != 10:
             raise ValueError(value)
-        return date.fromisoformat(value)
+        return DateInput(midnight(date.fromisoformat(value)), date_only=True, field=field)
     except ValueError:
         raise InvalidRequest(
             f"{field} must be a UTC date YYYY-MM-DD",
@@ -208,8 +214,8 @@ def ledger(
         view = queries.ledger_page(
             session,
             monitor_id=monitor_id,
-            start_date=start,
-            end_date=end,
+            start_date=start.utc_date if start else None,
+            end_date=end.utc_date if end else None,
             status=status,
             page=page_request,
         )
@@ -291,7 +297,7 @@ def results(
     page_request = PageRequest.checked(limit, offset, max_limit=100)
     start = parse_date_input(start_date, field="start_date") if start_date else None
     end = parse_date_input(end_date, field="end_date") if end_date else None
-    check_order(start.instant if start else None, end.instant if end else None)
+    check_order(start, end)
     with runtime.sessions.read() as session:
         service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)
         page = queries.results_page(
