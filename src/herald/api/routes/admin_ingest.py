@@ -8,9 +8,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Request
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
@@ -176,9 +176,7 @@ def post_source(body: SourceIn, admin: AdminDep, runtime: RuntimeDep) -> SourceR
 
 
 @router.get("/v1/admin/sources/{source_id}", response_model=SourceResponse, summary="Show a source")
-def get_source(
-    source_id: Annotated[str, Path(max_length=64)], admin: AdminDep, sessions: SessionsDep
-) -> SourceResponse:
+def get_source(source_id: str, admin: AdminDep, sessions: SessionsDep) -> SourceResponse:
     del admin
     with sessions.read() as session:
         view = SourceView.of(find_source(session, source_id))
@@ -190,9 +188,7 @@ def get_source(
     response_model=SourceResponse,
     summary="Remove a source (its items stay)",
 )
-def delete_source(
-    source_id: Annotated[str, Path(max_length=64)], admin: AdminDep, sessions: SessionsDep
-) -> SourceResponse:
+def delete_source(source_id: str, admin: AdminDep, sessions: SessionsDep) -> SourceResponse:
     del admin
     with sessions.write() as session:
         view = remove_source(session, source_id)

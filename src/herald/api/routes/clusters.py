@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from herald.api.deps import ClockDep, PrincipalDep, SessionsDep
 from herald.api.schemas.common import Meta, ResponseModel, UtcTimestamp, current_meta
@@ -165,7 +165,7 @@ def list_story_clusters(
     responses={404: {"description": "No such cluster"}},
 )
 def get_story_cluster(
-    cluster_id: Annotated[str, Path(max_length=64)],
+    cluster_id: str,
     principal: PrincipalDep,
     sessions: SessionsDep,
 ) -> ClusterDetailResponse:
