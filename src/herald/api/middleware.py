@@ -2,8 +2,8 @@
 
 Request ids (``x-request-id`` on every response, set in the logging context), the access log,
 Prometheus metrics by route template and status, the 1 MiB body limit (413) and the JSON-only body
-rule (415), and the last-resort 500 envelope (so even a crash carries the request id and no
-traceback).
+rule (415), ``HEAD`` wherever ``GET`` works (answered as the GET, without its body), and the
+last-resort 500 envelope (so even a crash carries the request id and no traceback).
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ class HeraldMiddleware:
         started = time.perf_counter()
         status_holder = {"status": 500, "sent": False}
         method = scope["method"]
+        if method == "HEAD":
+            scope = {**scope, "method": "GET"}
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -61,6 +63,8 @@ class HeraldMiddleware:
                 headers = list(message.get("headers", []))
                 headers.append((b"x-request-id", request_id.encode()))
                 message = {**message, "headers": headers}
+            elif message["type"] == "http.response.body" and method == "HEAD":
+                message = {**message, "body": b""}  # the GET's headers, content-length included
             await send(message)
 
         try:
