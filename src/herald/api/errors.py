@@ -89,7 +89,10 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
             if methods and route_path:
                 table.append((compile_path(route_path)[0], frozenset(methods)))
         app.state.method_table = table
-    methods = {m for pattern, ms in table if pattern.match(path) for m in ms}
+    matching = [(pattern, ms) for pattern, ms in table if pattern.match(path)]
+    # A literal path wins over a template (/v1/content/search is not a content id).
+    literal = [(p, ms) for p, ms in matching if "(?P<" not in p.pattern]
+    methods = {m for _, ms in literal or matching for m in ms}
     if "GET" in methods:
         methods.add("HEAD")
     return sorted(methods)

@@ -23,6 +23,9 @@ from herald.ingest.model import ItemError
 from herald.ingest.pipeline import ingest_outcomes
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import (
+    MAX_INTERVAL_SECONDS,
+    MIN_INTERVAL_SECONDS,
+    SOURCE_FORMATS,
     SourceView,
     add_source,
     find_source,
@@ -32,6 +35,46 @@ from herald.ingest.source_records import (
 from herald.ingest.sources import Document, JsonLinesAdapter
 
 router = APIRouter(tags=["operator"])
+
+# The body is read raw (it may be JSON Lines), so its schema is stated here for the document.
+# Each item is checked on its own and a bad one is reported in `errors`, not refused with the
+# request: so the schema of an item is any JSON value, described in docs/ingestion.md.
+_ITEM_SCHEMA: dict[str, Any] = {
+    "description": (
+        "One item in the ingestion format (docs/ingestion.md): `media_type`, `title`, "
+        "`published_date`, `source` {name, domain}, `url` or `external_id`, and `body` or "
+        "`transcript`."
+    ),
+    "examples": [
+        {
+            "url": "https://example.com/a",
+            "media_type": "news",
+            "title": "A title",
+            "published_date": "2026-11-25T10:00:00Z",
+            "source": {"name": "Example", "domain": "example.com"},
+            "body": "The article text.",
+        }
+    ],
+}
+INGEST_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "description": "An array of items (a single JSON value is read as JSON Lines).",
+                "anyOf": [{"type": "array", "items": _ITEM_SCHEMA}, _ITEM_SCHEMA],
+            }
+        },
+        "application/x-ndjson": {
+            # No "type": the wire is text, whatever the lines hold.
+            "schema": {
+                "description": "One JSON item per line (the body as text).",
+                "minLength": 1,
+                "pattern": "\\S",
+            }
+        },
+    },
+}
 
 
 class RejectedEntry(ResponseModel):
@@ -60,6 +103,7 @@ class IngestSummary(ResponseModel):
         "line), in the pinned ingestion format. Bad entries are reported and skipped; the others "
         "are stored and queued for enrichment."
     ),
+    openapi_extra={"requestBody": INGEST_BODY},
 )
 async def post_content(
     request: Request, admin: AdminDep, sessions: SessionsDep, clock: ClockDep
@@ -98,12 +142,24 @@ def _rejected(error: ItemError) -> RejectedEntry:
 
 
 class SourceIn(RequestModel):
-    url: str = Field(description="The feed URL (http or https).")
-    media_type: str = Field(description="`news`, `wire` or `podcast`.")
-    interval_seconds: int | None = Field(
-        default=None, description="Polling interval, 60 s to 7 days (default 900)."
+    url: str = Field(
+        description="The feed URL (http or https).",
+        json_schema_extra={"format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+"},
     )
-    format: str = Field(default="rss", description="`rss` (RSS/Atom/podcast), `ninjs` or `jsonl`.")
+    media_type: str = Field(
+        description="`news`, `wire` or `podcast`.",
+        json_schema_extra={"enum": ["news", "wire", "podcast"]},
+    )
+    interval_seconds: int | None = Field(
+        default=None,
+        description="Polling interval, 60 s to 7 days (default 900).",
+        json_schema_extra={"minimum": MIN_INTERVAL_SECONDS, "maximum": MAX_INTERVAL_SECONDS},
+    )
+    format: str = Field(
+        default="rss",
+        description="`rss` (RSS/Atom/podcast), `ninjs` or `jsonl`.",
+        json_schema_extra={"enum": list(SOURCE_FORMATS)},
+    )
     name: str | None = Field(
         default=None, description="Source name for items (default: the feed's)."
     )

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 
 from herald.api.deps import ClockDep, PrincipalDep, RuntimeDep
-from herald.api.schemas.common import ErrorBody, current_meta
+from herald.api.schemas.common import DateText, DayText, ErrorBody, current_meta
 from herald.api.schemas.content import SearchResult, search_form
 from herald.api.schemas.monitors import (
     BackfillRequest,
@@ -148,7 +148,9 @@ def run_now(
     monitor_id: str,
     principal: PrincipalDep,
     runtime: RuntimeDep,
-    body: Annotated[RunNowRequest | None, Body()] = None,
+    # An optional body with a plain schema (not `anyOf: [RunNowRequest, null]`, which generated
+    # clients cannot send): no body and `{}` are the same.
+    body: Annotated[RunNowRequest, Body()] = RunNowRequest(),  # noqa: B008 (empty, immutable)
 ) -> TaskCreated:
     with runtime.sessions.write() as session:
         task = requests.run_now(
@@ -200,8 +202,8 @@ def ledger(
     monitor_id: str,
     principal: PrincipalDep,
     runtime: RuntimeDep,
-    start_date: str | None = None,
-    end_date: str | None = None,
+    start_date: DayText | None = None,
+    end_date: DayText | None = None,
     status: Literal["running", "succeeded", "failed", "skipped"] | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Offset = 0,
@@ -289,8 +291,8 @@ def results(
     monitor_id: str,
     principal: PrincipalDep,
     runtime: RuntimeDep,
-    start_date: str | None = None,
-    end_date: str | None = None,
+    start_date: DateText | None = None,
+    end_date: DateText | None = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     offset: Offset = 0,
 ) -> ResultsResponse:
