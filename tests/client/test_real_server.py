@@ -158,3 +158,46 @@ def test_the_client_against_herald_serve(server: RunningServer) -> None:
         pytest.raises(herald_client.APIConnectionError),
     ):
         client.monitors.get(monitor.id)
+
+
+def _raw_exchange(base_url: str, request: bytes) -> tuple[str, dict[str, str], bytes]:
+    """Send ``request`` as is on a new connection; the status line, headers and body back."""
+    host, port = base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(request)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status, headers, body
+
+
+@pytest.mark.slow
+def test_http_edges_against_herald_serve(server: RunningServer) -> None:
+    """What uvicorn would answer itself, and what the router would get half right."""
+    too_long = b"GET /v1/monitors?q=" + b"a" * 200_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    for request in (too_long, b"NOT AN HTTP REQUEST\r\n\r\n"):
+        status, headers, body = _raw_exchange(server.base_url, request)
+        assert status == "HTTP/1.1 400 Bad Request", (status, body[:200])
+        assert headers["content-type"] == "application/json"
+        error = httpx.Response(400, content=body).json()
+        assert error["error"] == "invalid_request"
+        assert error["meta"]["request_id"] == headers["x-request-id"]
+
+    auth = {"x-api-key": server.api_key}
+    created = httpx.post(
+        f"{server.base_url}/v1/monitors", json={"name": "n", "search": {"query": "q"}}, headers=auth
+    )
+    one = f"{server.base_url}/v1/monitors/{created.json()['id']}"
+    got, head = httpx.get(one, headers=auth), httpx.head(one, headers=auth)
+    assert (head.status_code, head.content) == (200, b"")
+    assert head.headers["content-length"] == got.headers["content-length"]
+    assert httpx.head(f"{server.base_url}/v1/monitors/mon_missing", headers=auth).status_code == 404
+    refused = httpx.put(one, json={}, headers=auth)
+    assert refused.status_code == 405
+    assert refused.json()["error"] == "method_not_allowed"
+    assert refused.headers["allow"] == "DELETE, GET, HEAD, PATCH"
+    listing = httpx.delete(f"{server.base_url}/v1/monitors", headers=auth)
+    assert listing.headers["allow"] == "GET, HEAD, POST"

@@ -241,6 +241,11 @@ def test_timeline_windows(
     assert got(end_date="2026-11-15") == [ids[1]]  # open start: 60 days back
     assert got(start_date="2026-11-15", end_date="2026-11-15") == [ids[1]]  # one whole day
     assert got(start_date="2026-11-15T12:00:00Z", end_date="2026-11-24T11:59:59") == [ids[1]]
+    # A datetime start and a date-only end on the same day: the end includes that whole day.
+    assert got(start_date="2026-11-15T10:00:00Z", end_date="2026-11-15") == [ids[1]]
+    # A lone end older than 60 days covers the 60 days before it (from 00:00Z of its day - 60).
+    assert got(end_date="2025-12-20") == [ids[3]]  # published 2025-10-21 12:00Z
+    assert got(end_date="2025-12-21") == []  # its window starts 2025-10-22
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,7 @@ def test_one_hundred_dates_accepted_one_hundred_and_one_rejected(
         (["11/01/2026"], "dates[0]"),
         (["2026-11-01T00:00:00Z"], "dates[0]"),
         ([], "dates"),
+        (["2026-11-01", "9999-12-31"], "dates[1]"),  # no job can search the day after it
     ],
 )
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # validation only
@@ -320,6 +321,29 @@ def test_jobs_of_a_disabled_monitor_end_skipped(
         f"/v1/monitors/{monitor['id']}/backfills?status=skipped", headers=auth
     ).json()
     assert [e["date"] for e in ledger["backfills"]] == ["2026-11-01"]
+
+
+def test_the_last_dates_of_the_calendar_are_searched_or_refused_at_the_request(
+    client: TestClient,
+    auth: dict[str, str],
+    make_monitor: MonitorFactory,
+    drain: Drain,
+) -> None:
+    """A date a dated job can search is accepted and succeeds; a later one is a 400 up front."""
+    monitor = make_monitor()
+    refused = backfill(client, auth, monitor["id"], ["9999-12-31"])
+    assert refused.status_code == 400
+    assert refused.json()["details"][0]["field"] == "dates[0]"
+    task = backfill(client, auth, monitor["id"], ["0001-01-01", "9999-12-29", "9999-12-30"])
+    assert task.status_code == 202, task.text
+    drain()
+    view = client.get(
+        f"/v1/monitors/{monitor['id']}/backfills/{task.json()['task_id']}", headers=auth
+    ).json()
+    assert view["status"] == "succeeded", view
+    assert {t["status"] for t in view["tasks"]} == {"succeeded"}
+    ledger = client.get(f"/v1/monitors/{monitor['id']}/backfills", headers=auth).json()
+    assert [e["date"] for e in ledger["backfills"]] == ["9999-12-30", "9999-12-29", "0001-01-01"]
 
 
 def test_ledger_one_entry_per_date_latest_job_of_any_origin(

@@ -82,7 +82,27 @@ def get_principal(request: Request, runtime: RuntimeDep) -> Principal:
         principal = authenticate(session, key)
     request.state.team_id = principal.team_id
     _limiter.check(principal.key_id, runtime.settings.rate_limit_per_minute)
+    _check_path_ids(request)
     return principal
+
+
+def _check_path_ids(request: Request) -> None:
+    """An id no stored id can equal is a 404 at once, whatever its length or shape.
+
+    Every other unknown id reaches its repository and is not found there; these two kinds would
+    not (PostgreSQL refuses NUL in text, and a lone surrogate cannot be encoded).
+    """
+    for value in request.path_params.values():
+        if isinstance(value, str) and ("\x00" in value or _unencodable(value)):
+            raise NotFound("no such resource")
+
+
+def _unencodable(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]

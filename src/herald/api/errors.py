@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, compile_path
 
 from herald.errors import ALL_ERRORS, FieldIssue, HeraldError
 from herald.logging import request_id_var
@@ -73,6 +76,38 @@ def _validation_response(exc: RequestValidationError) -> JSONResponse:
     return error_response(400, "invalid_request", f"invalid request: {summary}", details)
 
 
+def allowed_methods(app: FastAPI, path: str) -> list[str]:
+    """Every method some route answers on ``path`` (``HEAD`` wherever ``GET``), sorted."""
+    table: list[tuple[re.Pattern[str], frozenset[str]]] | None = getattr(
+        app.state, "method_table", None
+    )
+    if table is None:
+        table = []
+        for route in _routes(app.router.routes):
+            methods = getattr(route, "methods", None)
+            route_path = getattr(route, "path", None)
+            if methods and route_path:
+                table.append((compile_path(route_path)[0], frozenset(methods)))
+        app.state.method_table = table
+    matching = [(pattern, ms) for pattern, ms in table if pattern.match(path)]
+    # A literal path wins over a template (/v1/content/search is not a content id).
+    literal = [(p, ms) for p, ms in matching if "(?P<" not in p.pattern]
+    methods = {m for _, ms in literal or matching for m in ms}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
+
+
+def _routes(routes: Iterable[BaseRoute]) -> Iterator[BaseRoute]:
+    """The routes, included routers opened up (they keep theirs in ``original_router``)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _routes(inner.routes)
+        else:
+            yield route
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(HeraldError)
     async def _herald(_: Request, exc: HeraldError) -> JSONResponse:
@@ -83,14 +118,18 @@ def install_error_handlers(app: FastAPI) -> None:
         return _validation_response(exc)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "invalid_request")
         status = exc.status_code if exc.status_code in _STATUS_CODES else 400
         message = {
             "not_found": "no such resource",
             "method_not_allowed": "method not allowed on this resource",
         }.get(code, str(exc.detail))
-        return error_response(status, code, message, headers=getattr(exc, "headers", None))
+        headers = dict(getattr(exc, "headers", None) or {})
+        if status == 405:
+            # The router names only the first route on the path; a client needs all of them.
+            headers["Allow"] = ", ".join(allowed_methods(request.app, request.url.path))
+        return error_response(status, code, message, headers=headers or None)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -2,8 +2,9 @@
 
 Request ids (``x-request-id`` on every response, set in the logging context), the access log,
 Prometheus metrics by route template and status, the 1 MiB body limit (413) and the JSON-only body
-rule (415), text the databases cannot store (400, below), and the last-resort 500 envelope (so
-even a crash carries the request id and no traceback).
+rule (415), ``HEAD`` wherever ``GET`` works (answered as the GET, without its body), text the
+databases cannot store (400, below), and the last-resort 500 envelope (so even a crash carries
+the request id and no traceback).
 
 Every string of every request is checked here, once, before any route runs: header values, the
 URL path, query parameter names and values, and every key and string value of a JSON body at any
@@ -79,6 +80,8 @@ class HeraldMiddleware:
         started = time.perf_counter()
         status_holder = {"status": 500, "sent": False}
         method = scope["method"]
+        if method == "HEAD":
+            scope = {**scope, "method": "GET"}
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -87,6 +90,8 @@ class HeraldMiddleware:
                 headers = list(message.get("headers", []))
                 headers.append((b"x-request-id", request_id.encode()))
                 message = {**message, "headers": headers}
+            elif message["type"] == "http.response.body" and method == "HEAD":
+                message = {**message, "body": b""}  # the GET's headers, content-length included
             await send(message)
 
         try:

@@ -53,6 +53,7 @@ def serve(
     import uvicorn
 
     from herald.api.app import create_app
+    from herald.api.http_protocol import protocol_class
     from herald.jobs.registry import load_handlers
     from herald.jobs.scheduler import Scheduler
     from herald.jobs.worker import Worker
@@ -77,7 +78,13 @@ def serve(
     log.info("serving", extra={"host": bind_host, "port": bind_port, "workers": not no_worker})
     # The lifespan runs the /mcp endpoint's session manager.
     config = uvicorn.Config(
-        app, host=bind_host, port=bind_port, log_config=None, access_log=False, lifespan="on"
+        app,
+        host=bind_host,
+        port=bind_port,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        http=protocol_class(),  # unparseable requests get the JSON error envelope too
     )
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again under the
     # handler it found: with the default one the process would die before the cleanup below

@@ -10,16 +10,16 @@ included, with at most 500 members, newest published first.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from herald.clusters import repository
-from herald.core.dates import DateInput, Window, end_instant, resolve_window
+from herald.core.dates import DateInput, Window, lookback_window
 from herald.core.pagination import Page, PageRequest
 from herald.db.models.clusters import StoryCluster, StoryClusterMember
 from herald.db.models.content import ContentItem
-from herald.errors import DateWindowTooLong, FieldIssue, NotFound
+from herald.errors import NotFound
 
 LIST_DEFAULT_DAYS = 7
 LIST_MAX_LIMIT = 100
@@ -34,17 +34,7 @@ def featured_status(unique_source_count: int) -> str:
 
 def list_window(start: DateInput | None, end: DateInput | None, *, now: datetime) -> Window:
     """The creation window of a cluster list (half-open, UTC)."""
-    if start is not None and end is not None:
-        # The shared rules: a start after the end is a 400; no length limit for this list.
-        return resolve_window(start, end, today=now.date(), max_days=None, require_both=False)
-    hi = end_instant(end) if end is not None else now + timedelta(microseconds=1)
-    lo = start.instant if start is not None else hi - timedelta(days=LIST_DEFAULT_DAYS)
-    if lo >= hi:
-        raise DateWindowTooLong(
-            "the date window is empty",
-            details=[FieldIssue("start_date", "must not be after now")],
-        )
-    return Window(lo, hi)
+    return lookback_window(start, end, now=now, days=LIST_DEFAULT_DAYS, from_midnight=False)
 
 
 def list_clusters(session: Session, window: Window, page: PageRequest) -> Page[StoryCluster]:

@@ -77,11 +77,12 @@ def utc_today(clock: Clock) -> date:
 
 
 def isoformat_z(value: datetime) -> str:
-    """Render an instant as ISO 8601 UTC with ``Z`` (the API's only timestamp format)."""
+    """Render an instant as ISO 8601 UTC with ``Z`` (the API's only timestamp format).
+
+    Years below 1000 are zero-padded (``0999-...``), which ``strftime("%Y")`` does not do.
+    """
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    value = value.astimezone(UTC)
-    if value.microsecond:
-        value = value.replace(microsecond=(value.microsecond // 1000) * 1000)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    naive = value.astimezone(UTC).replace(tzinfo=None)
+    timespec = "milliseconds" if naive.microsecond // 1000 else "seconds"
+    return naive.isoformat(timespec=timespec) + "Z"

@@ -1,10 +1,15 @@
-"""Date inputs and publication windows (pure; property-tested).
+"""Date inputs and windows (pure; property-tested). Every endpoint that takes dates uses these.
 
-Pinned rules (API-DECISIONS.md "Dates and windows"):
+Rules:
 - inputs are ``YYYY-MM-DD`` or ISO 8601 datetimes; a datetime without offset is UTC;
-- a date-only start means 00:00:00Z; a date-only end is inclusive through the end of that day;
+- a date-only start means 00:00:00Z; a date-only end is inclusive through the end of that day,
+  so a datetime start and a date-only end on the same day is a valid window;
+- a start after the end is ``date_window_too_long``, wherever a window is given;
 - the 60-day rule compares UTC calendar dates: ``end_date - start_date <= 60 days``;
-- the default window runs from 60 days before today through today.
+- the default search window runs from 60 days before today through today; a list window given
+  only an end covers its default span before that end;
+- a date whose window would leave the calendar (before 0001-01-01 or after 9999-12-31, for
+  instance an end of 9999-12-31 whose next day does not exist) is ``invalid_request``.
 """
 
 from __future__ import annotations
@@ -12,19 +17,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import TypeVar
 
 from herald.errors import DateWindowIncomplete, DateWindowTooLong, FieldIssue, InvalidRequest
 
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TICK = timedelta(microseconds=1)
+# The last day whose one-day window [D, D+1) exists: a dated job cannot search a later one.
+LAST_WHOLE_DAY = date.max - timedelta(days=1)
 
 
 @dataclass(frozen=True, slots=True)
 class DateInput:
-    """A parsed date input: the instant it denotes and whether it was a bare date."""
+    """A parsed date input: the instant it denotes, whether it was a bare date, and its field."""
 
     instant: datetime
     date_only: bool
+    field: str = "date"
 
     @property
     def utc_date(self) -> date:
@@ -33,7 +41,7 @@ class DateInput:
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """A half-open publication window ``[start, end)`` in UTC."""
+    """A half-open window ``[start, end)`` in UTC."""
 
     start: datetime
     end: datetime
@@ -42,13 +50,32 @@ class Window:
         return self.start <= instant < self.end
 
 
+def out_of_range(field: str) -> InvalidRequest:
+    return InvalidRequest(
+        f"{field} is too close to the edge of the calendar (0001-01-01 to 9999-12-31)",
+        details=[FieldIssue(field, "outside the supported date range")],
+    )
+
+
+def shift(instant: datetime, delta: timedelta, *, field: str) -> datetime:
+    """``instant + delta``, or ``invalid_request`` naming ``field`` when it leaves the calendar."""
+    try:
+        return instant + delta
+    except OverflowError:
+        raise out_of_range(field) from None
+
+
+def midnight(day: date) -> datetime:
+    """``D 00:00Z``."""
+    return datetime.combine(day, time.min, UTC)
+
+
 def parse_date_input(value: str, *, field: str) -> DateInput:
     """Parse ``YYYY-MM-DD`` or an ISO 8601 datetime; raises InvalidRequest naming ``field``."""
     text = value.strip()
     try:
         if _DATE_ONLY.match(text):
-            day = date.fromisoformat(text)
-            return DateInput(datetime.combine(day, time.min, UTC), date_only=True)
+            return DateInput(midnight(date.fromisoformat(text)), date_only=True, field=field)
         parsed = datetime.fromisoformat(text.replace("z", "Z"))
     except ValueError:
         raise InvalidRequest(
@@ -57,26 +84,36 @@ def parse_date_input(value: str, *, field: str) -> DateInput:
         ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return DateInput(parsed.astimezone(UTC), date_only=False)
+    try:
+        instant = parsed.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00
+        raise out_of_range(field) from None
+    return DateInput(instant, date_only=False, field=field)
 
 
 def end_instant(value: DateInput) -> datetime:
     """The exclusive end of a window whose inclusive end is ``value``."""
-    if value.date_only:
-        return value.instant + timedelta(days=1)
-    return value.instant + timedelta(microseconds=1)
+    return shift(value.instant, timedelta(days=1) if value.date_only else _TICK, field=value.field)
 
 
-_Bound = TypeVar("_Bound", date, datetime)
+def is_after(start: DateInput, end: DateInput) -> bool:
+    """Whether ``start`` lies after the inclusive ``end`` (a date-only end covers its whole day)."""
+    if end.date_only:
+        return start.utc_date > end.utc_date
+    return start.instant > end.instant
 
 
-def check_order(start: _Bound | None, end: _Bound | None) -> None:
-    """A start after the end is ``date_window_too_long`` (pinned), wherever a window is given."""
-    if start is not None and end is not None and start > end:
-        raise DateWindowTooLong(
-            "start_date is after end_date",
-            details=[FieldIssue("start_date", "must not be after end_date")],
-        )
+def start_after_end(start_field: str, end_field: str) -> DateWindowTooLong:
+    return DateWindowTooLong(
+        f"{start_field} is after {end_field}",
+        details=[FieldIssue(start_field, f"must not be after {end_field}")],
+    )
+
+
+def check_order(start: DateInput | None, end: DateInput | None) -> None:
+    """A start after the end is ``date_window_too_long``, wherever a window is given."""
+    if start is not None and end is not None and is_after(start, end):
+        raise start_after_end(start.field, end.field)
 
 
 def resolve_window(
@@ -88,10 +125,9 @@ def resolve_window(
     max_days: int | None = 60,
     require_both: bool = True,
 ) -> Window:
-    """Apply the window rules and return the half-open window.
+    """The window of a search: both dates or neither, at most ``max_days`` calendar days apart.
 
-    ``require_both``: content search needs both dates or neither (``date_window_incomplete``);
-    list endpoints (timeline) accept either bound alone, the other defaulting.
+    ``require_both=False`` lets either bound come alone, the other defaulting as when absent.
     """
     if (start is None) != (end is None) and require_both:
         missing = "end_date" if end is None else "start_date"
@@ -99,26 +135,50 @@ def resolve_window(
             "start_date and end_date must be given together",
             details=[FieldIssue(missing, "required when the other date is present")],
         )
-    default_start = datetime.combine(today - timedelta(days=default_days), time.min, UTC)
-    default_end = datetime.combine(today + timedelta(days=1), time.min, UTC)
-    lo = start.instant if start else default_start
-    hi = end_instant(end) if end else default_end
-    if start is not None and end is not None:
-        check_order(start.instant, end.instant)
-        if max_days is not None and (end.utc_date - start.utc_date).days > max_days:
-            raise DateWindowTooLong(
-                f"the date window spans more than {max_days} days",
-                details=[FieldIssue("end_date", f"at most {max_days} days after start_date")],
-            )
-    if lo >= hi:
+    check_order(start, end)
+    if start and end and max_days is not None and (end.utc_date - start.utc_date).days > max_days:
         raise DateWindowTooLong(
-            "the date window is empty",
-            details=[FieldIssue("start_date", "must be before end_date")],
+            f"the date window spans more than {max_days} days",
+            details=[FieldIssue(end.field, f"at most {max_days} days after {start.field}")],
         )
+    lo = start.instant if start else midnight(today - timedelta(days=default_days))
+    hi = end_instant(end) if end else midnight(today + timedelta(days=1))
+    if lo >= hi:
+        raise start_after_end(start.field if start else "start_date", "end_date")
+    return Window(lo, hi)
+
+
+def lookback_window(
+    start: DateInput | None,
+    end: DateInput | None,
+    *,
+    now: datetime,
+    days: int,
+    from_midnight: bool,
+) -> Window:
+    """A list window: either bound may come alone, and there is no length limit.
+
+    A missing end is now; a missing start is ``days`` before the end, at 00:00Z of that day when
+    ``from_midnight`` (the timeline's 60 days) or to the microsecond (the cluster list's 7 days).
+    """
+    check_order(start, end)
+    hi = end_instant(end) if end else now + _TICK
+    field = end.field if end else "start_date"
+    if start is not None:
+        lo = start.instant
+    elif from_midnight:
+        try:
+            lo = midnight((end.utc_date if end else now.date()) - timedelta(days=days))
+        except OverflowError:
+            raise out_of_range(field) from None
+    else:
+        lo = shift(hi, -timedelta(days=days), field=field)
+    if lo >= hi:
+        raise start_after_end(start.field if start else "start_date", end.field if end else "now")
     return Window(lo, hi)
 
 
 def day_window(day: date) -> Window:
     """The UTC calendar day ``[D 00:00Z, D+1 00:00Z)`` (a monitor's dated job)."""
-    start = datetime.combine(day, time.min, UTC)
-    return Window(start, start + timedelta(days=1))
+    start = midnight(day)
+    return Window(start, shift(start, timedelta(days=1), field="published_date"))

@@ -27,9 +27,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
+from herald.core.dates import LAST_WHOLE_DAY, midnight
 from herald.errors import FieldIssue, InvalidRequest, TooManyDates
 
 COMPLETENESS_DELAY = timedelta(hours=72)
@@ -49,11 +50,6 @@ FINISHED: frozenset[str] = frozenset({"succeeded", "failed", "skipped"})
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def midnight(day: date) -> datetime:
-    """``D 00:00Z``."""
-    return datetime.combine(day, time.min, UTC)
-
-
 def run_dates(now: datetime) -> list[date]:
     """The published dates of a run's dated jobs: the current UTC day, then the trailing three."""
     today = now.astimezone(UTC).date()
@@ -62,7 +58,8 @@ def run_dates(now: datetime) -> list[date]:
 
 def completes_date(published_date: date, started_at: datetime) -> bool:
     """Whether a successful dated job that started at ``started_at`` makes its date complete."""
-    return started_at > midnight(published_date) + COMPLETENESS_DELAY
+    # Subtracting from the start keeps the last calendar days (D + 72 h past 9999-12-31) computable.
+    return started_at - COMPLETENESS_DELAY > midnight(published_date)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +181,9 @@ def validate_backfill_dates(raw: object) -> list[date]:
             day = date.fromisoformat(item)
         except ValueError:
             issues.append(FieldIssue(name, f"{item!r} is not a calendar date"))
+            continue
+        if day > LAST_WHOLE_DAY:
+            issues.append(FieldIssue(name, f"{item} is past the last date a job can search"))
             continue
         if day in seen:
             issues.append(FieldIssue(name, f"duplicate of dates[{seen[day]}]"))

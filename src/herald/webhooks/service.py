@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 from sqlalchemy.orm import Session
 
 from herald.core.clock import Clock
-from herald.core.dates import end_instant, parse_date_input
+from herald.core.dates import (
+    check_order,
+    end_instant,
+    parse_date_input,
+    shift,
+    start_after_end,
+)
 from herald.core.ids import new_uuid
 from herald.core.net import Resolver, TargetPolicy, check_target_url, system_resolver
 from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookTarget
@@ -202,19 +208,16 @@ def inspection_window(
 ) -> InspectionWindow:
     """``start``/``end`` as dates or datetimes (a date-only end covers that whole day).
 
-    Missing ``end`` is now; missing ``start`` is ``default`` before the end.
+    Missing ``end`` is now; missing ``start`` is ``default`` before the end. A start after the end
+    is ``date_window_too_long``, as for every other window.
     """
-    end_at = now
-    if end is not None:
-        end_at = end_instant(parse_date_input(end, field="end")) - timedelta(microseconds=1)
-    start_at = end_at - default
-    if start is not None:
-        start_at = parse_date_input(start, field="start").instant
+    first = parse_date_input(start, field="start") if start is not None else None
+    last = parse_date_input(end, field="end") if end is not None else None
+    check_order(first, last)
+    end_at = now if last is None else end_instant(last) - timedelta(microseconds=1)
+    start_at = first.instant if first else shift(end_at, -default, field="end")
     if start_at > end_at:
-        raise InvalidRequest(
-            "start must not be after end",
-            details=[FieldIssue("start", "must not be after end")],
-        )
+        raise start_after_end("start", "end")
     return InspectionWindow(start_at, end_at)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
@@ -23,6 +23,9 @@ from herald.ingest.model import ItemError
 from herald.ingest.pipeline import ingest_outcomes, parse_document
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import (
+    MAX_INTERVAL_SECONDS,
+    MIN_INTERVAL_SECONDS,
+    SOURCE_FORMATS,
     SourceView,
     add_source,
     find_source,
@@ -33,6 +36,46 @@ from herald.ingest.sources import Document
 from herald.ingest.sources.detect import UnknownFormat
 
 router = APIRouter(tags=["operator"])
+
+# The body is read raw (it may be JSON Lines), so its schema is stated here for the document.
+# Each item is checked on its own and a bad one is reported in `errors`, not refused with the
+# request: so the schema of an item is any JSON value, described in docs/ingestion.md.
+_ITEM_SCHEMA: dict[str, Any] = {
+    "description": (
+        "One item in the ingestion format (docs/ingestion.md): `media_type`, `title`, "
+        "`published_date`, `source` {name, domain}, `url` or `external_id`, and `body` or "
+        "`transcript`."
+    ),
+    "examples": [
+        {
+            "url": "https://example.com/a",
+            "media_type": "news",
+            "title": "A title",
+            "published_date": "2026-11-25T10:00:00Z",
+            "source": {"name": "Example", "domain": "example.com"},
+            "body": "The article text.",
+        }
+    ],
+}
+INGEST_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "description": "An array of items (a single JSON value is read as JSON Lines).",
+                "anyOf": [{"type": "array", "items": _ITEM_SCHEMA}, _ITEM_SCHEMA],
+            }
+        },
+        "application/x-ndjson": {
+            # No "type": the wire is text, whatever the lines hold.
+            "schema": {
+                "description": "One JSON item per line (the body as text).",
+                "minLength": 1,
+                "pattern": "\\S",
+            }
+        },
+    },
+}
 
 
 class RejectedEntry(ResponseModel):
@@ -66,6 +109,7 @@ class IngestSummary(ResponseModel):
         "are never fetched here. Bad entries are reported and skipped; the others are stored "
         "and queued for enrichment."
     ),
+    openapi_extra={"requestBody": INGEST_BODY},
 )
 async def post_content(
     request: Request,
@@ -126,14 +170,23 @@ def _rejected(error: ItemError) -> RejectedEntry:
 
 
 class SourceIn(RequestModel):
-    url: str = Field(description="The feed URL (http or https).")
-    media_type: str = Field(description="`news`, `wire` or `podcast`.")
+    url: str = Field(
+        description="The feed URL (http or https).",
+        json_schema_extra={"format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+"},
+    )
+    media_type: str = Field(
+        description="`news`, `wire` or `podcast`.",
+        json_schema_extra={"enum": ["news", "wire", "podcast"]},
+    )
     interval_seconds: int | None = Field(
-        default=None, description="Polling interval, 60 s to 7 days (default 900)."
+        default=None,
+        description="Polling interval, 60 s to 7 days (default 900).",
+        json_schema_extra={"minimum": MIN_INTERVAL_SECONDS, "maximum": MAX_INTERVAL_SECONDS},
     )
     format: str = Field(
         default="rss",
         description="`rss` (RSS/Atom/podcast), `ninjs`, `jsonl` or `jsonfeed` (JSON Feed).",
+        json_schema_extra={"enum": list(SOURCE_FORMATS)},
     )
     name: str | None = Field(
         default=None, description="Source name for items (default: the feed's)."
@@ -207,9 +260,7 @@ def post_source(body: SourceIn, admin: AdminDep, runtime: RuntimeDep) -> SourceR
 
 
 @router.get("/v1/admin/sources/{source_id}", response_model=SourceResponse, summary="Show a source")
-def get_source(
-    source_id: Annotated[str, Path(max_length=64)], admin: AdminDep, sessions: SessionsDep
-) -> SourceResponse:
+def get_source(source_id: str, admin: AdminDep, sessions: SessionsDep) -> SourceResponse:
     del admin
     with sessions.read() as session:
         view = SourceView.of(find_source(session, source_id))
@@ -221,9 +272,7 @@ def get_source(
     response_model=SourceResponse,
     summary="Remove a source (its items stay)",
 )
-def delete_source(
-    source_id: Annotated[str, Path(max_length=64)], admin: AdminDep, sessions: SessionsDep
-) -> SourceResponse:
+def delete_source(source_id: str, admin: AdminDep, sessions: SessionsDep) -> SourceResponse:
     del admin
     with sessions.write() as session:
         view = remove_source(session, source_id)

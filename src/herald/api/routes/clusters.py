@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from herald.api.deps import ClockDep, PrincipalDep, SessionsDep
-from herald.api.schemas.common import Meta, ResponseModel, UtcTimestamp, current_meta
+from herald.api.schemas.common import DateText, Meta, ResponseModel, UtcTimestamp, current_meta
 from herald.api.schemas.content import ContentItemOut, search_form
 from herald.clusters.queries import (
     LIST_DEFAULT_LIMIT,
@@ -22,7 +22,7 @@ from herald.clusters.queries import (
     list_window,
 )
 from herald.core.dates import parse_date_input
-from herald.core.pagination import PageRequest
+from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.db.models.clusters import StoryCluster, StoryClusterMember
 from herald.db.models.content import ContentItem
 
@@ -123,17 +123,17 @@ def list_story_clusters(
     sessions: SessionsDep,
     clock: ClockDep,
     start_date: Annotated[
-        str | None,
+        DateText | None,
         Query(description="Start of the creation window (date or datetime); default 7 days ago."),
     ] = None,
     end_date: Annotated[
-        str | None,
+        DateText | None,
         Query(description="End of the creation window (a date is inclusive); default now."),
     ] = None,
     limit: Annotated[
         int, Query(ge=1, le=LIST_MAX_LIMIT, description="Default 25, maximum 100.")
     ] = LIST_DEFAULT_LIMIT,
-    offset: Annotated[int, Query(ge=0, description="Default 0.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Default 0.")] = 0,
 ) -> ClusterListResponse:
     del principal  # clusters are shared by all workspaces
     start = parse_date_input(start_date, field="start_date") if start_date else None
@@ -165,7 +165,7 @@ def list_story_clusters(
     responses={404: {"description": "No such cluster"}},
 )
 def get_story_cluster(
-    cluster_id: Annotated[str, Path(max_length=64)],
+    cluster_id: str,
     principal: PrincipalDep,
     sessions: SessionsDep,
 ) -> ClusterDetailResponse:

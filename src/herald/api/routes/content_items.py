@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 
 from herald.api.deps import PrincipalDep, SessionsDep
 from herald.api.schemas.common import Meta, ResponseModel, current_meta
@@ -32,7 +30,7 @@ class ContentItemResponse(ResponseModel):
     responses={404: {"description": "No such content item"}},
 )
 def get_content_item(
-    content_id: Annotated[str, Path(max_length=64)],
+    content_id: str,
     principal: PrincipalDep,
     sessions: SessionsDep,
 ) -> ContentItemResponse:

@@ -6,8 +6,9 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from herald.api.deps import PrincipalDep, RuntimeDep
-from herald.api.schemas.common import Meta, RequestModel, ResponseModel, current_meta
+from herald.api.schemas.common import DateText, Meta, RequestModel, ResponseModel, current_meta
 from herald.api.schemas.content import SearchResult, search_form
+from herald.api.schemas.search_fields import QUERY_SCHEMA, Domains, EntityIds, MediaTypes
 from herald.content.repository import get_items
 from herald.search.request import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS, build_content_search
 from herald.search.service import get_search
@@ -22,24 +23,25 @@ class ContentSearchRequest(RequestModel):
             "`-word` excludes, `A OR B` makes quoted items alternatives (docs/search.md)."
         ),
         max_length=MAX_QUERY_CHARS,
+        json_schema_extra=QUERY_SCHEMA,
     )
-    start_date: str | None = Field(
+    start_date: DateText | None = Field(
         default=None, description="YYYY-MM-DD or ISO 8601 datetime; needs end_date."
     )
-    end_date: str | None = Field(
+    end_date: DateText | None = Field(
         default=None,
         description="Needs start_date; a date is inclusive through its end; at most 60 days.",
     )
-    media_types: list[str] | None = Field(
+    media_types: MediaTypes | None = Field(
         default=None, description="Any of news, wire, podcast.", max_length=3
     )
-    include_domains: list[str] | None = Field(
+    include_domains: Domains | None = Field(
         default=None, description="Source domains (subdomains included); at most 10."
     )
-    exclude_domains: list[str] | None = Field(
+    exclude_domains: Domains | None = Field(
         default=None, description="Source domains to leave out; at most 10; not with include."
     )
-    entity_ids: list[str] | None = Field(
+    entity_ids: EntityIds | None = Field(
         default=None, description="Items linked to at least one of these entities."
     )
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Default 10.")

@@ -5,17 +5,24 @@ Entities and content are shared by every workspace, so both endpoints answer the
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import Field, field_validator
 
 from herald.api.deps import PrincipalDep, RuntimeDep
-from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp, current_meta
-from herald.core.clock import utc_today
-from herald.core.dates import Window, parse_date_input, resolve_window
-from herald.core.pagination import PageRequest
+from herald.api.schemas.common import (
+    NOT_BLANK_SCHEMA,
+    DateText,
+    MediaTypeList,
+    Meta,
+    RequestModel,
+    ResponseModel,
+    UtcTimestamp,
+    current_meta,
+)
+from herald.core.dates import lookback_window, parse_date_input
+from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.entities.model import EntityRecord
 from herald.entities.service import (
     SEARCH_MAX_LIMIT,
@@ -33,7 +40,11 @@ MEDIA_TYPES = ("news", "wire", "podcast")
 
 
 class EntitySearchRequest(RequestModel):
-    query: str = Field(description="Entity name, alias or description text.", max_length=500)
+    query: str = Field(
+        description="Entity name, alias or description text.",
+        max_length=500,
+        json_schema_extra=NOT_BLANK_SCHEMA,
+    )
     entity_kinds: list[EntityKindName] | None = Field(
         default=None, description="Restrict results to these kinds.", max_length=6
     )
@@ -123,28 +134,23 @@ def timeline(
     principal: PrincipalDep,
     runtime: RuntimeDep,
     start_date: Annotated[
-        str | None, Query(description="Date or datetime; default 60 days ago.")
+        DateText | None,
+        Query(description="Date or datetime; default 60 days before the end date, 00:00Z."),
     ] = None,
-    end_date: Annotated[str | None, Query(description="Date or datetime; default now.")] = None,
+    end_date: Annotated[
+        DateText | None, Query(description="Date or datetime; default now.")
+    ] = None,
     media_types: Annotated[
-        list[str] | None, Query(description="Repeat or comma-separate: news, wire, podcast.")
+        MediaTypeList | None, Query(description="Repeat or comma-separate: news, wire, podcast.")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=TIMELINE_MAX_LIMIT)] = 25,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> TimelineResponse:
     start = parse_date_input(start_date, field="start_date") if start_date else None
     end = parse_date_input(end_date, field="end_date") if end_date else None
-    window = resolve_window(
-        start,
-        end,
-        today=utc_today(runtime.clock),
-        default_days=TIMELINE_DEFAULT_DAYS,
-        max_days=None,
-        require_both=False,
+    window = lookback_window(
+        start, end, now=runtime.clock.now(), days=TIMELINE_DEFAULT_DAYS, from_midnight=True
     )
-    if end is None and window.start < runtime.clock.now():
-        # The default window ends now (API-DECISIONS: 60 days back through now).
-        window = Window(window.start, runtime.clock.now() + timedelta(microseconds=1))
     kinds = _media_types(media_types)
     page = PageRequest.checked(limit, offset, max_limit=TIMELINE_MAX_LIMIT)
     with runtime.sessions.read() as session:

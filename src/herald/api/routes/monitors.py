@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 
 from herald.api.deps import ClockDep, PrincipalDep, RuntimeDep
-from herald.api.schemas.common import ErrorBody, current_meta
+from herald.api.schemas.common import DateText, DayText, ErrorBody, current_meta
 from herald.api.schemas.content import SearchResult, search_form
 from herald.api.schemas.monitors import (
     BackfillRequest,
@@ -36,7 +36,13 @@ from herald.api.schemas.monitors import (
     task_created,
     task_summary_out,
 )
-from herald.core.dates import check_order, end_instant, parse_date_input
+from herald.core.dates import (
+    DateInput,
+    check_order,
+    end_instant,
+    midnight,
+    parse_date_input,
+)
 from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.errors import FieldIssue, InvalidRequest
 from herald.monitors import queries, requests, service
@@ -148,7 +154,9 @@ def run_now(
     monitor_id: str,
     principal: PrincipalDep,
     runtime: RuntimeDep,
-    body: Annotated[RunNowRequest | None, Body()] = None,
+    # An optional body with a plain schema (not `anyOf: [RunNowRequest, null]`, which generated
+    # clients cannot send): no body and `{}` are the same.
+    body: Annotated[RunNowRequest, Body()] = RunNowRequest(),  # noqa: B008 (empty, immutable)
 ) -> TaskCreated:
     with runtime.sessions.write() as session:
         task = requests.run_now(
@@ -184,13 +192,13 @@ def backfill(
     return task_created(task, current_meta())
 
 
-def _ledger_date(value: str | None, field: str) -> date | None:
+def _ledger_date(value: str | None, field: str) -> DateInput | None:
     if value is None:
         return None
     try:
         if len(value) != 10:
             raise ValueError(value)
-        return date.fromisoformat(value)
+        return DateInput(midnight(date.fromisoformat(value)), date_only=True, field=field)
     except ValueError:
         raise InvalidRequest(
             f"{field} must be a UTC date YYYY-MM-DD",
@@ -205,8 +213,8 @@ def ledger(
     monitor_id: str,
     principal: PrincipalDep,
     runtime: RuntimeDep,
-    start_date: str | None = None,
-    end_date: str | None = None,
+    start_date: DayText | None = None,
+    end_date: DayText | None = None,
     status: Literal["running", "succeeded", "failed", "skipped"] | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Offset = 0,
@@ -219,8 +227,8 @@ def ledger(
         view = queries.ledger_page(
             session,
             monitor_id=monitor_id,
-            start_date=start,
-            end_date=end,
+            start_date=start.utc_date if start else None,
+            end_date=end.utc_date if end else None,
             status=status,
             page=page_request,
         )
@@ -294,15 +302,15 @@ def results(
     monitor_id: str,
     principal: PrincipalDep,
     runtime: RuntimeDep,
-    start_date: str | None = None,
-    end_date: str | None = None,
+    start_date: DateText | None = None,
+    end_date: DateText | None = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     offset: Offset = 0,
 ) -> ResultsResponse:
     page_request = PageRequest.checked(limit, offset, max_limit=100)
     start = parse_date_input(start_date, field="start_date") if start_date else None
     end = parse_date_input(end_date, field="end_date") if end_date else None
-    check_order(start.instant if start else None, end.instant if end else None)
+    check_order(start, end)
     with runtime.sessions.read() as session:
         service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)
         page = queries.results_page(

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from herald.api.deps import PrincipalDep, RuntimeDep
-from herald.api.schemas.common import current_meta
+from herald.api.schemas.common import DateText, current_meta
 from herald.api.schemas.webhooks import (
     AttemptRecordOut,
     AttemptsResponse,
@@ -96,9 +96,11 @@ def list_attempts(
     runtime: RuntimeDep,
     page: Annotated[int, Query(ge=1, le=100_000, description="1-based; 50 per page.")] = 1,
     start: Annotated[
-        str | None, Query(description="Window start (default: 7 days before end).")
+        DateText | None, Query(description="Window start (default: 7 days before end).")
     ] = None,
-    end: Annotated[str | None, Query(description="Window end, inclusive (default: now).")] = None,
+    end: Annotated[
+        DateText | None, Query(description="Window end, inclusive (default: now).")
+    ] = None,
 ) -> AttemptsResponse:
     """Delivery attempt records in the window, newest first."""
     window = service.inspection_window(
@@ -120,10 +122,14 @@ def attempt_stats(
     principal: PrincipalDep,
     runtime: RuntimeDep,
     start: Annotated[
-        str | None, Query(description="Window start (default: 24 h before end).")
+        DateText | None, Query(description="Window start (default: 24 h before end).")
     ] = None,
-    end: Annotated[str | None, Query(description="Window end, inclusive (default: now).")] = None,
-    bucket_minutes: Annotated[int, Query(description="5, 15, 60 or 1440.")] = 60,
+    end: Annotated[
+        DateText | None, Query(description="Window end, inclusive (default: now).")
+    ] = None,
+    bucket_minutes: Annotated[
+        int, Query(description="5, 15, 60 or 1440.", json_schema_extra={"enum": [5, 15, 60, 1440]})
+    ] = 60,
 ) -> StatsResponse:
     """Attempt counts per time bucket and resulting delivery status."""
     window = service.inspection_window(

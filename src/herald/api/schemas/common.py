@@ -5,19 +5,61 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+    model_validator,
+)
 
 from herald.core.clock import isoformat_z
 from herald.logging import request_id_var
 
 # Every timestamp out is ISO 8601 UTC with "Z" (millisecond precision at most).
-UtcTimestamp = Annotated[datetime, PlainSerializer(isoformat_z, return_type=str)]
+UtcTimestamp = Annotated[
+    datetime,
+    PlainSerializer(isoformat_z, return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
+]
+
+# What the OpenAPI document says of inputs the routes validate themselves (the rules and their
+# error codes stay in one validator each; these schemas only state them for clients and fuzzers).
+DATE_SCHEMA: dict[str, Any] = {"type": "string", "format": "date"}
+DATE_OR_DATETIME_SCHEMA: dict[str, Any] = {
+    "anyOf": [DATE_SCHEMA, {"type": "string", "format": "date-time"}]
+}
+NOT_BLANK_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": r"\S"}
+MEDIA_TYPE_SCHEMA: dict[str, Any] = {"type": "string", "enum": ["news", "wire", "podcast"]}
+DateText = Annotated[str, WithJsonSchema(DATE_OR_DATETIME_SCHEMA)]
+DayText = Annotated[str, WithJsonSchema(DATE_SCHEMA)]
 
 
 class RequestModel(BaseModel):
-    """Request bodies: unknown fields and wrong types are a 400, never silently accepted."""
+    """Request bodies: unknown fields and wrong types are a 400, never silently accepted.
+
+    A whole number written with a fraction (``10.0``) is that integer, as in JSON Schema; a
+    string is never a number (``"10"`` stays a 400).
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers(cls, data: Any) -> Any:
+        return whole_numbers(data)
+
+
+def whole_numbers(value: Any) -> Any:
+    """``value`` with every integral float (``97.0``) as an int, at any depth."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(v) for v in value]
+    return value
 
 
 class ResponseModel(BaseModel):
@@ -53,3 +95,18 @@ class PageMeta(ResponseModel):
 
 def json_schema_extra(example: dict[str, Any]) -> dict[str, Any]:
     return {"examples": [example]}
+
+
+# A query parameter of media types: repeated, or comma-separated in one value.
+MediaTypeList = Annotated[
+    list[str],
+    WithJsonSchema(
+        {
+            "type": "array",
+            "items": {
+                "type": "string",
+                "pattern": "^(news|wire|podcast)(,(news|wire|podcast))*$",
+            },
+        }
+    ),
+]

@@ -13,14 +13,40 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
 
-from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
+from herald.api.schemas.common import (
+    DATE_SCHEMA,
+    NOT_BLANK_SCHEMA,
+    DateText,
+    Meta,
+    RequestModel,
+    ResponseModel,
+    UtcTimestamp,
+)
 from herald.api.schemas.content import ContentItemOut, SearchResult
+from herald.api.schemas.search_fields import QUERY_SCHEMA, Domains, EntityIds, MediaTypes
 from herald.db.models.monitor import Monitor, MonitorLedgerEntry, MonitorRun
 from herald.monitors.queries import RunTotals, StoredResult
 from herald.monitors.queueing import QueuedTask
-from herald.monitors.rules import LedgerSummary, TaskSummary
+from herald.monitors.rules import MAX_BACKFILL_DATES, LedgerSummary, TaskSummary
 from herald.monitors.saved_search import SavedSearch
 from herald.monitors.service import schedule_of
+
+# The names come from the server's time zone database, so the document describes them instead
+# of listing them (the list would change with the database).
+TIMEZONE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "description": "An IANA time zone name (`invalid_timezone` otherwise).",
+    "examples": ["Europe/Oslo", "America/New_York", "UTC"],
+}
+RUN_TIME_SCHEMA: dict[str, Any] = {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"}
+BACKFILL_DATES_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": DATE_SCHEMA,
+    "minItems": 1,
+    "maxItems": MAX_BACKFILL_DATES,
+    "uniqueItems": True,
+}
 
 SEARCH_DOC = (
     "Saved search: `query` (required), `media_types`, `include_domains` or `exclude_domains` "
@@ -30,6 +56,14 @@ SCHEDULE_DOC = (
     "`frequency` (`hourly` | `daily`, default hourly), `timezone` (IANA, default UTC), "
     "`minute` (hourly, 0-59) or `run_time` (daily, HH:MM); defaults from the creation time."
 )
+
+
+class _SavedSearchIn(ResponseModel):
+    query: str = Field(json_schema_extra=QUERY_SCHEMA)
+    media_types: MediaTypes | None = None
+    include_domains: Domains | None = None
+    exclude_domains: Domains | None = None
+    entity_ids: EntityIds | None = None
 
 
 class SavedSearchOut(ResponseModel):
@@ -51,19 +85,19 @@ class ScheduleOut(ResponseModel):
 
 class _ScheduleIn(ResponseModel):
     frequency: Literal["hourly", "daily"] | None = None
-    timezone: str | None = None
-    minute: int | None = None
-    run_time: str | None = None
+    timezone: Annotated[str, WithJsonSchema(TIMEZONE_SCHEMA)] | None = None
+    minute: int | None = Field(default=None, ge=0, le=59)
+    run_time: Annotated[str, WithJsonSchema(RUN_TIME_SCHEMA)] | None = None
 
 
 # The request bodies are validated by the domain (it picks the pinned error codes), so the
 # models only describe them in the OpenAPI document.
-SavedSearchIn = Annotated[dict[str, Any], WithJsonSchema(SavedSearchOut.model_json_schema())]
+SavedSearchIn = Annotated[dict[str, Any], WithJsonSchema(_SavedSearchIn.model_json_schema())]
 ScheduleIn = Annotated[dict[str, Any], WithJsonSchema(_ScheduleIn.model_json_schema())]
 
 
 class CreateMonitorRequest(RequestModel):
-    name: str = Field(description="Display name.")
+    name: str = Field(description="Display name.", json_schema_extra=NOT_BLANK_SCHEMA)
     description: str | None = Field(default=None, description="Short description.")
     search: SavedSearchIn = Field(description=SEARCH_DOC)
     schedule: ScheduleIn | None = Field(default=None, description=SCHEDULE_DOC)
@@ -71,13 +105,20 @@ class CreateMonitorRequest(RequestModel):
 
 
 class UpdateMonitorRequest(RequestModel):
-    name: str | None = Field(default=None, description="New display name.")
+    name: Annotated[str, WithJsonSchema(NOT_BLANK_SCHEMA)] | None = Field(
+        default=None, description="New display name."
+    )
     schedule: ScheduleIn | None = Field(
         default=None, description="Fields given replace the current ones. " + SCHEDULE_DOC
     )
     # Declared so that sending them is the pinned field_not_allowed, not an unknown field.
-    search: Any = Field(default=None, description="Not allowed: the saved search is fixed.")
-    status: Any = Field(default=None, description="Not allowed: disable with DELETE.")
+    # The schema `not: {}` says no value is ever valid (field_not_allowed).
+    search: Annotated[Any, WithJsonSchema({"not": {}})] = Field(
+        default=None, description="Never allowed: the saved search is fixed."
+    )
+    status: Annotated[Any, WithJsonSchema({"not": {}})] = Field(
+        default=None, description="Never allowed: disable with DELETE."
+    )
 
 
 class RunNowRequest(RequestModel):
@@ -85,7 +126,9 @@ class RunNowRequest(RequestModel):
 
 
 class BackfillRequest(RequestModel):
-    dates: list[Any] = Field(description="UTC published dates `YYYY-MM-DD`; 1 to 100, distinct.")
+    dates: Annotated[list[Any], WithJsonSchema(BACKFILL_DATES_SCHEMA)] = Field(
+        description="UTC published dates `YYYY-MM-DD`; 1 to 100, distinct."
+    )
     skip_complete: bool = Field(
         default=True,
         description="Skip dates already complete (a job succeeded 72 h after their midnight).",
@@ -93,13 +136,13 @@ class BackfillRequest(RequestModel):
 
 
 class StoreSearchRequest(RequestModel):
-    query: str
-    start_date: str | None = None
-    end_date: str | None = None
-    media_types: list[str] | None = None
-    include_domains: list[str] | None = None
-    exclude_domains: list[str] | None = None
-    entity_ids: list[str] | None = None
+    query: str = Field(json_schema_extra=QUERY_SCHEMA)
+    start_date: DateText | None = None
+    end_date: DateText | None = None
+    media_types: MediaTypes | None = None
+    include_domains: Domains | None = None
+    exclude_domains: Domains | None = None
+    entity_ids: EntityIds | None = None
     limit: int = Field(default=10, ge=1, le=100)
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
 from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery
@@ -15,8 +15,17 @@ from herald.webhooks.service import WebhookConfig
 DeliveryStatus = Literal["pending", "retrying", "succeeded", "failed"]
 
 
+# What the target rules check without DNS: https, a host name, no credentials. Names that resolve
+# to loopback, private or reserved addresses are refused too, which no schema can state.
+TARGET_URL_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "uri",
+    "pattern": "^[Hh][Tt][Tt][Pp][Ss]://[^/?#@:]+(:[0-9]+)?([/?#].*)?$",
+}
+
+
 class PutWebhookRequest(RequestModel):
-    url: str | None = Field(
+    url: Annotated[str, WithJsonSchema(TARGET_URL_SCHEMA)] | None = Field(
         default=None, description="HTTPS target URL; required unless a target exists."
     )
     enabled: bool | None = Field(
@@ -125,9 +134,9 @@ class AttemptRecordOut(ResponseModel):
 
 class AttemptsResponse(ResponseModel):
     events: list[AttemptRecordOut] = Field(description="Attempt records, newest first.")
-    page: int
-    page_size: int
-    has_more: bool
+    page: int = Field(ge=1, le=100_000, description="This page, 1-based.")
+    page_size: int = Field(description="Always 50.", json_schema_extra={"const": 50})
+    has_more: bool = Field(description="Whether page + 1 has records.")
     meta: Meta
 
 
