@@ -12,7 +12,9 @@ hooks below keep the generated valid requests inside them (documented in docs/ap
 start is not after its end, is at most 60 days long for searches and both bounds or neither are
 given to searches; its bounds keep a day clear of the calendar's ends; `include_domains` and
 `exclude_domains` are not combined; a new source's feed URL is not one already added; the
-webhook target stays enabled; a schedule's time zone is a name of the time zone database.
+webhook target stays enabled; a schedule's time zone is a name of the time zone database; no
+string carries a NUL character; a schedule gives `minute` only when hourly and `run_time` only
+when daily; `POST /v1/admin/content` is sent in the ingestion format (JSON Lines or an array).
 Target host names resolve to loopback, which this workspace's settings admit, so no request
 leaves the machine.
 """
@@ -61,6 +63,9 @@ _put = TestClient(_app).put(
 assert _put.status_code == 200, _put.text
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
+# A NUL character is refused in every string of every request (docs/api.md: text that cannot be
+# stored), a rule the document states in words: generated valid requests carry none.
+schema.config.generation.update(allow_x00=False)
 
 _SEARCHES = {"/v1/content/search", "/v1/monitors/{monitor_id}/search"}
 _WINDOWS = {  # path: (start name, end name)
@@ -111,7 +116,12 @@ def _window_is_valid(path: str, values: dict[str, Any] | None) -> bool:
 
 @schemathesis.hook
 def filter_query(ctx: Any, query: dict[str, Any] | None) -> bool:
-    return _window_is_valid(ctx.operation.path, query)
+    path = ctx.operation.path
+    if path == "/v1/admin/content" and isinstance(query, dict):
+        # With a feed or wire `format` the body is a document of that format, which the
+        # schema (the ingestion format) does not describe; those are tested in tests/ingest.
+        return query.get("format") in (None, "jsonl")
+    return _window_is_valid(path, query)
 
 
 @schemathesis.hook
@@ -124,6 +134,12 @@ def filter_body(ctx: Any, body: Any) -> bool:
         return False  # domain_filter_conflict
     if path == "/v1/webhooks" and body.get("enabled") is False:
         return False
+    schedule = body.get("schedule")
+    if isinstance(schedule, dict):
+        given = {k for k, v in schedule.items() if v is not None}
+        daily = schedule.get("frequency") == "daily"  # hourly when not given
+        if ("minute" if daily else "run_time") in given:
+            return False  # minute is for hourly schedules, run_time for daily ones
     return _window_is_valid(path, body)
 
 

@@ -61,7 +61,7 @@ def test_request_rules_are_in_the_schema(app: FastAPI) -> None:
 
     source = _body(doc, "/v1/admin/sources")["properties"]
     assert source["media_type"]["enum"] == ["news", "wire", "podcast"]
-    assert source["format"]["enum"] == ["rss", "ninjs", "jsonl"]
+    assert source["format"]["enum"] == ["rss", "ninjs", "jsonl", "jsonfeed"]
 
     ledger = _param(doc, "/v1/monitors/{monitor_id}/backfills", "start_date")
     assert ledger["anyOf"][0]["format"] == "date"

@@ -6,8 +6,8 @@ rule (415), ``HEAD`` wherever ``GET`` works (answered as the GET, without its bo
 databases cannot store (400, below), and the last-resort 500 envelope (so even a crash carries
 the request id and no traceback).
 
-Every string of every request is checked here, once, before any route runs: header values, the
-URL path, query parameter names and values, and every key and string value of a JSON body at any
+Every string of every request is checked here, once, before any route runs: header values,
+query parameter names and values, and every key and string value of a JSON body at any
 depth. NUL
 characters and invalid Unicode (a lone surrogate, ``"\ud800"`` in JSON) are a 400
 ``invalid_request`` naming the field, so such text is never stored (PostgreSQL refuses NUL, and
@@ -221,9 +221,8 @@ def _unstorable_in_url(scope: Scope) -> Rejection | None:
     for name, value in scope["headers"]:
         if b"\x00" in value:
             return _unstorable(name.decode("latin-1").lower(), "must not contain NUL characters")
-    problem = text_problem(scope["path"])
-    if problem is not None:
-        return _unstorable("path", problem)
+    # The path is not checked here: every path parameter is an id, and an id holding such text
+    # cannot exist, so it is answered like any unknown id (404, by the routes' id check).
     query = scope.get("query_string", b"").decode("latin-1")
     if not query:
         return None
