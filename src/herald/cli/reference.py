@@ -61,7 +61,11 @@ def cli_reference() -> str:
 def settings_reference() -> str:
     lines = [HEADER, "# Configuration\n\n"]
     lines.append(
-        "Herald reads its settings from environment variables (prefix `HERALD_`). "
+        "Herald reads its settings from environment variables (prefix `HERALD_`) and from a "
+        "`.env` file in the current directory, one `HERALD_NAME=value` per line. A variable "
+        "set in the environment wins over the same one in `.env`, and `.env` wins over the "
+        "defaults below. `make run` writes `HERALD_HOME` into the checkout's `.env`, so "
+        "`make run` and a `herald` command run in the checkout use the same data directory. "
         "Generated from `herald.config.Settings`.\n\n"
     )
     lines.append("| variable | default | meaning |\n|---|---|---|\n")
