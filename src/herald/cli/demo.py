@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from sqlalchemy import func, select
 
+from herald.cli.api import local_base_url
 from herald.cli.common import cli_runtime, console
 from herald.db.models.content import ContentItem
 from herald.jobs.queue import pending_count
@@ -24,8 +25,6 @@ from herald.workspaces import service
 DEMO_WORKSPACE = "demo"
 DEMO_LABEL = "make-run"
 FIRST_QUERY = "earthquake"
-# Addresses a server binds to but a client cannot usefully connect to.
-_ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}  # noqa: S104
 
 
 def demo(
@@ -107,9 +106,7 @@ def demo(
 
 def base_url(runtime: Runtime) -> str:
     """Where a client on this machine reaches `herald serve` with the current settings."""
-    host = runtime.settings.host
-    host = _ANY_ADDRESS.get(host, f"[{host}]" if ":" in host else host)
-    return f"http://{host}:{runtime.settings.port}"
+    return local_base_url(runtime.settings.host, runtime.settings.port)
 
 
 def export_lines(base: str, api_key: str) -> list[str]:
