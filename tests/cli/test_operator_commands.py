@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -170,3 +172,26 @@ def extra_item() -> bytes:
             "body": "A later story about interest rates. " * 3,
         }
     ).encode()
+
+
+def test_an_unreachable_database_is_one_plain_message_not_a_traceback(tmp_path: Path) -> None:
+    herald_bin = Path(sys.executable).with_name("herald")
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    env |= {
+        "HERALD_HOME": str(tmp_path / "home"),
+        "HERALD_DATABASE_URL": f"postgresql://herald:s3cret@127.0.0.1:{port}/herald",
+    }
+    result = subprocess.run(
+        [herald_bin, "db", "upgrade"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        f"cannot use the database postgresql+psycopg://herald:***@127.0.0.1:{port}/herald: "
+        "connection failed:"
+    )
+    assert "Connection refused" in result.stderr
+    assert "s3cret" not in result.stderr
+    assert "Traceback" not in result.stderr

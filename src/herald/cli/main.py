@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from herald import __version__
 from herald.cli import clusters as clusters_cli
@@ -15,8 +19,34 @@ from herald.cli import mcp as mcp_cli
 from herald.cli import monitors as monitors_cli
 from herald.cli import search as search_cli
 from herald.cli import webhooks as webhooks_cli
+from herald.cli.common import console, load_settings
 
-app = typer.Typer(
+
+class _Herald(typer.Typer):
+    """The app, with a plain message instead of a traceback when the database is unreachable
+    (the first error of many installations; docs/troubleshooting.md)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except OperationalError as exc:
+            print_database_error(exc)
+            sys.exit(1)
+
+
+def print_database_error(exc: OperationalError) -> None:
+    settings = load_settings()
+    where = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
+    reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    console.print(
+        f"[red]cannot use the database[/] {escape(where)}: {escape(reason)}\n"
+        "Check HERALD_DATABASE_URL (environment or .env) and that the database server is "
+        "running and accepts connections (docs/troubleshooting.md).",
+        soft_wrap=True,
+    )
+
+
+app = _Herald(
     name="herald",
     help="Herald: self-hosted content intelligence (news, wire, podcasts).",
     no_args_is_help=True,
