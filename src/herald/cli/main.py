@@ -40,8 +40,9 @@ def print_database_error(exc: OperationalError) -> None:
     reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
     console.print(
         f"[red]cannot use the database[/] {escape(where)}: {escape(reason)}\n"
-        "Check HERALD_DATABASE_URL (environment or .env) and that the database server is "
-        "running and accepts connections (docs/troubleshooting.md).",
+        "Check HERALD_DATABASE_URL (environment or .env), that the database server is "
+        "running and accepts connections, and that its disk has room "
+        "(docs/troubleshooting.md).",
         soft_wrap=True,
     )
 
