@@ -5,7 +5,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 CODE := src tests bench scripts clients/python/src
-export HERALD_HOME ?= $(CURDIR)/.herald
+# The data directory as Herald resolves it: the environment, then ./.env, then ./.herald (what
+# `make run` writes into .env, so that `make run` and a bare `herald` here agree).
+ENV_HERALD_HOME := $(HERALD_HOME)
+-include .env
+HERALD_HOME := $(or $(ENV_HERALD_HOME),$(HERALD_HOME),$(CURDIR)/.herald)
 
 .PHONY: setup run test lint typecheck docs clean-data
 
@@ -22,6 +26,7 @@ $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 setup: $(STAMP)
 
 run: setup
+	@grep -qs '^HERALD_HOME=' .env || echo 'HERALD_HOME=$(CURDIR)/.herald' >> .env
 	$(BIN)/herald db upgrade
 	$(BIN)/herald demo
 	$(BIN)/herald serve

@@ -66,7 +66,8 @@ def test_readme_links_every_user_doc() -> None:
 
 def test_relative_links_between_docs_resolve() -> None:
     broken = []
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for page in pages:
         name = str(page.relative_to(ROOT))
         for target in LINK.findall(page.read_text()):
             if target.startswith(("http://", "https://", "mailto:")):
@@ -89,3 +90,39 @@ def _anchors(page: Path) -> set[str]:
         slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
         found.add(slug)
     return found
+
+
+def test_contributing_points_to_the_contributor_docs() -> None:
+    contributing = (ROOT / "CONTRIBUTING.md").read_text()
+    assert "](docs/dev/)" in contributing
+    assert "](CONTRIBUTING.md)" in (ROOT / "README.md").read_text()
+
+
+def test_contributor_and_operator_docs_name_no_machine_paths() -> None:
+    pages = [
+        ROOT / "CONTRIBUTING.md",
+        *sorted((ROOT / "docs" / "dev").glob("*.md")),
+        ROOT / "docs" / "deployment.md",
+        ROOT / "docs" / "troubleshooting.md",
+        ROOT / "docs" / "architecture.md",
+    ]
+    for page in pages:
+        text = page.read_text()
+        for needle in ("/work/", "../shared", "API-DECISIONS", "the spec"):
+            assert needle not in text, f"{page.name} names {needle}"
+
+
+def test_the_architecture_diagram_follows_an_item_to_webhooks() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    diagram = text.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert diagram.startswith("flowchart")
+    for stage in (
+        "enrich.item",
+        "search.sync",
+        "clusters.assign",
+        "monitors.dated_job",
+        "webhooks.dispatch",
+        "/console",
+        "/mcp",
+    ):
+        assert stage in diagram, stage

@@ -1,4 +1,8 @@
-"""All settings in one place: environment variables with the ``HERALD_`` prefix."""
+"""All settings in one place: environment variables with the ``HERALD_`` prefix.
+
+A ``.env`` file in the current directory supplies the same variables; a variable set in the real
+environment wins over the file, and the file over the defaults (docs/configuration.md).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,13 @@ DEFAULT_HOME = Path.home() / ".herald"
 class Settings(BaseSettings):
     """Herald's configuration; every field is documented in docs/configuration.md (tested)."""
 
-    model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="HERALD_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        frozen=True,
+    )
 
     home: Path = Field(
         default=DEFAULT_HOME,

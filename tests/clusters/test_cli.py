@@ -29,11 +29,16 @@ def test_rebuild_clusters_the_store_and_reports_progress(
     assert result.stdout.strip() == (
         f"clustered {count} items into {len(STORIES)} clusters (0 skipped)"
     )
-    # The progress bar goes to stderr (stdout stays clean for scripts): items done of all.
-    assert "clustering" in result.stderr
-    assert f"{count}/{count}" in result.stderr
+    # Not on a terminal (a pipe, a log): no progress bar.
+    assert "clustering" not in result.stderr
     assert len(clusters(runtime)) == len(STORIES)
     assert None not in cluster_of(runtime).values()
+    # On a terminal the progress bar goes to stderr (stdout stays clean): items done of all.
+    again = runner.invoke(app, ["clusters", "rebuild"], env=env | {"TTY_COMPATIBLE": "1"})
+    assert again.exit_code == 0, again.output
+    assert "clustering" in again.stderr
+    assert f"{count}/{count}" in again.stderr
+    assert again.stdout == result.stdout
 
 
 def test_rebuild_reports_progress_after_every_chunk(

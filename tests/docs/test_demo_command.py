@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
-import shlex
+import subprocess
 
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -12,7 +13,8 @@ from herald.cli.main import app
 from herald.config import Settings
 
 runner = CliRunner()
-KEY_LINE = re.compile(r"Admin API key \(workspace demo, shown once\):\n\s+(hk_\S+)")
+KEY_LINE = re.compile(r"^\s+export HERALD_API_KEY=(hk_\S+)$", re.M)
+EXPORTS = re.compile(r"^\s+(export HERALD_\w+=\S+)$", re.M)
 
 
 def env_for(settings: Settings, **extra: str) -> dict[str, str]:
@@ -57,9 +59,20 @@ def test_it_prints_the_first_search_and_the_docs_for_the_configured_address(
     printed = run_demo(settings, HERALD_PORT="9123")
     key = KEY_LINE.search(printed)
     assert key
+    exports = EXPORTS.findall(printed)
+    assert exports == [
+        f"export HERALD_API_KEY={key.group(1)}",
+        "export HERALD_BASE_URL=http://127.0.0.1:9123",
+    ]
     [curl] = [line.strip() for line in printed.splitlines() if line.strip().startswith("curl ")]
-    assert shlex.split(curl) == [
-        "curl",
+    # The curl line as a shell runs it after the exports: its words, with the variables expanded.
+    words = subprocess.run(
+        ["bash", "-c", "\n".join([*exports, curl.replace("curl", "printf '%s\\n'", 1)])],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert words == [
         "-s",
         "http://127.0.0.1:9123/v1/content/search",
         "-H",
@@ -79,3 +92,14 @@ def test_a_server_on_every_interface_is_shown_at_loopback(settings: Settings) ->
     assert "API docs: http://127.0.0.1:8080/docs" in printed
     printed = run_demo(settings, HERALD_HOST="::1")
     assert "API docs: http://[::1]:8080/docs" in printed
+
+
+def test_json_prints_the_key_and_the_address(settings: Settings, client: TestClient) -> None:
+    result = runner.invoke(
+        app, ["demo", "--skip-data", "--json"], env=env_for(settings, HERALD_PORT="9124")
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert set(payload) == {"team_id", "api_key", "base_url"}
+    assert payload["base_url"] == "http://127.0.0.1:9124"
+    assert client.get("/v1/monitors", headers={"x-api-key": payload["api_key"]}).is_success

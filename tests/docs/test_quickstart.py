@@ -1,15 +1,19 @@
 """docs/quickstart.md, followed word for word as a new user would, against real processes.
 
-``make run`` is the three commands of its Makefile target (checked here), run as subprocesses on
-a fresh data directory; the printed ``curl`` command is run as printed; the page's Python blocks
-run in order in one namespace (the user's Python session) against the real ``herald serve``; its
-shell blocks run with bash in the "checkout" directory; the receiver is the page's own script,
-serving HTTPS with the certificate the page's ``trustme`` command made, and it must print the
-signed deliveries it verified.
+``make run`` is the commands of its Makefile target (checked here), run in a fresh "checkout"
+directory: the line that writes ``HERALD_HOME`` into ``.env``, then three ``herald`` commands as
+subprocesses that find the data directory through that file alone. The ``export`` lines
+``herald demo`` prints are the page's, and they set the environment of the user's second
+terminal and Python session; the printed ``curl`` command is run as printed, after them. The
+page's Python blocks run in order in one namespace (the user's Python session) against the real
+``herald serve``; its shell blocks run with bash in the "checkout" directory; the receiver is
+the page's own script, serving HTTPS with the certificate the page's ``trustme`` command made,
+and it must print the signed deliveries it verified.
 
 Differences from a user's machine, all for speed or isolation: a free port instead of 8080 (and
-8443) through ``HERALD_PORT``/``PORT``, the model-free embedder, a 7-entity knowledge base and
-NER over the first 300 characters of each item (the demo corpus still loads in full).
+8443) through ``HERALD_PORT``/``PORT`` (so the printed base URL carries that port), the
+model-free embedder, a 7-entity knowledge base and NER over the first 300 characters of each
+item (the demo corpus still loads in full).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import json
 import os
 import queue
 import re
-import shlex
 import signal
 import socket
 import subprocess
@@ -138,11 +141,15 @@ def processes() -> Iterator[list[subprocess.Popen[Any]]]:
             process.stdout.close()
 
 
-def test_make_run_is_the_three_commands_the_quickstart_describes() -> None:
+def make_run_recipe() -> list[str]:
     makefile = (ROOT / "Makefile").read_text()
-    assert "export HERALD_HOME ?= $(CURDIR)/.herald" in makefile
     recipe = makefile.split("\nrun: setup\n", 1)[1].split("\n\n", 1)[0]
-    assert [line.strip() for line in recipe.splitlines()] == [
+    return [line.strip() for line in recipe.splitlines()]
+
+
+def test_make_run_is_the_commands_the_quickstart_describes() -> None:
+    assert make_run_recipe() == [
+        "@grep -qs '^HERALD_HOME=' .env || echo 'HERALD_HOME=$(CURDIR)/.herald' >> .env",
         "$(BIN)/herald db upgrade",
         "$(BIN)/herald demo",
         "$(BIN)/herald serve",
@@ -150,11 +157,22 @@ def test_make_run_is_the_three_commands_the_quickstart_describes() -> None:
     assert doc_blocks()["make-run"].strip() == "make run"
 
 
+def test_make_run_keeps_a_dot_env_it_finds_and_adds_the_data_directory(tmp_path: Path) -> None:
+    write_env = make_run_recipe()[0].removeprefix("@").replace("$(CURDIR)", str(tmp_path))
+    (tmp_path / ".env").write_text("HERALD_LOG_LEVEL=DEBUG\n")
+    for _ in range(2):  # a second run leaves the file as it is
+        subprocess.run(["bash", "-c", write_env], cwd=tmp_path, check=True)
+    assert (tmp_path / ".env").read_text() == (
+        f"HERALD_LOG_LEVEL=DEBUG\nHERALD_HOME={tmp_path}/.herald\n"
+    )
+
+
 def test_the_quickstart_word_for_word(
     checkout: Path,
     processes: list[subprocess.Popen[Any]],
     session: dict[str, Any],
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     blocks = doc_blocks()
     port, receiver_port = free_port(), free_port()
@@ -168,18 +186,22 @@ def test_the_quickstart_word_for_word(
         "HERALD_NER_MAX_CHARS": "300",
         "HERALD_LOG_FORMAT": "text",
     }
-    make_env = env | {"HERALD_HOME": str(checkout / ".herald")}  # what the Makefile exports
 
-    # 1. make run: herald db upgrade, herald demo, herald serve.
-    subprocess.run([HERALD, "db", "upgrade"], env=make_env, cwd=checkout, check=True)
+    # 1. make run: .env gets the data directory; herald db upgrade, herald demo, herald serve
+    # find it there (the environment has no HERALD_HOME).
+    write_env = make_run_recipe()[0].removeprefix("@").replace("$(CURDIR)", str(checkout))
+    subprocess.run(["bash", "-c", write_env], cwd=checkout, check=True)
+    subprocess.run([HERALD, "db", "upgrade"], env=env, cwd=checkout, check=True)
+    assert (checkout / ".herald" / "herald.db").is_file()
     demo = subprocess.run(
-        [HERALD, "demo"], env=make_env, cwd=checkout, capture_output=True, text=True, check=True
+        [HERALD, "demo"], env=env, cwd=checkout, capture_output=True, text=True, check=True
     )
     printed = demo.stderr
     assert "loaded 951 demo items" in printed
-    key_match = re.search(r"Admin API key \(workspace demo, shown once\):\n\s+(hk_\S+)", printed)
+    key_match = re.search(r"^\s+export HERALD_API_KEY=(hk_\S+)$", printed, re.M)
     assert key_match, printed
     api_key = key_match.group(1)
+    exports = [line.strip() for line in printed.splitlines() if line.strip().startswith("export ")]
     [curl] = [line.strip() for line in printed.splitlines() if line.strip().startswith("curl ")]
     assert f"API docs: {base_url}/docs" in printed
     assert f"Web console: {base_url}/console (sign in with the key above)" in printed
@@ -188,7 +210,7 @@ def test_the_quickstart_word_for_word(
         processes.append(
             subprocess.Popen(
                 [HERALD, "serve"],
-                env=make_env,
+                env=env,
                 cwd=checkout,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -197,10 +219,23 @@ def test_the_quickstart_word_for_word(
         )
     wait_until_up(base_url, processes[-1], serve_log)
 
-    # 2. The printed curl command is the page's, and it returns ranked results.
-    documented = blocks["curl"].strip().replace("YOUR_KEY", api_key)
-    assert curl == documented.replace("http://127.0.0.1:8080", base_url)
-    answer = subprocess.run(shlex.split(curl), capture_output=True, text=True, check=True)
+    # 2. The printed export lines and curl command are the page's; pasted into the second
+    # terminal they return ranked results.
+    documented = [line.split("  #")[0] for line in blocks["exports"].strip().splitlines()]
+    documented_key = documented[0].removeprefix("export HERALD_API_KEY=")
+    assert exports == [
+        line.replace(documented_key, api_key).replace("http://127.0.0.1:8080", base_url)
+        for line in documented
+    ]
+    assert curl == blocks["curl"].strip()
+    terminal = env | dict(line.removeprefix("export ").split("=", 1) for line in exports)
+    answer = subprocess.run(
+        ["bash", "-c", "\n".join([*exports, curl])],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     results = json.loads(answer.stdout)["results"]
     assert len(results) >= 3
     scores = [r["score"] for r in results]
@@ -216,9 +251,12 @@ def test_the_quickstart_word_for_word(
     assert "//" not in httpx.get(f"{base_url}/docs", timeout=10).text.split("<body>")[1]
 
     # 3-4. The Python session: search, then a monitor filled by a backfill.
+    # The Python session starts in that terminal: it has the two variables.
+    for name in ("HERALD_API_KEY", "HERALD_BASE_URL"):
+        monkeypatch.setenv(name, terminal[name])
+
     def run_python(name: str, **replace: str) -> str:
-        code = blocks[name].replace("http://127.0.0.1:8080", base_url)
-        code = code.replace("YOUR_KEY", api_key)
+        code = blocks[name]
         for old, new in replace.items():
             code = code.replace(old, new)
         exec(compile(code, f"docs/quickstart.md:{name}", "exec"), session)
@@ -236,12 +274,11 @@ def test_the_quickstart_word_for_word(
     subprocess.run(["bash", "-c", in_venv(blocks["certs"])], cwd=checkout, check=True)
     assert (checkout / "certs" / "client.pem").exists()
     stop(processes.pop())
-    restart_env = {k: v for k, v in env.items() if k != "HERALD_HOME"}  # the block sets it
     with serve_log.open("ab") as log:
         processes.append(
             subprocess.Popen(
                 ["bash", "-c", in_venv(blocks["serve-webhooks"])],
-                env=restart_env,
+                env=env,
                 cwd=checkout,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from herald.cli.common import cli_runtime, console, stdout
+from herald.cli.common import JsonOption, cli_runtime, print_json, progress, stdout
 from herald.clusters.service import get_engine
 from herald.clusters.service import rebuild as rebuild_clusters
 
@@ -13,7 +12,7 @@ app = typer.Typer(help="Story clusters.", no_args_is_help=True)
 
 
 @app.command("rebuild")
-def rebuild() -> None:
+def rebuild(as_json: JsonOption = False) -> None:
     """Forget every story cluster and cluster all enriched news and wire items again.
 
     Items are replayed in publication order through the online clusterer, with progress.
@@ -22,21 +21,24 @@ def rebuild() -> None:
     """
     with cli_runtime() as runtime:
         engine = get_engine(runtime)
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-        ) as progress:
-            task = progress.add_task("clustering", total=None)
+        with progress() as bar:
+            task = bar.add_task("clustering", total=None)
 
             def show(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
+                bar.update(task, completed=done, total=total)
 
             outcome = rebuild_clusters(
                 runtime.sessions, engine, clock=runtime.clock, on_progress=show
             )
+    if as_json:
+        print_json(
+            {
+                "clustered": outcome.clustered,
+                "clusters": outcome.created,
+                "skipped": outcome.skipped,
+            }
+        )
+        return
     stdout.print(
         f"clustered {outcome.clustered} items into {outcome.created} clusters "
         f"({outcome.skipped} skipped)"

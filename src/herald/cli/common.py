@@ -1,12 +1,16 @@
-"""What every CLI command shares: settings, logging, a runtime, console output."""
+"""What every CLI command shares: settings, logging, a runtime, console output, progress."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Annotated, Any
 
+import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from herald.config import Settings
 from herald.logging import configure_logging
@@ -15,6 +19,9 @@ from herald.runtime import Runtime
 # Human-facing output goes to stderr so stdout stays clean for --json and piping.
 console = Console(stderr=True)
 stdout = Console(soft_wrap=True)
+
+# The `--json` option of every command that prints data: one JSON document on stdout.
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 
 def load_settings() -> Settings:
@@ -31,3 +38,21 @@ def cli_runtime(*, quiet_logs: bool = True) -> Iterator[Runtime]:
         yield runtime
     finally:
         runtime.close()
+
+
+def progress() -> Progress:
+    """A progress display on stderr, shown only on a terminal (logs and pipes stay clean)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=not console.is_terminal,
+        disable=not console.is_terminal,
+    )
+
+
+def print_json(payload: Any) -> None:
+    """One JSON document on stdout, plain (no colours), for scripts and `jq`."""
+    print(json.dumps(payload, default=str))

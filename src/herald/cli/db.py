@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from herald.cli.common import console, load_settings
+from herald.cli.common import JsonOption, console, load_settings, print_json
 from herald.db.engine import make_engine
 from herald.db.migrate import current_revisions, head_revisions, upgrade
 
@@ -21,16 +21,22 @@ def upgrade_command() -> None:
 
 
 @app.command("current")
-def current_command() -> None:
+def current_command(as_json: JsonOption = False) -> None:
     """Show the schema revision of the database and the latest one available."""
     settings = load_settings()
     engine = make_engine(settings.resolved_database_url)
     try:
-        current = ", ".join(sorted(current_revisions(engine))) or "(empty)"
+        found = sorted(current_revisions(engine))
     finally:
         engine.dispose()
-    heads = ", ".join(sorted(head_revisions(settings.resolved_database_url)))
-    console.print(f"current: {current}\nlatest:  {heads}")
+    latest = sorted(head_revisions(settings.resolved_database_url))
+    if as_json:
+        print_json({"current": found, "latest": latest, "up_to_date": found == latest})
+        return
+    current = ", ".join(found) or "(empty)"
+    console.print(f"current: {current}\nlatest:  {', '.join(latest)}")
+    if found != latest:
+        console.print("[yellow]migrations are pending: run `herald db upgrade`[/]")
 
 
 def _describe(settings: object) -> str:

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from sqlalchemy import func, select
 
+from herald.cli.api import local_base_url
 from herald.cli.common import cli_runtime, console
 from herald.db.models.content import ContentItem
 from herald.jobs.queue import pending_count
@@ -24,8 +25,6 @@ from herald.workspaces import service
 DEMO_WORKSPACE = "demo"
 DEMO_LABEL = "make-run"
 FIRST_QUERY = "earthquake"
-# Addresses a server binds to but a client cannot usefully connect to.
-_ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}  # noqa: S104
 
 
 def demo(
@@ -35,10 +34,19 @@ def demo(
     skip_data: Annotated[
         bool, typer.Option("--skip-data", help="Do not load the demo corpus.")
     ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help='Print only {"team_id", "api_key", "base_url"} as JSON on stdout.'
+        ),
+    ] = False,
 ) -> None:
     """Load the bundled demo corpus if the store is empty, and print a fresh admin key.
 
-    Each run revokes the admin key the previous run printed, so no key is kept in plain text.
+    The key and the server's address are printed as `export HERALD_API_KEY=...` and
+    `export HERALD_BASE_URL=...` lines to paste into a shell, where the Python client,
+    `herald monitors` and `herald webhooks` read them. Each run revokes the admin key the
+    previous run printed, so no key is kept in plain text.
     """
     from herald.ingest.pipeline import PIPELINE_JOB_KINDS
 
@@ -69,15 +77,22 @@ def demo(
                 session, workspace=workspace, role="admin", clock=runtime.clock, label=DEMO_LABEL
             )
         base = base_url(runtime)
+    if as_json:
+        payload = {"team_id": created.team_id, "api_key": created.api_key, "base_url": base}
+        print(json.dumps(payload))
+        return
     console.rule("[bold]Herald is starting")
-    console.print(f"Admin API key (workspace {workspace}, shown once):")
-    console.print(f"  {created.api_key}", soft_wrap=True, highlight=False)
+    console.print(
+        f"Admin API key (workspace {workspace}, shown once) and the server's address; paste "
+        "both lines into the terminal you use next:",
+        soft_wrap=True,
+    )
+    for line in export_lines(base, created.api_key):
+        console.print(f"  {line}", soft_wrap=True, highlight=False)
     if revoked:
         console.print("  (the key an earlier `make run` printed is revoked)")
     console.print("First search, once the server below is up:")
-    console.print(
-        f"  {first_search_command(base, created.api_key)}", soft_wrap=True, highlight=False
-    )
+    console.print(f"  {first_search_command()}", soft_wrap=True, highlight=False)
     if unfinished:
         console.print(
             f"  ({unfinished} enrichment jobs of an earlier run are left: the server finishes "
@@ -92,19 +107,26 @@ def demo(
 
 def base_url(runtime: Runtime) -> str:
     """Where a client on this machine reaches `herald serve` with the current settings."""
-    host = runtime.settings.host
-    host = _ANY_ADDRESS.get(host, f"[{host}]" if ":" in host else host)
-    return f"http://{host}:{runtime.settings.port}"
+    return local_base_url(runtime.settings.host, runtime.settings.port)
 
 
-def first_search_command(base: str, api_key: str) -> str:
+def export_lines(base: str, api_key: str) -> list[str]:
+    """Shell lines that hand the key and the address to every later command and snippet."""
+    return [
+        f"export HERALD_API_KEY={shlex.quote(api_key)}",
+        f"export HERALD_BASE_URL={shlex.quote(base)}",
+    ]
+
+
+def first_search_command() -> str:
+    """The first search, reading the address and the key from the exported variables."""
     body = json.dumps({"query": FIRST_QUERY})
     return " ".join(
         [
             "curl -s",
-            f"{base}/v1/content/search",
+            '"$HERALD_BASE_URL/v1/content/search"',
             "-H",
-            shlex.quote(f"x-api-key: {api_key}"),
+            '"x-api-key: $HERALD_API_KEY"',
             "-H",
             shlex.quote("content-type: application/json"),
             "-d",

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from herald.cli.common import cli_runtime, console, stdout
+from herald.cli.common import JsonOption, cli_runtime, console, print_json, progress, stdout
 from herald.enrich.service import ENRICH_KIND, live_content_ids, queue_enrichment
 from herald.jobs.queue import pending_count
 from herald.jobs.worker import Worker
@@ -18,6 +17,7 @@ def enrich(
         bool,
         typer.Option("--rebuild", help="Queue every live item for enrichment, then run it."),
     ] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Run pending enrichment in this process, with progress.
 
@@ -37,14 +37,8 @@ def enrich(
             total = pending_count(session, kinds=[ENRICH_KIND])
         worker = Worker(runtime)
         done = 0
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-        ) as progress:
-            task = progress.add_task("enriching", total=total)
+        with progress() as bar:
+            task = bar.add_task("enriching", total=total)
             while True:
                 count = worker.run_once()
                 if count == 0:
@@ -52,10 +46,13 @@ def enrich(
                 done += count
                 with runtime.sessions.read() as session:
                     left = pending_count(session, kinds=[ENRICH_KIND])
-                progress.update(task, completed=max(total - left, 0), total=max(total, done))
+                bar.update(task, completed=max(total - left, 0), total=max(total, done))
         with runtime.sessions.read() as session:
             left = pending_count(session, kinds=[ENRICH_KIND])
     # The worker also runs what enrichment queues next (search indexing, clustering).
+    if as_json:
+        print_json({"enriched": max(total - left, 0), "jobs_run": done, "pending": left})
+        return
     stdout.print(
         f"enriched {max(total - left, 0)} items ({done} jobs run in all); "
         f"{left} enrichment jobs still pending"

@@ -285,6 +285,9 @@ def sources_list(
 @sources_app.command("remove")
 def sources_remove(
     source: Annotated[str, typer.Argument(help="Source id or feed URL.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the removed source as JSON on stdout.")
+    ] = False,
 ) -> None:
     """Remove a source (its items stay)."""
     with cli_runtime() as runtime:
@@ -294,6 +297,9 @@ def sources_remove(
         except HeraldError as exc:
             console.print(f"[red]{exc.message}[/]")
             raise typer.Exit(1) from None
+    if as_json:
+        print(json.dumps(source_json(view)))
+        return
     console.print(f"removed source {view.id} ({view.url}); its items stay")
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from herald.cli.common import cli_runtime, console, stdout
+from herald.cli.common import JsonOption, cli_runtime, console, print_json, stdout
 from herald.core.clock import isoformat_z
 from herald.workspaces import service
 
@@ -45,10 +45,30 @@ def create(
 @app.command("list")
 def list_keys(
     workspace: Annotated[str | None, typer.Option(help="Only this workspace.")] = None,
+    as_json: JsonOption = False,
 ) -> None:
     """List keys (never the keys themselves: their id, prefix, role and state)."""
     with cli_runtime() as runtime, runtime.sessions.read() as session:
         keys = service.list_keys(session, workspace=workspace)
+    if as_json:
+        print_json(
+            {
+                "keys": [
+                    {
+                        "key_id": key.key_id,
+                        "workspace": key.workspace,
+                        "team_id": key.team_id,
+                        "role": key.role,
+                        "key_prefix": key.key_prefix,
+                        "label": key.label,
+                        "created_at": isoformat_z(key.created_at),
+                        "revoked_at": isoformat_z(key.revoked_at) if key.revoked_at else None,
+                    }
+                    for key in keys
+                ]
+            }
+        )
+        return
     table = Table("key id", "workspace", "team_id", "role", "prefix", "label", "created", "state")
     for key in keys:
         state = f"revoked {isoformat_z(key.revoked_at)}" if key.revoked_at else "active"

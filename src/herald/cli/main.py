@@ -2,21 +2,81 @@
 
 from __future__ import annotations
 
-import typer
+import sys
+from typing import Annotated, Any
 
+import typer
+from rich.markup import escape
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from herald import __version__
 from herald.cli import clusters as clusters_cli
 from herald.cli import db, demo, ingest, keys, serve
 from herald.cli import enrich as enrich_cli
 from herald.cli import entities as entities_cli
 from herald.cli import mcp as mcp_cli
+from herald.cli import monitors as monitors_cli
 from herald.cli import search as search_cli
+from herald.cli import webhooks as webhooks_cli
+from herald.cli.common import console, load_settings
 
-app = typer.Typer(
+
+class _Herald(typer.Typer):
+    """The app, with a plain message instead of a traceback when the database is unreachable
+    (the first error of many installations; docs/troubleshooting.md)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except OperationalError as exc:
+            print_database_error(exc)
+            sys.exit(1)
+
+
+def print_database_error(exc: OperationalError) -> None:
+    settings = load_settings()
+    where = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
+    reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    console.print(
+        f"[red]cannot use the database[/] {escape(where)}: {escape(reason)}\n"
+        "Check HERALD_DATABASE_URL (environment or .env), that the database server is "
+        "running and accepts connections, and that its disk has room "
+        "(docs/troubleshooting.md).",
+        soft_wrap=True,
+    )
+
+
+app = _Herald(
     name="herald",
     help="Herald: self-hosted content intelligence (news, wire, podcasts).",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"herald {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Herald: self-hosted content intelligence (news, wire, podcasts).
+
+    Settings come from HERALD_* environment variables and a .env file in the current directory
+    (docs/configuration.md). Shell completion: `herald --install-completion`.
+    """
+
+
 app.command("serve")(serve.serve)
 app.command("worker")(serve.worker)
 app.add_typer(db.app, name="db")
@@ -29,6 +89,8 @@ app.command("enrich")(enrich_cli.enrich)
 app.command("search")(search_cli.search)
 app.add_typer(search_cli.index_app, name="index")
 app.add_typer(clusters_cli.app, name="clusters")
+app.add_typer(monitors_cli.app, name="monitors")
+app.add_typer(webhooks_cli.app, name="webhooks")
 app.command("mcp")(mcp_cli.mcp)
 
 if __name__ == "__main__":

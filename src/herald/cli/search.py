@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from herald.cli.common import cli_runtime, console, stdout
+from herald.cli.common import JsonOption, cli_runtime, console, print_json, progress, stdout
 from herald.content.repository import get_items
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
 from herald.search.request import DEFAULT_LIMIT, build_content_search
 from herald.search.service import get_search
+from herald.search.status import index_status
 
 index_app = typer.Typer(help="The search index.", no_args_is_help=True)
 
@@ -106,22 +108,54 @@ def search(
 
 
 @index_app.command("rebuild")
-def rebuild() -> None:
+def rebuild(as_json: JsonOption = False) -> None:
     """Empty the search index and rebuild it from the database (safe while serving)."""
-    with cli_runtime() as runtime:
+    with cli_runtime() as runtime, progress() as bar:
         search = get_search(runtime)
         started = time.monotonic()
+        task = bar.add_task("emptying the index", total=3)
+        search.index.clear()
         with runtime.sessions.read() as session:
-            applied = search.rebuild(session)
+            bar.update(task, description="indexing text (shared index)", completed=1)
+            applied = search.catch_up(session, shared_only=True)
+            bar.update(task, description="indexing vectors", completed=2)
+            applied = max(applied, search.catch_up(session))
+        bar.update(task, description="saving", completed=2)
+        search.persist()
+        bar.update(task, description="done", completed=3)
         elapsed = time.monotonic() - started
+    if as_json:
+        print_json({"backend": search.backend, "items": applied, "seconds": round(elapsed, 3)})
+        return
     stdout.print(f"rebuilt the {search.backend} search index: {applied} items in {elapsed:.1f} s")
 
 
 @index_app.command("status")
-def status() -> None:
-    """Show whether the search index has applied every change in the database."""
+def status(as_json: JsonOption = False) -> None:
+    """Show how far the search index is behind the database, changing neither.
+
+    Pending changes are normal while nothing searches: a running server applies them at its
+    next search, `herald index rebuild` at once. Per-process vector graphs are not shown (each
+    process catches its own up when it starts).
+    """
     with cli_runtime() as runtime:
-        search = get_search(runtime)
-        with runtime.sessions.read() as session:
-            applied = search.catch_up(session)
-    stdout.print(f"{search.backend} search index is current (applied {applied} pending changes)")
+        found = index_status(runtime)
+    if as_json:
+        print_json({**asdict(found), "current": found.current})
+    elif found.problem:
+        stdout.print(f"{found.backend} search index cannot be used: {escape(found.problem)}")
+    elif not found.exists:
+        stdout.print(
+            f"no {found.backend} search index yet: the first search or `herald index rebuild` "
+            f"builds it ({found.pending} items to index)"
+        )
+    elif found.current:
+        stdout.print(
+            f"{found.backend} search index is current (change {found.applied_seq} applied)"
+        )
+    else:
+        stdout.print(
+            f"{found.backend} search index is {found.pending} changed items behind the database "
+            f"(applied change {found.applied_seq} of {found.latest_seq}); the next search "
+            "applies them"
+        )

@@ -82,11 +82,14 @@ def import_entities(
     return ImportReport(written, problems)
 
 
-def seed_knowledge_base(runtime: Runtime, *, force: bool = False) -> int:
+def seed_knowledge_base(
+    runtime: Runtime, *, force: bool = False, progress: Callable[[int], None] | None = None
+) -> int:
     """Load the configured seed into the database once (``HERALD_ENTITY_SEED``).
 
     Seed rows never overwrite existing entities, so an operator's imports and edits survive a
     re-seed; a second process seeding at the same time only finds nothing left to insert.
+    ``progress`` is called with the number of lines of each batch read.
     """
     source = runtime.settings.entity_seed
     if source == "none":
@@ -97,7 +100,12 @@ def seed_knowledge_base(runtime: Runtime, *, force: bool = False) -> int:
             return 0
     with open_entity_file(path) as handle, runtime.sessions.write() as session:
         report = import_entities(
-            session, handle, now=runtime.clock.now(), origin="seed", replace=False
+            session,
+            handle,
+            now=runtime.clock.now(),
+            origin="seed",
+            replace=False,
+            progress=progress,
         )
     for problem in report.problems[:10]:
         log.warning("seed line %d skipped: %s", problem.line, problem.message)

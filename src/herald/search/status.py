@@ -1,0 +1,62 @@
+"""How far the search index is behind the database, read without changing either.
+
+`herald index status` uses this. Searching or ``catch_up`` would apply the pending changes (and
+save the vector graph): a status check must not, so it reads the shared index's watermark and
+counts the content changes above it, and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from herald.search.feed import summarize
+from herald.search.lexical import _META_FILE, LexicalIndex
+from herald.search.postgres import _read_watermark
+from herald.search.service import choose_backend
+
+if TYPE_CHECKING:
+    from herald.runtime import Runtime
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    backend: str  # embedded or postgresql
+    exists: bool  # False: no index yet (the first search or `herald index rebuild` builds it)
+    applied_seq: int  # the last content change the shared index reflects
+    latest_seq: int  # the last content change in the database
+    pending: int  # items changed after ``applied_seq``: the next search applies them
+    problem: str | None = None  # the index cannot be opened as it is (e.g. an old schema)
+
+    @property
+    def current(self) -> bool:
+        return self.exists and self.problem is None and self.pending == 0
+
+
+def index_status(runtime: Runtime) -> IndexStatus:
+    """The shared index against the database: Tantivy's watermark (embedded) or the projection
+    row (PostgreSQL). Per-process vector graphs catch up by themselves when a process starts."""
+    backend = choose_backend(runtime)
+    problem = None
+    with runtime.sessions.read() as session:
+        if backend == "postgresql":
+            applied = _read_watermark(session)
+            exists = True
+        else:
+            path = runtime.settings.index_dir / "lexical"
+            exists = (path / _META_FILE).is_file()  # checked first: opening would create it
+            applied = 0
+            if exists:
+                try:
+                    applied = LexicalIndex(path).applied_seq()
+                except (RuntimeError, ValueError) as exc:
+                    problem = str(exc)
+        changes = summarize(session, applied)
+    return IndexStatus(
+        backend=backend,
+        exists=exists,
+        applied_seq=applied,
+        latest_seq=changes.top,
+        pending=changes.count,
+        problem=problem,
+    )

@@ -1,0 +1,122 @@
+"""`herald monitors ...` and `herald webhooks ...` against a real server on loopback, both
+databases: they go through the HTTP API with the key of one workspace."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from typer.testing import CliRunner
+
+from herald.cli.main import app
+from tests.cli.conftest import Served
+
+runner = CliRunner()
+
+
+def herald(served: Served, *args: str, key: str | None = None, code: int = 0) -> Any:
+    result = runner.invoke(app, list(args), env=served.env(key))
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    return result
+
+
+def as_json(served: Served, *args: str, key: str | None = None) -> Any:
+    return json.loads(herald(served, *args, "--json", key=key).stdout)
+
+
+def test_create_backfill_and_results_of_a_monitor(served: Served) -> None:
+    created = as_json(
+        served, "monitors", "create", "Quakes", "--query", "earthquake",
+        "--media-type", "news", "--media-type", "wire",
+        "--frequency", "daily", "--run-time", "07:00", "--timezone", "Europe/Paris",
+    )  # fmt: skip
+    monitor_id = created["id"]
+    assert monitor_id.startswith("mon_")
+    assert created["search"]["media_types"] == ["news", "wire"]
+    assert created["schedule"]["run_time"] == "07:00"
+    assert created["schedule"]["timezone"] == "Europe/Paris"
+
+    listed = as_json(served, "monitors", "list")["monitors"]
+    assert [m["id"] for m in listed] == [monitor_id]
+    # Another workspace's key sees none of it: the key selects the workspace.
+    assert as_json(served, "monitors", "list", key=served.other_key)["monitors"] == []
+
+    today = dt.datetime.now(dt.UTC).date()
+    task = as_json(
+        served, "monitors", "backfill", monitor_id,
+        "--start-date", (today - dt.timedelta(days=6)).isoformat(),
+        "--end-date", today.isoformat(), "--wait", "--timeout", "120",
+    )  # fmt: skip
+    assert task["status"] == "succeeded", task
+    assert task["summary"]["succeeded"] == 7
+    assert len(task["tasks"]) == 7
+
+    found = as_json(served, "monitors", "results", monitor_id)
+    titles = sorted(r["content_item"]["title"] for r in found["results"])
+    assert titles == [
+        "Earthquake shakes the coast of Chile",
+        "Strong earthquake hits Chile, buildings damaged",
+    ]
+    assert len(as_json(served, "monitors", "results", monitor_id, "--limit", "1")["results"]) == 1
+
+    shown = as_json(served, "monitors", "show", monitor_id)
+    assert shown["monitor"]["id"] == monitor_id
+    assert shown["ledger"]["succeeded"] == 7
+    assert shown["runs"]
+    table = herald(served, "monitors", "show", monitor_id).stdout
+    assert "Quakes" in table
+    assert "dates: 7 (7 succeeded" in table
+
+    queued = as_json(served, "monitors", "run", monitor_id)
+    assert queued["task_id"]
+    assert queued["summary"]["requested"] == 4
+
+
+def test_api_errors_end_the_command_with_the_code_and_message(served: Served) -> None:
+    missing = herald(served, "monitors", "show", "mon_doesnotexist", code=1)
+    assert "not_found" in missing.stderr
+    too_many = herald(
+        served, "monitors", "backfill", "mon_x", "--start-date", "2026-01-01",
+        "--end-date", "2026-12-31", code=2,
+    )  # fmt: skip
+    assert "1 to 100 dates" in too_many.stderr
+    bad_zone = herald(
+        served, "monitors", "create", "Bad", "--query", "x", "--timezone", "Mars/Olympus", code=1
+    )
+    assert "invalid_timezone" in bad_zone.stderr
+    result = runner.invoke(app, ["monitors", "list"], env=served.env() | {"HERALD_API_KEY": ""})
+    assert result.exit_code == 2
+    assert "HERALD_API_KEY" in result.stderr
+    unreachable = runner.invoke(
+        app, ["webhooks", "show"], env=served.env() | {"HERALD_BASE_URL": "http://127.0.0.1:9"}
+    )
+    assert unreachable.exit_code == 1
+    assert "cannot reach Herald at http://127.0.0.1:9" in unreachable.stderr
+
+
+def test_webhook_target_test_delivery_and_attempts(served: Served) -> None:
+    assert as_json(served, "webhooks", "show") == {
+        "configured": False, "url": None, "enabled": False, "signing_secret": None,
+    }  # fmt: skip
+    url = served.receiver.url("/herald", host="127.0.0.1")
+    set_once = as_json(served, "webhooks", "set", "--url", url)
+    assert set_once["webhook"]["url"] == url
+    assert set_once["new_signing_secret"].startswith("whsec_")
+    shown = herald(served, "webhooks", "show").stdout
+    assert f"url: {url}" in shown
+    assert set_once["new_signing_secret"] not in shown  # only the preview
+
+    delivery = as_json(served, "webhooks", "test")
+    assert delivery["event_type"] == "webhook.test"
+    assert delivery["delivery_status"] == "succeeded"
+    assert delivery["last_http_status"] == 200
+    [received] = served.receiver.requests
+    assert json.loads(received.body)["type"] == "webhook.test"
+
+    attempts = as_json(served, "webhooks", "deliveries")["attempts"]
+    assert [(a["event_id"], a["http_status"]) for a in attempts] == [(delivery["event_id"], 200)]
+    assert as_json(served, "webhooks", "set", "--disable")["webhook"]["enabled"] is False
+    assert "new_signing_secret" not in herald(served, "webhooks", "set", "--enable").stdout
+    refused = herald(served, "webhooks", "set", "--url", "http://example.com/hook", code=1)
+    assert "invalid_webhook_url" in refused.stderr
