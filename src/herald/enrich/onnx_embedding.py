@@ -174,7 +174,8 @@ def _json(path: Path, *, missing_ok: bool = False) -> dict[str, Any]:
 
 def _check_stack(folder: Path, name: str) -> None:
     """sentence-transformers' modules.json: a transformer, mean pooling, maybe normalisation."""
-    modules = _json(folder / "modules.json", missing_ok=True) or []
+    path = folder / "modules.json"
+    modules: list[dict[str, Any]] = json.loads(path.read_text("utf-8")) if path.is_file() else []
     kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
     if modules and (kinds[0] != "Transformer" or any(k not in _SUPPORTED_MODULES for k in kinds)):
         raise UnsupportedModel(f"{name}: modules {kinds}, not transformer + mean pooling")
