@@ -18,8 +18,8 @@ export HERALD_HOME ?= $(CURDIR)/.herald
 # model runs on ONNX Runtime).
 $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	@test -n "$(PYTHON)" && "$(PYTHON)" -c '$(SUPPORTED)' 2>/dev/null || { \
-	  echo "Herald needs Python 3.11, 3.12 or 3.13: none found as python3.13, python3.12," \
-	    "python3.11 or python3 (PYTHON='$(PYTHON)'); install one or run make PYTHON=/path/to/python" >&2; \
+	  echo "Herald needs Python 3.11, 3.12 or 3.13: PYTHON='$(PYTHON)' is none of them (tried" \
+	    "python3.13, python3.12, python3.11, python3); install one or run make PYTHON=/path/to/python" >&2; \
 	  exit 1; }
 	@test -x $(BIN)/python || "$(PYTHON)" -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade 'pip>=25'
