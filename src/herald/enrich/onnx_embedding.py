@@ -1,21 +1,24 @@
-"""Sentence embeddings on ONNX Runtime: the same model and the same vectors as the torch path,
-at less than half its CPU.
+"""Sentence embeddings on ONNX Runtime, with no torch at run time.
 
-Measured on one host (2 cores, AMD EPYC, all-MiniLM-L6-v2): one 14-word-piece query 3.8 ms
-instead of 9.0 ms of CPU, a 128-word-piece article 22 instead of 48 ms; cosine to the torch
-vectors >= 0.9999999 (tests/enrich/test_onnx_embedding.py). Eager torch spends most of a short
-input's time dispatching small operators from Python; ONNX Runtime runs the fused graph in C++.
+The graph is assembled from the model's released weights (:mod:`herald.enrich.bert_onnx`) and
+the text is split by the model's own ``tokenizer.json`` (HF tokenizers). Vectors agree with the
+original model run by sentence-transformers to cosine >= 0.99999 in float32
+(tests/enrich/test_onnx_embedding.py, against reference vectors stored in the tests).
 
-``precision="int8"`` quantises the weights of the graph's matrix products (dynamic quantisation,
-one scale per output channel) after the export: about 2.2x less CPU per article again, vectors
+``precision="int8"`` quantises the weights of the graph's matrix products (ONNX Runtime's
+dynamic quantisation, one scale per output channel): about 2.2x less CPU per article, vectors
 within cosine 0.98 (mean 0.994) of float32. Such vectors carry the model name with ``#int8``
 appended, so an index never mixes them with float32 ones.
 
-The graph is exported from the loaded sentence-transformers model when the embedder is built
-(about 2 s, in memory, nothing written to disk), so any compatible model a user configures works
-without a conversion step. Compatible means the plain sentence-embedding stack: a transformer,
-mean pooling, and optionally normalisation. Anything else (CLS or max pooling, a dense head) is
-reported by :class:`UnsupportedModel` and the caller keeps the torch path.
+Building and quantising the graph takes a few seconds; with ``cache_dir`` (the runtime passes
+HOME/models) the result is written there once and later processes load it. A cached graph is
+keyed by the SHA-256 of the weights it was built from and checked against its own recorded
+digest when loaded (a damaged one is rebuilt).
+
+Models covered: a folder holding a BERT encoder (``config.json`` with ``model_type`` bert,
+``model.safetensors``, ``tokenizer.json``) with sentence-transformers' mean pooling and optional
+normalisation. Anything else is reported by :class:`UnsupportedModel`; such models run on torch
+with the optional ``herald[torch]`` extra.
 """
 
 from __future__ import annotations
@@ -25,29 +28,43 @@ import logging
 import os
 import tempfile
 import threading
-import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from herald.enrich.embedding import (
-    DEFAULT_MAX_TOKENS,
-    ModelEmbedder,
-    Vectors,
-    load_sentence_transformer,
-    model_dimension,
+from herald.enrich.bert_onnx import BUILDER_VERSION, BertShape, build_graph
+from herald.enrich.embedding import DEFAULT_MAX_TOKENS, ModelEmbedder, Vectors
+from herald.enrich.model_files import (
+    EMBEDDING_MODEL,
+    bundled_embedding_folder,
+    sha256_file,
+    verify_model_folder,
 )
 
 __all__ = ["PRECISIONS", "OnnxEmbedder", "UnsupportedModel"]
 
+log = logging.getLogger(__name__)
+
 PRECISIONS = frozenset({"float32", "int8"})
 
 _SUPPORTED_MODULES = ("Transformer", "Pooling", "Normalize")
+_WEIGHTS = "model.safetensors"
 
 
 class UnsupportedModel(Exception):
-    """The model is not a transformer + mean pooling stack this embedder can export."""
+    """The model is not a BERT + mean pooling folder this embedder can build a graph for."""
+
+
+@dataclass(frozen=True)
+class _ModelFolder:
+    folder: Path
+    name: str
+    shape: BertShape
+    max_seq_length: int
+    lower_case: bool
+    weights_sha256: str
 
 
 class OnnxEmbedder(ModelEmbedder):
@@ -58,22 +75,20 @@ class OnnxEmbedder(ModelEmbedder):
         batch_size: int = 64,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         precision: str = "float32",
+        cache_dir: Path | None = None,
     ) -> None:
         import onnxruntime as ort
 
         if precision not in PRECISIONS:
             raise ValueError(f"precision {precision!r}: expected one of {sorted(PRECISIONS)}")
-        st_model, name = load_sentence_transformer(model, max_tokens=max_tokens)
-        transformer = _check_stack(st_model)
-        self._name = name if precision == "float32" else f"{name}#{precision}"
+        found = _open_model(model)
+        self._name = found.name if precision == "float32" else f"{found.name}#{precision}"
         self.precision = precision
-        self._dimension = model_dimension(st_model, name)
-        self._tokenizer: Any = transformer.tokenizer
-        self._max_tokens = int(st_model.max_seq_length)
+        self._dimension = found.shape.hidden
+        self._lower_case = found.lower_case
+        self._tokenizer = _tokenizer(found.folder, min(found.max_seq_length, max_tokens))
         self._batch_size = batch_size
-        graph, self._inputs = _export(
-            transformer.auto_model, self._tokenizer, int8=precision == "int8"
-        )
+        graph = _graph(found, precision, cache_dir)
         # One thread, on the caller's: a query needs no thread hand-off, and enrichment embeds
         # beside spaCy's recogniser (which keeps one core busy); more cores are used by more
         # worker processes. Measured on 2 cores: 18.7 articles/s with one thread, 16.7 with two
@@ -91,23 +106,17 @@ class OnnxEmbedder(ModelEmbedder):
         return out
 
     def _run(self, texts: list[str]) -> Vectors:
-        # A fast tokenizer keeps padding and truncation as state that a call may change, and
-        # concurrent calls that change it fail ("Already borrowed"). Searches embed queries on
-        # several threads: tokenising (about 0.05 ms) is serialised, the model runs concurrently.
-        with self._tokenizer_lock:
-            encoded = self._tokenizer(
-                texts,
-                padding=True,
-                truncation=True,
-                max_length=self._max_tokens,
-                return_tensors="np",
-            )
-        feed = {name: np.asarray(encoded[name], dtype=np.int64) for name in self._inputs}
-        hidden = self._session.run(None, feed)[0]
-        mask = np.asarray(encoded["attention_mask"], dtype=np.float32)[..., None]
-        pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return np.ascontiguousarray(pooled / norms, dtype=np.float32)
+        # sentence-transformers strips each text (and lower-cases it when the model says so).
+        prepared = [text.strip().lower() if self._lower_case else text.strip() for text in texts]
+        with self._tokenizer_lock:  # searches embed queries on several threads
+            encoded = self._tokenizer.encode_batch(prepared)
+        feed = {
+            "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
+        }
+        vectors = self._session.run(None, feed)[0]
+        return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
 _CPU = ["CPUExecutionProvider"]
@@ -124,15 +133,57 @@ def _options(ort: Any) -> Any:
     return options
 
 
-def _check_stack(st_model: Any) -> Any:
-    modules = list(st_model)
-    kinds = [type(module).__name__ for module in modules]
-    if not kinds or kinds[0] != "Transformer" or any(k not in _SUPPORTED_MODULES for k in kinds):
-        raise UnsupportedModel(f"modules {kinds}: not transformer + mean pooling")
-    for module in modules:
-        if type(module).__name__ == "Pooling" and not _mean_pooling(module.get_config_dict()):
-            raise UnsupportedModel(f"pooling {json.dumps(module.get_config_dict(), default=str)}")
-    return modules[0]
+def _open_model(model: str | None) -> _ModelFolder:
+    """The bundled model (its files checked against the recorded digests) or a folder."""
+    if model is None:
+        folder = bundled_embedding_folder()
+        weights_sha256 = verify_model_folder(EMBEDDING_MODEL, folder)[_WEIGHTS]
+        name = EMBEDDING_MODEL
+    else:
+        folder = Path(model).expanduser()
+        if not (folder / _WEIGHTS).is_file() or not (folder / "tokenizer.json").is_file():
+            raise UnsupportedModel(
+                f"{model}: not a model folder with {_WEIGHTS} and tokenizer.json "
+                "(models are read from a local folder; nothing is downloaded)"
+            )
+        weights_sha256 = sha256_file(folder / _WEIGHTS)
+        name = model
+    config = _json(folder / "config.json")
+    if config.get("model_type") != "bert" or config.get("hidden_act", "gelu") != "gelu":
+        raise UnsupportedModel(f"{name}: not a BERT encoder with GELU ({config.get('model_type')})")
+    if config.get("position_embedding_type", "absolute") != "absolute":
+        raise UnsupportedModel(f"{name}: position embeddings {config['position_embedding_type']}")
+    _check_stack(folder, name)
+    st_config = _json(folder / "sentence_bert_config.json", missing_ok=True)
+    return _ModelFolder(
+        folder=folder,
+        name=name,
+        shape=BertShape.from_config(config),
+        max_seq_length=int(st_config.get("max_seq_length") or config["max_position_embeddings"]),
+        lower_case=bool(st_config.get("do_lower_case", False)),
+        weights_sha256=weights_sha256,
+    )
+
+
+def _json(path: Path, *, missing_ok: bool = False) -> dict[str, Any]:
+    if missing_ok and not path.is_file():
+        return {}
+    loaded: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return loaded
+
+
+def _check_stack(folder: Path, name: str) -> None:
+    """sentence-transformers' modules.json: a transformer, mean pooling, maybe normalisation."""
+    path = folder / "modules.json"
+    modules: list[dict[str, Any]] = json.loads(path.read_text("utf-8")) if path.is_file() else []
+    kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+    if modules and (kinds[0] != "Transformer" or any(k not in _SUPPORTED_MODULES for k in kinds)):
+        raise UnsupportedModel(f"{name}: modules {kinds}, not transformer + mean pooling")
+    for module, kind in zip(modules, kinds, strict=True):
+        if kind == "Pooling":
+            pooling = _json(folder / module["path"] / "config.json")
+            if not _mean_pooling(pooling):
+                raise UnsupportedModel(f"{name}: pooling {json.dumps(pooling)}")
 
 
 def _mean_pooling(config: dict[str, Any]) -> bool:
@@ -143,42 +194,50 @@ def _mean_pooling(config: dict[str, Any]) -> bool:
     return flags == {"pooling_mode_mean_tokens"}
 
 
-def _export(auto_model: Any, tokenizer: Any, *, int8: bool = False) -> tuple[bytes, list[str]]:
-    """The transformer as an ONNX graph (bytes) with dynamic batch and sequence axes, and the
-    tokenizer outputs it takes; ``int8``: its matrix products' weights quantised."""
-    import torch
+def _tokenizer(folder: Path, max_tokens: int) -> Any:
+    from tokenizers import Tokenizer
 
-    sample = tokenizer(["Herald exports its embedding model."], return_tensors="pt")
-    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    # tokenizer.json may carry fixed-length padding; the batch is padded to its longest text.
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_tokens)
+    pad_token = "[PAD]"  # noqa: S105  (BERT's padding token, not a secret)
+    pad_id = tokenizer.token_to_id(pad_token)
+    tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad_token)
+    return tokenizer
 
-    class _LastHidden(torch.nn.Module):
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
 
-        def forward(self, *inputs: Any) -> Any:
-            return self.inner(**dict(zip(names, inputs, strict=True))).last_hidden_state
+def _graph(found: _ModelFolder, precision: str, cache_dir: Path | None) -> bytes:
+    """The model's graph, from ``cache_dir`` when built there before, else built now."""
+    if cache_dir is None:
+        return _build(found, precision)
+    key = f"{found.weights_sha256[:16]}-v{BUILDER_VERSION}-{precision}"
+    path = cache_dir / f"embedding-{key}.onnx"
+    digest_path = path.with_suffix(".onnx.sha256")
+    if path.is_file() and digest_path.is_file():
+        if sha256_file(path) == digest_path.read_text("ascii").strip():
+            return path.read_bytes()
+        log.warning("cached embedding graph %s is damaged: building it again", path)
+    graph = _build(found, precision)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # Written under temporary names and renamed: concurrent processes never read half a file.
+    with tempfile.NamedTemporaryFile(dir=cache_dir, suffix=".tmp", delete=False) as handle:
+        handle.write(graph)
+    Path(handle.name).replace(path)
+    tmp_digest = digest_path.with_name(f"{digest_path.name}.{os.getpid()}.tmp")
+    tmp_digest.write_text(sha256_file(path) + "\n", "ascii")
+    tmp_digest.replace(digest_path)
+    return graph
 
-    axes = {name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]}
-    with tempfile.TemporaryDirectory(prefix="herald-onnx-") as folder, warnings.catch_warnings():
-        # The tracer warns about Python-level branches on shapes; the graph is checked against
-        # the torch vectors by the tests instead.
-        warnings.simplefilter("ignore")
+
+def _build(found: _ModelFolder, precision: str) -> bytes:
+    graph = build_graph(found.folder / _WEIGHTS, found.shape)
+    if precision == "float32":
+        return graph
+    with tempfile.TemporaryDirectory(prefix="herald-onnx-") as folder:
         path = Path(folder) / "model.onnx"
-        with torch.no_grad():
-            torch.onnx.export(
-                _LastHidden(auto_model.eval()),
-                tuple(sample[name] for name in names),
-                str(path),
-                input_names=names,
-                output_names=["last_hidden_state"],
-                dynamic_axes=axes,
-                opset_version=17,
-                dynamo=False,
-            )
-        if int8:
-            path = _quantize(path)
-        return path.read_bytes(), names
+        path.write_bytes(graph)
+        return _quantize(path).read_bytes()
 
 
 def _quantize(path: Path) -> Path:
