@@ -11,6 +11,7 @@ from herald.api.routes import (
     content_search,
     entities,
     health,
+    monitor_extras,
     monitors,
     webhooks,
 )
@@ -22,6 +23,7 @@ ROUTERS: list[APIRouter] = [
     content_search.router,
     admin_ingest.router,
     webhooks.router,
+    monitor_extras.router,
     monitors.router,
     clusters.router,
 ]
