@@ -24,6 +24,7 @@ ROUTERS: list[APIRouter] = [
     admin_ingest.router,
     webhooks.router,
     monitor_extras.router,
+    monitor_extras.public,
     monitors.router,
     clusters.router,
 ]

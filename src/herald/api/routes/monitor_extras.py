@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Request, Response
 
 from herald.api.deps import PrincipalDep, RuntimeDep
 from herald.api.schemas.common import current_meta
 from herald.api.schemas.content import SearchResult, search_form
-from herald.api.schemas.monitor_extras import PreviewDayOut, PreviewRequest, PreviewResponse
+from herald.api.schemas.monitor_extras import (
+    FeedCreated,
+    FeedRevoked,
+    PreviewDayOut,
+    PreviewRequest,
+    PreviewResponse,
+)
+from herald.monitors import feeds
 from herald.monitors.ports import monitor_search
 from herald.monitors.preview import check_days, preview, preview_dates
 from herald.monitors.saved_search import parse_saved_search
 
 router = APIRouter(prefix="/v1/monitors", tags=["monitors"])
+public = APIRouter(prefix="/v1/feeds", tags=["monitors"])
+ATOM_TYPE = "application/atom+xml; charset=utf-8"
 
 
 @router.post(
@@ -43,3 +54,73 @@ def preview_search(
             for day in found
         ]
     return PreviewResponse(days=out, total=sum(d.count for d in found), meta=current_meta())
+
+
+def _feed_url(request: Request, token: str) -> str:
+    return str(request.url_for("monitor_feed", token=token))
+
+
+@router.post(
+    "/{monitor_id}/feed",
+    status_code=201,
+    summary="Publish the monitor's results as an Atom feed (or rotate its URL)",
+    description=(
+        "Returns the feed's secret URL once; store it. Anyone holding the URL can read the "
+        "feed without an API key. Calling this again replaces the URL (the old one stops "
+        "working at once); `DELETE` revokes it."
+    ),
+    response_model_exclude_unset=True,
+)
+def create_feed(
+    monitor_id: str, request: Request, principal: PrincipalDep, runtime: RuntimeDep
+) -> FeedCreated:
+    with runtime.sessions.write() as session:
+        token = feeds.create_feed(
+            session, team_id=principal.team_id, monitor_id=monitor_id, clock=runtime.clock
+        )
+    return FeedCreated(
+        monitor_id=monitor_id,
+        feed_url=_feed_url(request, token),
+        created_at=runtime.clock.now(),
+        meta=current_meta(),
+    )
+
+
+@router.delete(
+    "/{monitor_id}/feed",
+    summary="Revoke the monitor's feed URL",
+    response_model_exclude_unset=True,
+)
+def revoke_feed(monitor_id: str, principal: PrincipalDep, runtime: RuntimeDep) -> FeedRevoked:
+    with runtime.sessions.write() as session:
+        revoked = feeds.revoke_feed(session, team_id=principal.team_id, monitor_id=monitor_id)
+    return FeedRevoked(monitor_id=monitor_id, revoked=revoked, meta=current_meta())
+
+
+@public.get(
+    "/{token}",
+    name="monitor_feed",
+    summary="A monitor's results as Atom (the secret URL; no API key)",
+    description=(
+        "The newest 50 results, newest published first. Send the `ETag` back as "
+        "`If-None-Match`: an unchanged feed answers 304 with no body."
+    ),
+    response_class=Response,
+    responses={200: {"content": {"application/atom+xml": {}}}, 304: {"description": "Unchanged"}},
+)
+def monitor_feed(
+    token: str,
+    request: Request,
+    runtime: RuntimeDep,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Response:
+    with runtime.sessions.read() as session:
+        monitor = feeds.monitor_for_token(session, token)
+        state = feeds.feed_state(session, monitor)
+        headers = {"etag": state.etag, "cache-control": "private, max-age=60"}
+        if if_none_match is not None and state.etag in {
+            tag.strip() for tag in if_none_match.split(",")
+        }:
+            return Response(status_code=304, headers=headers)
+        body = feeds.render_feed(session, monitor, self_url=str(request.url), state=state)
+    return Response(body, media_type=ATOM_TYPE, headers=headers)
