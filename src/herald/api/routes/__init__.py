@@ -13,6 +13,7 @@ from herald.api.routes import (
     health,
     monitor_extras,
     monitors,
+    webhook_ops,
     webhooks,
 )
 
@@ -23,6 +24,7 @@ ROUTERS: list[APIRouter] = [
     content_search.router,
     admin_ingest.router,
     webhooks.router,
+    webhook_ops.router,
     monitor_extras.router,
     monitor_extras.public,
     monitors.router,
