@@ -29,3 +29,11 @@ class WindowReplayResponse(ResponseModel):
     )
     has_more: bool = Field(description="More unfinished deliveries wait in the window: call again.")
     meta: Meta
+
+
+class ReplayOfferOut(ResponseModel):
+    """What a paused target left unfinished: `start_at`/`end_at` suit `POST /v1/webhooks/replay`."""
+
+    start_at: UtcTimestamp = Field(description="When every attempt began to fail.")
+    end_at: UtcTimestamp
+    deliveries: int = Field(description="Failed, pending or retrying deliveries created since.")
