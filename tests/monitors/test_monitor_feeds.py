@@ -124,4 +124,4 @@ def test_rotate_and_revoke_and_workspace_scope(
     assert revoked.json()["revoked"] is True
     assert client.get(second).status_code == 404
     assert client.delete(path, headers=auth).json()["revoked"] is False
-    assert client.get("/v1/feeds/not-a-token").status_code == 404
+    assert client.get("/feeds/not-a-token").status_code == 404

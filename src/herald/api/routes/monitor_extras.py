@@ -22,7 +22,8 @@ from herald.monitors.preview import check_days, preview, preview_dates
 from herald.monitors.saved_search import parse_saved_search
 
 router = APIRouter(prefix="/v1/monitors", tags=["monitors"])
-public = APIRouter(prefix="/v1/feeds", tags=["monitors"])
+# Outside /v1: an opaque URL for feed readers, not part of the API clients call.
+public = APIRouter(prefix="/feeds", tags=["monitors"])
 ATOM_TYPE = "application/atom+xml; charset=utf-8"
 
 

@@ -10,9 +10,12 @@ from herald_client._endpoints import (
     MONITORS_BACKFILL,
     MONITORS_CREATE,
     MONITORS_DELETE,
+    MONITORS_FEED_CREATE,
+    MONITORS_FEED_REVOKE,
     MONITORS_GET,
     MONITORS_LEDGER,
     MONITORS_LIST,
+    MONITORS_PREVIEW,
     MONITORS_RESULTS,
     MONITORS_RUN,
     MONITORS_RUNS,
@@ -32,8 +35,12 @@ from herald_client.models import (
     LedgerQuery,
     Monitor,
     MonitorCreateRequest,
+    MonitorFeed,
+    MonitorFeedRevoked,
     MonitorList,
     MonitorListQuery,
+    MonitorPreview,
+    MonitorPreviewRequest,
     MonitorResult,
     MonitorResultList,
     MonitorRun,
@@ -126,6 +133,10 @@ def _runs(page: MonitorRunList) -> builtins.list[MonitorRun]:
 
 def _results(page: MonitorResultList) -> builtins.list[MonitorResult]:
     return page.results
+
+
+def _preview_body(search: SearchInput, days: int | None) -> MonitorPreviewRequest:
+    return MonitorPreviewRequest.model_validate({"search": search, "days": days})
 
 
 def _ids(monitor_id: str, **more: str) -> dict[str, str | int]:
@@ -308,6 +319,19 @@ class Monitors(SyncResource):
         )
         return self._client._request(MONITORS_SEARCH, path_params=_ids(monitor_id), body=body)
 
+    def preview(self, *, search: SearchInput, days: int | None = None) -> MonitorPreview:
+        """What a monitor with this saved search would capture per published date over the last
+        ``days`` UTC days (1-30, default 7), with the best items and scores; saves nothing."""
+        return self._client._request(MONITORS_PREVIEW, body=_preview_body(search, days))
+
+    def create_feed(self, monitor_id: str) -> MonitorFeed:
+        """Publish the results as Atom; ``feed_url`` is shown only now. Again: a new URL."""
+        return self._client._request(MONITORS_FEED_CREATE, path_params=_ids(monitor_id))
+
+    def revoke_feed(self, monitor_id: str) -> MonitorFeedRevoked:
+        """Stop publishing the feed (its URL answers 404 from now on)."""
+        return self._client._request(MONITORS_FEED_REVOKE, path_params=_ids(monitor_id))
+
 
 class AsyncMonitors(AsyncResource):
     async def create(
@@ -479,3 +503,12 @@ class AsyncMonitors(AsyncResource):
             limit,
         )
         return await self._client._request(MONITORS_SEARCH, path_params=_ids(monitor_id), body=body)
+
+    async def preview(self, *, search: SearchInput, days: int | None = None) -> MonitorPreview:
+        return await self._client._request(MONITORS_PREVIEW, body=_preview_body(search, days))
+
+    async def create_feed(self, monitor_id: str) -> MonitorFeed:
+        return await self._client._request(MONITORS_FEED_CREATE, path_params=_ids(monitor_id))
+
+    async def revoke_feed(self, monitor_id: str) -> MonitorFeedRevoked:
+        return await self._client._request(MONITORS_FEED_REVOKE, path_params=_ids(monitor_id))
