@@ -11,6 +11,7 @@ from herald.core.clock import FrozenClock
 from herald.runtime import Runtime
 from herald.webhooks.events import create_event
 from herald.workspaces.service import CreatedKey
+from tests.client.conftest import run_jobs
 from tests.monitors.support import WordSearch, add_content, use_word_search
 
 PUBLIC_URL = "https://93.184.215.14/herald"  # a public literal: no DNS, never contacted here
@@ -25,15 +26,31 @@ def words(runtime: Runtime, clock: FrozenClock) -> WordSearch:
     return search
 
 
-def test_preview_and_feed(herald: herald_client.Client, words: WordSearch) -> None:
+def test_preview_and_feed(
+    herald: herald_client.Client, runtime: Runtime, words: WordSearch
+) -> None:
     preview = herald.monitors.preview(search={"query": "farm"}, days=3)
     assert [d.count for d in preview.days] == [0, 1, 1]
     assert preview.total == 2
     assert preview.days[1].top[0].content_item.title == "Solar farm opens"
     with pytest.raises(herald_client.FieldNotAllowedError):
         herald.monitors.preview(search={"query": "farm", "limit": 3})
+    explained = herald.monitors.preview(search={"query": "solar farm"}, days=2, explain=True)
+    match = explained.days[1].top[0].match
+    assert match is not None
+    assert match.terms.title == ["solar", "farm"]
+    assert match.semantic_similarity is None  # this test's search computes no features
+    assert preview.days[1].top[0].match is None
 
     monitor = herald.monitors.create(name="Farms", search={"query": "farm"})
+    herald.monitors.backfill(monitor.id, dates=["2026-11-24"])
+    run_jobs(runtime)
+    (result,) = herald.monitors.results(monitor.id, explain=True).results
+    assert result.match is not None
+    assert result.match.terms.title == ["farm"]
+    hits = herald.monitors.search(monitor.id, query="solar", explain=True).results
+    assert hits[0].match is not None
+    assert hits[0].match.terms.title == ["solar"]
     feed = herald.monitors.create_feed(monitor.id)
     assert feed.feed_url.startswith("http")
     assert "/feeds/" in feed.feed_url

@@ -29,6 +29,7 @@ class PreviewDay:
     published_date: date
     count: int  # what the dated job would store for the day
     top: list[tuple[ContentItem, float]]  # best first, at most TOP_PER_DAY
+    features: dict[str, tuple[float, ...] | None]  # the search's evidence per top item
 
 
 def check_days(days: object) -> int:
@@ -53,7 +54,8 @@ def preview(
 ) -> list[PreviewDay]:
     out: list[PreviewDay] = []
     for day in dates:
-        scores = _best_scores(port.search(session, search.dated_request(day)))
+        hits = port.search(session, search.dated_request(day))
+        scores = _best_scores(hits)
         live = _live_items(set(scores), session)
         ranked = sorted(live, key=lambda cid: (-scores[cid], cid))
         top_ids = ranked[:TOP_PER_DAY]
@@ -62,5 +64,6 @@ def preview(
             for item in session.scalars(select(ContentItem).where(ContentItem.id.in_(top_ids)))
         }
         top = [(rows[cid], scores[cid]) for cid in top_ids if cid in rows]
-        out.append(PreviewDay(day, len(live), top))
+        evidence = {h.content_id: h.features for h in hits if h.content_id in rows}
+        out.append(PreviewDay(day, len(live), top, evidence))
     return out

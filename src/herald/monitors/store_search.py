@@ -29,6 +29,7 @@ DEFAULT_LIMIT = 10
 class StoreHit:
     score: float
     item: ContentItem
+    features: tuple[float, ...] | None = None  # the search's evidence, for ``explain``
 
 
 def build_store_request(
@@ -92,7 +93,7 @@ def search_store(
     hits = search.search(session, request)
     items = get_items(session, [hit.content_id for hit in hits])
     return [
-        StoreHit(hit.score, items[hit.content_id])
+        StoreHit(hit.score, items[hit.content_id], hit.features)
         for hit in hits
         if hit.content_id in items and hit.content_id in request.within_content_ids
     ][: request.limit]

@@ -36,6 +36,7 @@ from herald_client.models import (
     MonitorPreviewRequest,
     MonitorResultList,
     MonitorRunList,
+    MonitorStoreSearchRequest,
     MonitorUpdateRequest,
     QueuedTask,
     ResultsQuery,
@@ -146,7 +147,7 @@ MONITORS_SEARCH = Endpoint(
     "/v1/monitors/{monitor_id}/search",
     ContentSearchResponse,
     retryable=True,
-    body=ContentSearchRequest,
+    body=MonitorStoreSearchRequest,
 )
 # Preview saves nothing: safe to send again.
 MONITORS_PREVIEW = Endpoint(

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, Request, Response
 from herald.api.deps import PrincipalDep, RuntimeDep
 from herald.api.schemas.common import current_meta
 from herald.api.schemas.content import SearchResult, search_form
+from herald.api.schemas.match import MatchOut
 from herald.api.schemas.monitor_extras import (
     FeedCreated,
     FeedRevoked,
@@ -17,6 +18,7 @@ from herald.api.schemas.monitor_extras import (
     PreviewResponse,
 )
 from herald.monitors import feeds
+from herald.monitors.match import matches
 from herald.monitors.ports import monitor_search
 from herald.monitors.preview import check_days, preview, preview_dates
 from herald.monitors.saved_search import parse_saved_search
@@ -46,14 +48,20 @@ def preview_search(
     port = monitor_search(runtime)
     with runtime.sessions.read() as session:
         found = preview(session, port, search, dates)
-        out = [
-            PreviewDayOut(
-                published_date=day.published_date,
-                count=day.count,
-                top=[SearchResult(score=s, content_item=search_form(i)) for i, s in day.top],
-            )
-            for day in found
-        ]
+        out = []
+        for day in found:
+            top = [SearchResult(score=s, content_item=search_form(i)) for i, s in day.top]
+            if body.explain:
+                why = matches(
+                    session,
+                    [i for i, _ in day.top],
+                    query=search.query,
+                    entity_ids=search.entity_ids,
+                    features=day.features,
+                )
+                for result, (item, _) in zip(top, day.top, strict=True):
+                    result.match = MatchOut.model_validate(why[item.id])
+            out.append(PreviewDayOut(published_date=day.published_date, count=day.count, top=top))
     return PreviewResponse(days=out, total=sum(d.count for d in found), meta=current_meta())
 
 

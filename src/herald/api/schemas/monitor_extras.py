@@ -21,6 +21,7 @@ class PreviewRequest(RequestModel):
             f"at most {MAX_PREVIEW_DAYS})."
         ),
     )
+    explain: bool = Field(default=False, description="Add `match` evidence to each top item.")
 
 
 class PreviewDayOut(ResponseModel):

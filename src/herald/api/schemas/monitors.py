@@ -15,6 +15,7 @@ from pydantic import Field, WithJsonSchema
 
 from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
 from herald.api.schemas.content import ContentItemOut, SearchResult
+from herald.api.schemas.match import MatchOut
 from herald.db.models.monitor import Monitor, MonitorLedgerEntry, MonitorRun
 from herald.monitors.queries import RunTotals, StoredResult
 from herald.monitors.queueing import QueuedTask
@@ -101,6 +102,7 @@ class StoreSearchRequest(RequestModel):
     exclude_domains: list[str] | None = None
     entity_ids: list[str] | None = None
     limit: int = Field(default=10, ge=1, le=100)
+    explain: bool = Field(default=False, description="Add `match` evidence to each result.")
 
 
 class MonitorOut(ResponseModel):
@@ -355,6 +357,9 @@ class ResultOut(ResponseModel):
     published_date: date = Field(description="UTC published date of the item.")
     first_captured_at: UtcTimestamp
     score: float
+    match: MatchOut | None = Field(
+        default=None, description="Why the item matched: only with `explain=true`."
+    )
 
 
 def result_out(result: StoredResult, content_item: ContentItemOut) -> ResultOut:

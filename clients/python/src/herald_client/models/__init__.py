@@ -56,9 +56,11 @@ from herald_client.models._extras import (
     MonitorPreview,
     MonitorPreviewDay,
     MonitorPreviewRequest,
+    MonitorStoreSearchRequest,
     WebhookReplay,
     WebhookReplayRequest,
 )
+from herald_client.models._match import Match, MatchContribution, MatchedTerms
 from herald_client.models._monitors import (
     BackfillLedger,
     BackfillRequest,
@@ -136,6 +138,9 @@ __all__ = [
     "LedgerStatus",
     "LedgerSummary",
     "LinkedEntity",
+    "Match",
+    "MatchContribution",
+    "MatchedTerms",
     "MediaType",
     "Meta",
     "Monitor",
@@ -154,6 +159,7 @@ __all__ = [
     "MonitorSearch",
     "MonitorSearchParams",
     "MonitorStatus",
+    "MonitorStoreSearchRequest",
     "MonitorUpdateRequest",
     "PodcastShow",
     "QueueSummary",

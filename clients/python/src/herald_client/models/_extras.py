@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from herald_client.models._base import DateInput, HeraldModel, Meta, RequestModel
-from herald_client.models._content import SearchResult
+from herald_client.models._content import ContentSearchRequest, SearchResult
 from herald_client.models._monitors import MonitorSearchParams
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "MonitorPreview",
     "MonitorPreviewDay",
     "MonitorPreviewRequest",
+    "MonitorStoreSearchRequest",
     "WebhookReplay",
     "WebhookReplayRequest",
 ]
@@ -22,6 +23,7 @@ __all__ = [
 class MonitorPreviewRequest(RequestModel):
     search: MonitorSearchParams
     days: int | None = None  # 1-30, default 7: today (UTC) and the days before
+    explain: bool | None = None  # add ``match`` to each top item
 
 
 class MonitorPreviewDay(HeraldModel):
@@ -34,6 +36,12 @@ class MonitorPreview(HeraldModel):
     days: list[MonitorPreviewDay]  # newest date first
     total: int
     meta: Meta | None = None
+
+
+class MonitorStoreSearchRequest(ContentSearchRequest):
+    """Body of POST /v1/monitors/{id}/search: the content search and ``explain``."""
+
+    explain: bool | None = None
 
 
 class MonitorFeed(HeraldModel):
