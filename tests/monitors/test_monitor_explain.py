@@ -74,9 +74,9 @@ def test_explanations_name_the_matched_terms_phrases_and_entities(
         f"/v1/monitors/{monitor['id']}/backfills", json={"dates": ["2026-11-25"]}, headers=auth
     )
     Worker(runtime).drain()
-    results = client.get(
-        f"/v1/monitors/{monitor['id']}/results?explain=true", headers=auth
-    ).json()["results"]
+    results = client.get(f"/v1/monitors/{monitor['id']}/results?explain=true", headers=auth).json()[
+        "results"
+    ]
     assert [r["content_item"]["id"] for r in results] == [prices]
     assert results[0]["match"]["phrases"] == ["panel prices"]
     assert results[0]["match"]["semantic_similarity"] == match["semantic_similarity"]
@@ -94,5 +94,6 @@ def test_explanations_name_the_matched_terms_phrases_and_entities(
         json={"query": "photovoltaic prices", "explain": True, "entity_ids": ["ent_acme"]},
         headers=auth,
     ).json()["results"]
-    assert found[0]["match"]["terms"] == {"title": ["prices"], "summary": ["photovoltaic", "prices"]}
+    terms = found[0]["match"]["terms"]
+    assert terms == {"title": ["prices"], "summary": ["photovoltaic", "prices"]}
     assert found[0]["match"]["entities"] == ["ent_acme"]
