@@ -189,6 +189,15 @@ class Settings(BaseSettings):
             "state is on PostgreSQL, else embedded)."
         ),
     )
+    webhook_auto_pause_days: float = Field(
+        default=5.0,
+        ge=0,
+        le=365,
+        description=(
+            "Days a webhook target may fail every delivery attempt before Herald disables it "
+            "(with the reason shown in GET /v1/webhooks); 0 never pauses."
+        ),
+    )
     webhook_allow_networks: str = Field(
         default="",
         description=(

@@ -102,6 +102,11 @@ class MonitorDisabled(HeraldError):
     code = "monitor_disabled"
 
 
+class DeliveryInFlight(HeraldError):
+    status = 409
+    code = "delivery_in_flight"
+
+
 class PayloadTooLarge(HeraldError):
     status = 413
     code = "payload_too_large"
@@ -140,6 +145,7 @@ ALL_ERRORS: tuple[type[HeraldError], ...] = (
     NotFound,
     MethodNotAllowed,
     MonitorDisabled,
+    DeliveryInFlight,
     PayloadTooLarge,
     UnsupportedMediaType,
     RateLimited,

@@ -26,6 +26,7 @@ HANDLER_MODULES: tuple[str, ...] = (
     "herald.monitors.tasks",
     "herald.search.tasks",
     "herald.webhooks.tasks",
+    "herald.webhooks.auto_pause",
 )
 
 

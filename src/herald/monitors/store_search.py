@@ -25,6 +25,7 @@ from herald.search.types import SearchRequest
 class StoreHit:
     score: float
     item: ContentItem
+    features: tuple[float, ...] | None = None  # the search's evidence, for ``explain``
 
 
 def build_store_request(
@@ -65,7 +66,7 @@ def search_store(
     hits = search.search(session, request)
     items = get_items(session, [hit.content_id for hit in hits])
     return [
-        StoreHit(hit.score, items[hit.content_id])
+        StoreHit(hit.score, items[hit.content_id], hit.features)
         for hit in hits
         if hit.content_id in items and hit.content_id in request.within_content_ids
     ][: request.limit]

@@ -90,10 +90,11 @@ class HybridRanker:
         keep = ranked.scores >= self.model.threshold
         keys = ranked.keys[keep][:limit]
         scores = ranked.scores[keep][:limit]
+        features = ranked.features[keep][:limit].tolist()
         ids = scope.content_ids(keys)
         return [
-            SearchHit(content_id=ids[k], score=round(float(s), 6))
-            for k, s in zip(keys.tolist(), scores.tolist(), strict=True)
+            SearchHit(content_id=ids[k], score=round(float(s), 6), features=tuple(f))
+            for k, s, f in zip(keys.tolist(), scores.tolist(), features, strict=True)
             if k in ids
         ]
 

@@ -42,3 +42,6 @@ class SearchHit:
     content_id: str
     # The rerank score in [0, 1] that orders results; hits under the threshold are dropped.
     score: float
+    # The relevance features the score was computed from (``features.FEATURE_NAMES`` order), for
+    # explaining a match without computing them again; None from searches that have none.
+    features: tuple[float, ...] | None = None

@@ -47,6 +47,8 @@ class WebhookConfig:
     enabled: bool
     secret_version: int | None
     secret_preview: str | None
+    disabled_reason: str | None = None  # set when Herald paused the target itself
+    disabled_at: datetime | None = None
 
 
 def target_policy(runtime: Runtime) -> TargetPolicy:
@@ -83,6 +85,8 @@ def _config(session: Session, target: WebhookTarget) -> WebhookConfig:
         enabled=target.enabled,
         secret_version=secret.version if secret else None,
         secret_preview=secret_preview(secret.value) if secret else None,
+        disabled_reason=target.disabled_reason,
+        disabled_at=target.disabled_at,
     )
 
 

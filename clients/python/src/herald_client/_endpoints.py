@@ -28,10 +28,15 @@ from herald_client.models import (
     LedgerQuery,
     Monitor,
     MonitorCreateRequest,
+    MonitorFeed,
+    MonitorFeedRevoked,
     MonitorList,
     MonitorListQuery,
+    MonitorPreview,
+    MonitorPreviewRequest,
     MonitorResultList,
     MonitorRunList,
+    MonitorStoreSearchRequest,
     MonitorUpdateRequest,
     QueuedTask,
     ResultsQuery,
@@ -39,6 +44,8 @@ from herald_client.models import (
     TimelineQuery,
     WebhookAttemptList,
     WebhookEventsQuery,
+    WebhookReplay,
+    WebhookReplayRequest,
     WebhookResponse,
     WebhookStats,
     WebhookStatsQuery,
@@ -140,7 +147,27 @@ MONITORS_SEARCH = Endpoint(
     "/v1/monitors/{monitor_id}/search",
     ContentSearchResponse,
     retryable=True,
-    body=ContentSearchRequest,
+    body=MonitorStoreSearchRequest,
+)
+# Preview saves nothing: safe to send again.
+MONITORS_PREVIEW = Endpoint(
+    "monitors.preview",
+    "POST",
+    "/v1/monitors/preview",
+    MonitorPreview,
+    retryable=True,
+    body=MonitorPreviewRequest,
+)
+# Each call makes a new secret URL (the previous one stops working): sent once.
+MONITORS_FEED_CREATE = Endpoint(
+    "monitors.create_feed", "POST", "/v1/monitors/{monitor_id}/feed", MonitorFeed, retryable=False
+)
+MONITORS_FEED_REVOKE = Endpoint(
+    "monitors.revoke_feed",
+    "DELETE",
+    "/v1/monitors/{monitor_id}/feed",
+    MonitorFeedRevoked,
+    retryable=True,
 )
 
 WEBHOOKS_GET = _get("webhooks.get", "/v1/webhooks", WebhookResponse)
@@ -171,6 +198,22 @@ WEBHOOKS_EVENTS = _get(
     "webhooks.events", "/v1/webhooks/events", WebhookAttemptList, WebhookEventsQuery
 )
 WEBHOOKS_STATS = _get("webhooks.stats", "/v1/webhooks/stats", WebhookStats, WebhookStatsQuery)
+# A replay sends deliveries again: never repeated by the client on its own.
+WEBHOOKS_REPLAY_DELIVERY = Endpoint(
+    "webhooks.replay_delivery",
+    "POST",
+    "/v1/webhooks/deliveries/{delivery_id}/replay",
+    WebhookTestDelivery,
+    retryable=False,
+)
+WEBHOOKS_REPLAY = Endpoint(
+    "webhooks.replay",
+    "POST",
+    "/v1/webhooks/replay",
+    WebhookReplay,
+    retryable=False,
+    body=WebhookReplayRequest,
+)
 
 ENDPOINTS: tuple[Endpoint[Any], ...] = (
     CONTENT_SEARCH,
@@ -191,6 +234,9 @@ ENDPOINTS: tuple[Endpoint[Any], ...] = (
     MONITORS_RUNS,
     MONITORS_RESULTS,
     MONITORS_SEARCH,
+    MONITORS_PREVIEW,
+    MONITORS_FEED_CREATE,
+    MONITORS_FEED_REVOKE,
     WEBHOOKS_GET,
     WEBHOOKS_PUT,
     WEBHOOKS_ROTATE,
@@ -199,4 +245,6 @@ ENDPOINTS: tuple[Endpoint[Any], ...] = (
     WEBHOOKS_TEST_LIST,
     WEBHOOKS_EVENTS,
     WEBHOOKS_STATS,
+    WEBHOOKS_REPLAY_DELIVERY,
+    WEBHOOKS_REPLAY,
 )

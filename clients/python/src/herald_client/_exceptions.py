@@ -21,7 +21,8 @@
         ├── NotFoundError             404 not_found
         ├── MethodNotAllowedError     405 method_not_allowed
         ├── ConflictError             409
-        │   └── MonitorDisabledError          monitor_disabled
+        │   ├── MonitorDisabledError          monitor_disabled
+        │   └── DeliveryInFlightError         delivery_in_flight
         ├── PayloadTooLargeError      413 payload_too_large
         ├── UnsupportedMediaTypeError 415 unsupported_media_type
         ├── RateLimitError            429 rate_limited (``retry_after`` in seconds)
@@ -46,6 +47,7 @@ __all__ = [
     "ConflictError",
     "DateWindowIncompleteError",
     "DateWindowTooLongError",
+    "DeliveryInFlightError",
     "DomainFilterConflictError",
     "ErrorDetail",
     "FieldNotAllowedError",
@@ -202,6 +204,10 @@ class MonitorDisabledError(ConflictError):
     """Run-now or backfill on a disabled monitor."""
 
 
+class DeliveryInFlightError(ConflictError):
+    """The webhook delivery is being attempted right now: replay it after that attempt."""
+
+
 class PayloadTooLargeError(APIStatusError):
     """413: the body is over 1 MiB."""
 
@@ -238,6 +244,7 @@ ERRORS_BY_CODE: dict[str, type[APIStatusError]] = {
     "not_found": NotFoundError,
     "method_not_allowed": MethodNotAllowedError,
     "monitor_disabled": MonitorDisabledError,
+    "delivery_in_flight": DeliveryInFlightError,
     "payload_too_large": PayloadTooLargeError,
     "unsupported_media_type": UnsupportedMediaTypeError,
     "rate_limited": RateLimitError,

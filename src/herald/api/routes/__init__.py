@@ -12,7 +12,9 @@ from herald.api.routes import (
     content_search,
     entities,
     health,
+    monitor_extras,
     monitors,
+    webhook_ops,
     webhooks,
 )
 
@@ -23,6 +25,9 @@ ROUTERS: list[APIRouter] = [
     content_search.router,
     admin_ingest.router,
     webhooks.router,
+    webhook_ops.router,
+    monitor_extras.router,
+    monitor_extras.public,
     monitors.router,
     clusters.router,
     console.router,

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Body, Query
 from herald.api.deps import ClockDep, PrincipalDep, RuntimeDep
 from herald.api.schemas.common import DateText, DayText, ErrorBody, current_meta
 from herald.api.schemas.content import SearchResult, search_form
+from herald.api.schemas.match import MatchOut
 from herald.api.schemas.monitors import (
     BackfillRequest,
     CreateMonitorRequest,
@@ -46,6 +47,7 @@ from herald.core.dates import (
 from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.errors import FieldIssue, InvalidRequest
 from herald.monitors import queries, requests, service
+from herald.monitors.match import explained_results, matches
 from herald.monitors.ports import monitor_search
 from herald.monitors.store_search import build_store_request, search_store, store_ids
 
@@ -306,13 +308,16 @@ def results(
     end_date: DateText | None = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     offset: Offset = 0,
+    explain: Annotated[
+        bool, Query(description="Add `match` evidence (why each item matched) to each result.")
+    ] = False,
 ) -> ResultsResponse:
     page_request = PageRequest.checked(limit, offset, max_limit=100)
     start = parse_date_input(start_date, field="start_date") if start_date else None
     end = parse_date_input(end_date, field="end_date") if end_date else None
     check_order(start, end)
     with runtime.sessions.read() as session:
-        service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)
+        monitor = service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)
         page = queries.results_page(
             session,
             monitor_id=monitor_id,
@@ -321,6 +326,10 @@ def results(
             page=page_request,
         )
         items = [result_out(r, search_form(r.item)) for r in page.items]
+        if explain:
+            found = explained_results(session, monitor_search(runtime), monitor, page.items)
+            for out, result in zip(items, page.items, strict=True):
+                out.match = MatchOut.model_validate(found[result.item.id])
     return ResultsResponse(
         monitor_id=monitor_id,
         results=items,
@@ -365,4 +374,14 @@ def search(
             else []
         )
         out = [SearchResult(score=h.score, content_item=search_form(h.item)) for h in hits]
+        if body.explain:
+            found = matches(
+                session,
+                [h.item for h in hits],
+                query=body.query,
+                entity_ids=body.entity_ids or [],
+                features={h.item.id: h.features for h in hits},
+            )
+            for result, hit in zip(out, hits, strict=True):
+                result.match = MatchOut.model_validate(found[hit.item.id])
     return StoreSearchResponse(results=out, meta=current_meta())

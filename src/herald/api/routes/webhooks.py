@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from herald.api.deps import PrincipalDep, RuntimeDep
 from herald.api.schemas.common import DateText, current_meta
+from herald.api.schemas.webhook_ops import ReplayOfferOut
 from herald.api.schemas.webhooks import (
     AttemptRecordOut,
     AttemptsResponse,
@@ -21,16 +22,23 @@ from herald.api.schemas.webhooks import (
     stats_rows,
 )
 from herald.webhooks import service
+from herald.webhooks.auto_pause import ReplayOffer, resume_if_paused
 
 router = APIRouter(prefix="/v1/webhooks", tags=["webhooks"])
 
 
-def _webhook_body(config: service.WebhookConfig, secret: str | None) -> dict[str, Any]:
+def _webhook_body(
+    config: service.WebhookConfig, secret: str | None, offer: ReplayOffer | None = None
+) -> dict[str, Any]:
     body = WebhookResponse(
         webhook=WebhookConfigurationOut.of(config), new_signing_secret=secret, meta=current_meta()
-    ).model_dump(mode="json")
+    ).model_dump(mode="json", exclude_unset=True)
     if secret is None:
         body.pop("new_signing_secret")
+    if offer is not None:
+        body["replay_offer"] = ReplayOfferOut(
+            start_at=offer.start, end_at=offer.end, deliveries=offer.deliveries
+        ).model_dump(mode="json")
     return body
 
 
@@ -45,13 +53,17 @@ def get_webhook(principal: PrincipalDep, runtime: RuntimeDep) -> Any:
 @router.put("", response_model=WebhookResponse, response_model_exclude_unset=True)
 def put_webhook(body: PutWebhookRequest, principal: PrincipalDep, runtime: RuntimeDep) -> Any:
     """Create or update the target. The URL is checked against the target rules (DNS included).
-    `new_signing_secret` appears only when this call created the secret: store it."""
+    `new_signing_secret` appears only when this call created the secret: store it.
+    `replay_offer` appears only when this call re-enabled a target Herald had paused."""
     url = service.checked_target_url(runtime, body.url) if body.url is not None else None
     with runtime.sessions.write() as session:
+        offer = resume_if_paused(
+            session, principal.team_id, enabled=body.enabled, clock=runtime.clock
+        )
         config, secret = service.save_target(
             session, principal.team_id, url=url, enabled=body.enabled, clock=runtime.clock
         )
-    return _webhook_body(config, secret)
+    return _webhook_body(config, secret, offer)
 
 
 @router.post(

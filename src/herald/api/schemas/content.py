@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field
 
 from herald.api.schemas.common import ResponseModel, UtcTimestamp
+from herald.api.schemas.match import MatchOut
 from herald.content.repository import LinkedEntity
 from herald.db.models.content import ContentItem
 
@@ -135,3 +136,6 @@ def full_form(item: ContentItem, entities: list[LinkedEntity]) -> ContentItemOut
 class SearchResult(ResponseModel):
     score: float = Field(ge=0, le=1, description="The rerank score that orders results.")
     content_item: ContentItemOut
+    match: MatchOut | None = Field(
+        default=None, description="Why the item matched: only with `explain=true`."
+    )

@@ -23,6 +23,7 @@ from herald.api.schemas.common import (
     UtcTimestamp,
 )
 from herald.api.schemas.content import ContentItemOut, SearchResult
+from herald.api.schemas.match import MatchOut
 from herald.api.schemas.search_fields import QUERY_SCHEMA, Domains, EntityIds, MediaTypes
 from herald.db.models.monitor import Monitor, MonitorLedgerEntry, MonitorRun
 from herald.monitors.queries import RunTotals, StoredResult
@@ -144,6 +145,7 @@ class StoreSearchRequest(RequestModel):
     exclude_domains: Domains | None = None
     entity_ids: EntityIds | None = None
     limit: int = Field(default=10, ge=1, le=100)
+    explain: bool = Field(default=False, description="Add `match` evidence to each result.")
 
 
 class MonitorOut(ResponseModel):
@@ -398,6 +400,9 @@ class ResultOut(ResponseModel):
     published_date: date = Field(description="UTC published date of the item.")
     first_captured_at: UtcTimestamp
     score: float
+    match: MatchOut | None = Field(
+        default=None, description="Why the item matched: only with `explain=true`."
+    )
 
 
 def result_out(result: StoredResult, content_item: ContentItemOut) -> ResultOut:

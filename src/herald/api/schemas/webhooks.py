@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, WithJsonSchema
 
 from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
+from herald.api.schemas.webhook_ops import ReplayOfferOut
 from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery
 from herald.webhooks.payloads import EVENT_TYPES_DESCRIPTION
 from herald.webhooks.service import WebhookConfig
@@ -43,6 +44,13 @@ class WebhookConfigurationOut(ResponseModel):
     url: str | None
     enabled: bool
     signing_secret: SigningSecretOut | None
+    disabled_reason: str | None = Field(
+        default=None,
+        description="Only when Herald paused the target after failed attempts: why, since when.",
+    )
+    disabled_at: UtcTimestamp | None = Field(
+        default=None, description="Only with `disabled_reason`: when Herald paused the target."
+    )
 
     @classmethod
     def of(cls, config: WebhookConfig) -> WebhookConfigurationOut:
@@ -54,6 +62,11 @@ class WebhookConfigurationOut(ResponseModel):
             url=config.url,
             enabled=config.enabled,
             signing_secret=secret,
+            **(
+                {"disabled_reason": config.disabled_reason, "disabled_at": config.disabled_at}
+                if config.disabled_reason
+                else {}
+            ),
         )
 
 
@@ -62,6 +75,10 @@ class WebhookResponse(ResponseModel):
     new_signing_secret: str | None = Field(
         default=None,
         description="The full signing secret: only when it was just created or rotated.",
+    )
+    replay_offer: ReplayOfferOut | None = Field(
+        default=None,
+        description="Only when this call re-enabled a target Herald had paused: what to replay.",
     )
     meta: Meta
 

@@ -10,7 +10,9 @@ from herald.db.models import (
     ingest,
     job,
     monitor,
+    monitor_feeds,
     search,
+    webhook_ops,
     webhooks,
     workspace,
 )
@@ -22,7 +24,9 @@ __all__ = [
     "ingest",
     "job",
     "monitor",
+    "monitor_feeds",
     "search",
+    "webhook_ops",
     "webhooks",
     "workspace",
 ]

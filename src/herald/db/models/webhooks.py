@@ -22,6 +22,9 @@ class WebhookTarget(Base):
     enabled: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    # Set when Herald paused a target that failed every attempt for too long; cleared on enable.
+    disabled_reason: Mapped[str | None] = mapped_column(Text)
+    disabled_at: Mapped[datetime | None]
 
 
 class WebhookSigningSecret(Base):

@@ -6,13 +6,18 @@ import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from herald_client._endpoints import (
     MONITORS_BACKFILL,
     MONITORS_CREATE,
     MONITORS_DELETE,
+    MONITORS_FEED_CREATE,
+    MONITORS_FEED_REVOKE,
     MONITORS_GET,
     MONITORS_LEDGER,
     MONITORS_LIST,
+    MONITORS_PREVIEW,
     MONITORS_RESULTS,
     MONITORS_RUN,
     MONITORS_RUNS,
@@ -32,13 +37,18 @@ from herald_client.models import (
     LedgerQuery,
     Monitor,
     MonitorCreateRequest,
+    MonitorFeed,
+    MonitorFeedRevoked,
     MonitorList,
     MonitorListQuery,
+    MonitorPreview,
+    MonitorPreviewRequest,
     MonitorResult,
     MonitorResultList,
     MonitorRun,
     MonitorRunList,
     MonitorSearchParams,
+    MonitorStoreSearchRequest,
     MonitorUpdateRequest,
     QueuedTask,
     ResultsQuery,
@@ -101,10 +111,20 @@ def _ledger_query(
 
 
 def _results_query(
-    start_date: DateInput | None, end_date: DateInput | None, limit: int | None, offset: int | None
+    start_date: DateInput | None,
+    end_date: DateInput | None,
+    limit: int | None,
+    offset: int | None,
+    explain: bool | None = None,
 ) -> ResultsQuery:
     return ResultsQuery.model_validate(
-        {"start_date": start_date, "end_date": end_date, "limit": limit, "offset": offset}
+        {
+            "start_date": start_date,
+            "end_date": end_date,
+            "limit": limit,
+            "offset": offset,
+            "explain": explain,
+        }
     )
 
 
@@ -126,6 +146,18 @@ def _runs(page: MonitorRunList) -> builtins.list[MonitorRun]:
 
 def _results(page: MonitorResultList) -> builtins.list[MonitorResult]:
     return page.results
+
+
+def _preview_body(
+    search: SearchInput, days: int | None, explain: bool | None
+) -> MonitorPreviewRequest:
+    return MonitorPreviewRequest.model_validate(
+        {"search": search, "days": days, "explain": explain}
+    )
+
+
+def _store_body(body: BaseModel, explain: bool | None) -> MonitorStoreSearchRequest:
+    return MonitorStoreSearchRequest.model_validate({**body.model_dump(), "explain": explain})
 
 
 def _ids(monitor_id: str, **more: str) -> dict[str, str | int]:
@@ -258,9 +290,10 @@ class Monitors(SyncResource):
         end_date: DateInput | None = None,
         limit: int | None = None,
         offset: int | None = None,
+        explain: bool | None = None,
     ) -> MonitorResultList:
         """One page of captured results, newest published first (bounds inclusive)."""
-        query = _results_query(start_date, end_date, limit, offset)
+        query = _results_query(start_date, end_date, limit, offset, explain)
         return self._client._request(MONITORS_RESULTS, path_params=_ids(monitor_id), query=query)
 
     def results_all(
@@ -294,6 +327,7 @@ class Monitors(SyncResource):
         exclude_domains: Sequence[str] | None = None,
         entity_ids: Sequence[str] | None = None,
         limit: int | None = None,
+        explain: bool | None = None,
     ) -> ContentSearchResponse:
         """Search within the monitor's result store (same rules as ``content.search``)."""
         body = search_request(
@@ -306,7 +340,25 @@ class Monitors(SyncResource):
             entity_ids,
             limit,
         )
-        return self._client._request(MONITORS_SEARCH, path_params=_ids(monitor_id), body=body)
+        return self._client._request(
+            MONITORS_SEARCH, path_params=_ids(monitor_id), body=_store_body(body, explain)
+        )
+
+    def preview(
+        self, *, search: SearchInput, days: int | None = None, explain: bool | None = None
+    ) -> MonitorPreview:
+        """What a monitor with this saved search would capture per published date over the last
+        ``days`` UTC days (1-30, default 7), with the best items and scores; saves nothing.
+        ``explain=True`` adds ``match`` (why each item matched)."""
+        return self._client._request(MONITORS_PREVIEW, body=_preview_body(search, days, explain))
+
+    def create_feed(self, monitor_id: str) -> MonitorFeed:
+        """Publish the results as Atom; ``feed_url`` is shown only now. Again: a new URL."""
+        return self._client._request(MONITORS_FEED_CREATE, path_params=_ids(monitor_id))
+
+    def revoke_feed(self, monitor_id: str) -> MonitorFeedRevoked:
+        """Stop publishing the feed (its URL answers 404 from now on)."""
+        return self._client._request(MONITORS_FEED_REVOKE, path_params=_ids(monitor_id))
 
 
 class AsyncMonitors(AsyncResource):
@@ -430,8 +482,9 @@ class AsyncMonitors(AsyncResource):
         end_date: DateInput | None = None,
         limit: int | None = None,
         offset: int | None = None,
+        explain: bool | None = None,
     ) -> MonitorResultList:
-        query = _results_query(start_date, end_date, limit, offset)
+        query = _results_query(start_date, end_date, limit, offset, explain)
         return await self._client._request(
             MONITORS_RESULTS, path_params=_ids(monitor_id), query=query
         )
@@ -467,6 +520,7 @@ class AsyncMonitors(AsyncResource):
         exclude_domains: Sequence[str] | None = None,
         entity_ids: Sequence[str] | None = None,
         limit: int | None = None,
+        explain: bool | None = None,
     ) -> ContentSearchResponse:
         body = search_request(
             query,
@@ -478,4 +532,19 @@ class AsyncMonitors(AsyncResource):
             entity_ids,
             limit,
         )
-        return await self._client._request(MONITORS_SEARCH, path_params=_ids(monitor_id), body=body)
+        return await self._client._request(
+            MONITORS_SEARCH, path_params=_ids(monitor_id), body=_store_body(body, explain)
+        )
+
+    async def preview(
+        self, *, search: SearchInput, days: int | None = None, explain: bool | None = None
+    ) -> MonitorPreview:
+        return await self._client._request(
+            MONITORS_PREVIEW, body=_preview_body(search, days, explain)
+        )
+
+    async def create_feed(self, monitor_id: str) -> MonitorFeed:
+        return await self._client._request(MONITORS_FEED_CREATE, path_params=_ids(monitor_id))
+
+    async def revoke_feed(self, monitor_id: str) -> MonitorFeedRevoked:
+        return await self._client._request(MONITORS_FEED_REVOKE, path_params=_ids(monitor_id))

@@ -10,6 +10,8 @@ from herald_client._endpoints import (
     WEBHOOKS_EVENTS,
     WEBHOOKS_GET,
     WEBHOOKS_PUT,
+    WEBHOOKS_REPLAY,
+    WEBHOOKS_REPLAY_DELIVERY,
     WEBHOOKS_ROTATE,
     WEBHOOKS_STATS,
     WEBHOOKS_TEST,
@@ -24,6 +26,8 @@ from herald_client.models import (
     WebhookConfiguration,
     WebhookDelivery,
     WebhookEventsQuery,
+    WebhookReplay,
+    WebhookReplayRequest,
     WebhookResponse,
     WebhookStats,
     WebhookStatsQuery,
@@ -121,6 +125,20 @@ class Webhooks(SyncResource):
         """Attempt counts per time bucket and status (default: the last 24 h by hour)."""
         return self._client._request(WEBHOOKS_STATS, query=_stats_query(start, end, bucket_minutes))
 
+    def replay_delivery(self, delivery_id: int | str) -> WebhookDelivery:
+        """Send one delivery again now (same event id, current secret); the record after it."""
+        path = {"delivery_id": int(delivery_id)}
+        wrapper = self._client._request(WEBHOOKS_REPLAY_DELIVERY, path_params=path)
+        return unwrap(wrapper.delivery, wrapper.request_id)
+
+    def replay(
+        self, *, start: DateInput | None = None, end: DateInput | None = None
+    ) -> WebhookReplay:
+        """Send again the failed, pending and retrying deliveries created in the window (at
+        most 1,000 per call, 30 days, one call per 30 seconds)."""
+        body = WebhookReplayRequest.model_validate({"start": start, "end": end})
+        return self._client._request(WEBHOOKS_REPLAY, body=body)
+
 
 class AsyncWebhooks(AsyncResource):
     async def get(self) -> WebhookConfiguration:
@@ -173,3 +191,14 @@ class AsyncWebhooks(AsyncResource):
         return await self._client._request(
             WEBHOOKS_STATS, query=_stats_query(start, end, bucket_minutes)
         )
+
+    async def replay_delivery(self, delivery_id: int | str) -> WebhookDelivery:
+        path = {"delivery_id": int(delivery_id)}
+        wrapper = await self._client._request(WEBHOOKS_REPLAY_DELIVERY, path_params=path)
+        return unwrap(wrapper.delivery, wrapper.request_id)
+
+    async def replay(
+        self, *, start: DateInput | None = None, end: DateInput | None = None
+    ) -> WebhookReplay:
+        body = WebhookReplayRequest.model_validate({"start": start, "end": end})
+        return await self._client._request(WEBHOOKS_REPLAY, body=body)

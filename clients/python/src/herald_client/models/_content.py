@@ -6,6 +6,7 @@ from datetime import datetime
 
 from herald_client.models._base import DateInput, HeraldModel, Meta, RequestModel
 from herald_client.models._enums import MediaType
+from herald_client.models._match import Match
 
 __all__ = [
     "ContentItem",
@@ -94,6 +95,7 @@ class ContentItem(HeraldModel):
 class SearchResult(HeraldModel):
     score: float
     content_item: ContentItem
+    match: Match | None = None  # only with explain=True (monitor store search)
 
 
 class ContentSearchResponse(HeraldModel):

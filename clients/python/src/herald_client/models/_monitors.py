@@ -9,6 +9,7 @@ from pydantic import Field
 from herald_client.models._base import DateInput, HeraldModel, Meta, RequestModel
 from herald_client.models._content import ContentItem
 from herald_client.models._enums import LedgerStatus, MediaType, MonitorStatus, ScheduleFrequency
+from herald_client.models._match import Match
 
 __all__ = [
     "BackfillLedger",
@@ -214,6 +215,7 @@ class MonitorResult(HeraldModel):
     published_date: dt.date  # the item's UTC published date
     first_captured_at: dt.datetime
     score: float | None = None
+    match: Match | None = None  # only with explain=True
 
 
 class MonitorResultList(HeraldModel):
@@ -286,3 +288,4 @@ class ResultsQuery(RequestModel):
     end_date: DateInput | None = None
     limit: int | None = None
     offset: int | None = None
+    explain: bool | None = None

@@ -16,6 +16,7 @@ __all__ = [
     "WebhookDelivery",
     "WebhookEvent",
     "WebhookEventsQuery",
+    "WebhookReplayOffer",
     "WebhookResponse",
     "WebhookStats",
     "WebhookStatsBucket",
@@ -37,6 +38,16 @@ class WebhookConfiguration(HeraldModel):
     url: str | None = None
     enabled: bool | None = None
     signing_secret: SigningSecret | None = None
+    disabled_reason: str | None = None  # only while Herald has paused the target
+    disabled_at: datetime | None = None
+
+
+class WebhookReplayOffer(HeraldModel):
+    """After re-enabling a target Herald paused: pass start_at/end_at to ``replay``."""
+
+    start_at: datetime
+    end_at: datetime
+    deliveries: int
 
 
 class WebhookResponse(HeraldModel):
@@ -48,6 +59,7 @@ class WebhookResponse(HeraldModel):
 
     webhook: WebhookConfiguration
     new_signing_secret: str | None = None
+    replay_offer: WebhookReplayOffer | None = None  # re-enabling a paused target: what to replay
     meta: Meta | None = None
 
 
