@@ -73,9 +73,9 @@ class Enriched:
     entities: tuple[tuple[str, str, float], ...]  # (entity id, display name, salience)
 
 
-def load_ecbplus() -> list[BenchDoc]:
+def load_ecbplus(path: Path = ECBPLUS) -> list[BenchDoc]:
     docs = []
-    for line in ECBPLUS.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         lines = [part.strip() for part in row["text"].split("\n") if part.strip()]
         # The headline is the first line that is not a dateline ("June 6, 2013 3: 05 PM EDT").
