@@ -15,12 +15,15 @@ the sentence's first word or "I"); chains sharing a name are one entity. ECB+ an
 only in some sentences (those listed in ``ECBplus_coreference_sentences.csv`` and those holding a
 markable), so a Herald entity is scored only when one of its names occurs in such a sentence, and
 not when it matches only a name inside another entity's mention ("Indonesia" in the place
-"Indonesia's Aceh", "Texas" in the people "Texas officials"): ECB+ could not annotate it. A Herald entity matches a gold entity when a
-name of one (display name, alias or a spelling found in the article) has the same normalised key
+"Indonesia's Aceh", "Texas" in the people "Texas officials"): ECB+ could not annotate it.
+A Herald entity matches a gold entity when a name of one (display name, alias or a spelling found
+in the article) has the same normalised key
 (``herald.entities.names.alias_key``) as a gold mention's name part (its capitalised words, e.g.
-"Warren Jeffs" in "polygamist prophet Warren Jeffs"). Precision of kind k: Herald entities of kind k
+"Warren Jeffs" in "polygamist prophet Warren Jeffs"). Precision of kind k: Herald entities of kind
+k
 that match a gold entity of kind k, over Herald entities of kind k; recall: gold entities of kind k
-matched by a Herald entity of kind k. Dev topics {2,5,12,18,21,23,34,35}, test 36-45, train the rest.
+matched by a Herald entity of kind k. Dev topics {2,5,12,18,21,23,34,35}, test 36-45, train the
+rest.
 """
 
 from __future__ import annotations
@@ -39,11 +42,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.clusters_data import load_ecbplus  # noqa: E402
-from herald.enrich.ner import EntityRecognizer, Mention  # noqa: E402
-from herald.entities.kb import KnowledgeBase  # noqa: E402
-from herald.entities.linking import EntityLinker, document_text  # noqa: E402
-from herald.entities.names import alias_key  # noqa: E402
+from bench.clusters_data import load_ecbplus
+from herald.enrich.ner import EntityRecognizer, Mention
+from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker, document_text
+from herald.entities.names import alias_key
 
 DEFAULT_DATA = Path("/work/shared/data/ecbplus")
 CACHE = Path(__file__).resolve().parent / "out"
@@ -86,7 +89,7 @@ def name_parts(
     when a comma or preposition follows it ("Bountiful in the BC interior")."""
     runs: list[tuple[int, int]] = []  # token ranges
     start = None
-    for i, (token, first) in enumerate(zip(tokens, first_in_sentence, strict=True)):
+    for i, token in enumerate(tokens):
         capital = token[:1].isupper() and token.lower() not in _PRONOUNS
         joins = start is not None and (
             token.lower() in _CONNECT or (token == "." and len(tokens[i - 1]) == 1)
@@ -147,7 +150,9 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
         first[t_id] = token.get("sentence") != previous_sentence
         previous_sentence = token.get("sentence")
     mid_capitals = frozenset(
-        (tok.text or "") for t_id, tok in tokens.items() if not first[t_id] and (tok.text or "")[:1].isupper()
+        (tok.text or "")
+        for t_id, tok in tokens.items()
+        if not first[t_id] and (tok.text or "")[:1].isupper()
     )
     kinds: dict[str, str] = {}
     names: dict[str, tuple[list[str], list[str]]] = {}
@@ -246,7 +251,7 @@ def main() -> int:
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
     link_seconds = 0.0
     shown = 0
-    for doc, text, found in zip(docs, texts, mentions, strict=True):
+    for doc, found in zip(docs, mentions, strict=True):
         started = time.process_time()
         result = linker.link(doc.title, doc.body, found)
         link_seconds += time.process_time() - started

@@ -10,8 +10,8 @@ import gzip
 import json
 import math
 import threading
-from functools import cache
 from collections.abc import Iterable, Iterator
+from functools import cache
 from pathlib import Path
 
 from herald.enrich.text import content_terms

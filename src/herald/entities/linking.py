@@ -23,6 +23,7 @@ from herald.enrich.text import content_terms, split_sentences
 from herald.entities.cues import GROUPS, KIND_GROUP, LABEL_GROUPS, ORG, PERSON, kind_cues
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import KnowledgeBase
+from herald.entities.matcher import dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord
 from herald.entities.names import alias_key, fold, strip_corporate_suffix
 
@@ -87,12 +88,11 @@ _COMPANY_WORDS = frozenset(
     ]
 )
 # Last words of organisation and place names: a first name before them does not make a person.
-_NAMING_WORDS = _COMPANY_WORDS | frozenset(
-    """university college school hospital institute foundation association council committee
-    party church club museum agency ministry department court county city park street road
-    airport station stadium centre center hotel fund trust bureau commission union league
-    team police army navy house hall bridge river lake island islands mountain valley""".split()
-)
+_NAMING_TEXT = """university college school hospital institute foundation association council
+    committee party church club museum agency ministry department court county city park street
+    road airport station stadium centre center hotel fund trust bureau commission union league
+    team police army navy house hall bridge river lake island islands mountain valley"""
+_NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s?$")
 _CONNECTING = frozenset(
@@ -133,6 +133,8 @@ class LinkingConfig:
     min_confidence: float = 0.6  # below this a candidate is not linked
     new_entity_min_confidence: float = 0.65
     max_entities: int = 50
+    # Also find the knowledge base's names the recogniser missed (herald.entities.matcher).
+    dictionary: bool = True
 
 
 @dataclass(slots=True)
@@ -168,6 +170,8 @@ class EntityLinker:
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
+        if self._config.dictionary:
+            mentions = [*mentions, *dictionary_mentions(text, self._kb, mentions)]
         groups = _group_mentions(text, mentions)
         doc = _Document(
             text=text,
@@ -254,9 +258,7 @@ class EntityLinker:
         """A full name the knowledge base knows as one kind only ("Olaf Scholz", a person) is
         half decided by that: the recogniser's label for it matters less than what it is."""
         full = [s for s in group.surfaces if len(_surface_key(s).split()) > 1]
-        found = {
-            KIND_GROUP[r.entity_kind] for s in full for r in self._kb.lookup(_surface_key(s))
-        }
+        found = {KIND_GROUP[r.entity_kind] for s in full for r in self._kb.lookup(_surface_key(s))}
         if len(found) != 1:
             return kinds
         known = next(iter(found))
@@ -463,7 +465,6 @@ def _has_given_name(name: str, kb: KnowledgeBase) -> bool:
         return False
     last = words[-1].lower().strip(".")
     return kb.is_given_name(fold(words[0])) and last not in _NAMING_WORDS
-
 
 
 def _coordinated(
