@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import pickle
 import re
 import sys
@@ -48,7 +49,7 @@ from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
 from herald.entities.names import alias_key
 
-DEFAULT_DATA = Path("/work/shared/data/ecbplus")
+DEFAULT_DATA = Path(os.environ.get("HERALD_SHARED_DATA", "/work/shared/data")) / "ecbplus"
 CACHE = Path(__file__).resolve().parent / "out"
 KINDS = ("person", "org", "place")
 GOLD_KIND = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 import threading
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -163,8 +164,19 @@ class KnowledgeBase:
         keys: set[str] = set()
         for name in (record.display_name, *record.aliases):
             keys |= name_keys(name)
+            if record.entity_kind == "place":
+                keys |= name_keys(short_place_name(name))
         keys.discard("")
         return keys
+
+
+_PLACE_QUALIFIER = re.compile(r"\s*\([^)]*\)$|\s+(?:am|an der|upon|on|sur|bei)\s+\S.*$")
+
+
+def short_place_name(name: str) -> str:
+    """The name a place goes by in running text: "Frankfurt am Main", "Frankfurt (Oder)" and
+    "Newcastle upon Tyne" are "Frankfurt" and "Newcastle" (then the prior picks the bigger)."""
+    return _PLACE_QUALIFIER.sub("", name) or name
 
 
 def _prior(record: EntityRecord) -> float:

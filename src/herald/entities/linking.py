@@ -308,10 +308,8 @@ class EntityLinker:
         body = [m for m in group.mentions if m.start >= doc.title_end]
         if not body:
             return None  # headlines are title-cased: capitalisation proves nothing there
-        if len(words) == 1 and (
-            _needs_context(doc, group) or (len(group.mentions) < 2 and share < 0.9)
-        ):
-            return None  # one word, once: only when its label and the words around agree
+        if len(words) == 1 and (len(group.mentions) < 2 or _needs_context(doc, group)):
+            return None
         count = len(group.mentions)
         in_title = len(body) < count
         confidence = share * (0.55 + 0.45 * min(1.0, count / 3))
