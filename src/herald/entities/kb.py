@@ -58,6 +58,7 @@ class KnowledgeBase:
         self._countries: dict[str, str] = {}  # ISO alpha-2 -> entity id
         self._by_demonym: dict[str, list[str]] = {}  # "french" -> France
         self._given_names: set[str] = set()  # first words of people's names ("christine")
+        self._first_words: set[str] = set()  # first word of every key (the matcher's filter)
         self._longest_key = 1  # words in the longest name key (the dictionary matcher's window)
         self._lock = threading.Lock()
         for record in records:
@@ -101,6 +102,7 @@ class KnowledgeBase:
                 if record.id not in ids:
                     ids.append(record.id)
                 self._longest_key = max(self._longest_key, key.count(" ") + 1)
+                self._first_words.add(key.split(" ", 1)[0])
             if record.entity_kind == "person":
                 words = alias_key(record.display_name).split()
                 if len(words) >= 2 and words[0].isalpha() and len(words[0]) >= 2:
@@ -121,7 +123,16 @@ class KnowledgeBase:
 
     def is_given_name(self, key: str) -> bool:
         """Whether a person of the knowledge base has this first name ("christine")."""
-        return key in self._given_names or key in bundled_given_names()
+        if key not in self._given_names and key not in bundled_given_names():
+            return False
+        # "Washington Post", "Boston Herald": a well-known place's name is not a first name here.
+        return not any(
+            r.entity_kind != "person" and self.prior(r.id) >= 0.6 for r in self.lookup(key)
+        )
+
+    def starts_a_name(self, word_key: str) -> bool:
+        """Whether some name key starts with this word (cheap filter before longer look-ups)."""
+        return word_key in self._first_words
 
     @property
     def longest_name(self) -> int:

@@ -91,7 +91,8 @@ _COMPANY_WORDS = frozenset(
 _NAMING_TEXT = """university college school hospital institute foundation association council
     committee party church club museum agency ministry department court county city park street
     road airport station stadium centre center hotel fund trust bureau commission union league
-    team police army navy house hall bridge river lake island islands mountain valley"""
+    team police army navy house hall bridge river lake island islands mountain valley post
+    herald times news journal tribune gazette telecom network studios records airlines"""
 _NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -543,14 +544,14 @@ def _measure(
         spans.extend((m.start, m.end, entity_id) for m in group.mentions)
     # Longest match wins where names overlap ("Paris" inside "Paris Hilton").
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(doc.text) + 1)  # 1 where a counted mention is (a C-speed check)
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
     in_title: set[str] = set()
     for start, end, entity_id in spans:
-        if any(start < e and s < end for s, e in taken):
+        if taken.find(1, start, end) != -1:
             continue
-        taken.append((start, end))
+        taken[start:end] = b"\x01" * (end - start)
         counts[entity_id] += 1
         first[entity_id] = min(first.get(entity_id, start), start)
         if start < doc.title_end:

@@ -50,7 +50,9 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
     i = 0
     while i < len(words):
         start = words[i][0]
-        if not text[start].isupper():
+        if not text[start].isupper() or not kb.starts_a_name(
+            alias_key(text[start : words[i][1]].rstrip("."))
+        ):
             i += 1
             continue
         match = _longest_match(text, words, i, longest, kb)
