@@ -155,3 +155,22 @@ def test_a_given_name_makes_an_unknown_two_word_organisation_a_person(
     assert entities.get("Olaf Hospital") is None or entities["Olaf Hospital"].entity_kind != (
         "person"
     )
+
+
+def test_a_title_the_recogniser_kept_is_not_part_of_a_new_persons_name(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "Coroner Gary Hargrove said the driver died at the scene at 10:40 GMT. "
+        "Hargrove said a report would follow at 14:00 GMT."
+    )
+    found = mentions(
+        body,
+        ("Coroner Gary Hargrove", "PERSON", 0),
+        ("GMT", "ORG", 0),
+        ("Hargrove", "PERSON", 1),
+        ("GMT", "ORG", 1),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert set(entities) == {"Gary Hargrove"}  # and a time zone is no organisation
+    assert entities["Gary Hargrove"].mention_count == 2

@@ -300,9 +300,14 @@ class EntityLinker:
             return None  # nationalities and groups ("Icelanders") only link to known places
         name = _clean_surface(group.name)
         key = alias_key(name)
-        if not key or self._kb.is_known_name(key) or not _looks_like_a_name(name):
+        if not key or key in _NOT_NAMES or not _looks_like_a_name(name):
+            return None
+        if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
+        if group_kind == PERSON:
+            name = _without_title(name)
+            key = alias_key(name)
         words = name.split()
         if group_kind == PERSON and len(words) < 2:
             return None  # "Reid" alone is too ambiguous to become an entity
@@ -506,6 +511,25 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
         for m in group.mentions
     ]
     return all(opening)
+
+
+# Titles the recogniser often keeps in a person's name ("Coroner Gary Hargrove").
+# Capitalised tokens the recogniser calls organisations that name nothing: time zones and
+# abbreviations of common words.
+_NOT_NAMES = frozenset(
+    ["gmt", "bst", "est", "edt", "cst", "cdt", "pst", "pdt", "cet", "cest", "utc", "dui", "ie"]
+)
+_TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
+    chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
+    prince princess mayor coach"""
+_TITLES = frozenset(_TITLE_TEXT.split())
+
+
+def _without_title(name: str) -> str:
+    words = name.split()
+    if len(words) >= 3 and words[0].lower().strip(".") in _TITLES:
+        return " ".join(words[1:])
+    return name
 
 
 def _looks_like_a_name(name: str) -> bool:
