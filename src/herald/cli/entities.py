@@ -30,7 +30,7 @@ def import_file(
         typer.Argument(
             exists=True,
             dir_okay=False,
-            help="JSON Lines (.jsonl, .jsonl.gz) or a Wikidata JSON dump (.json[.gz|.bz2]).",
+            help="JSON Lines (.jsonl, .jsonl.gz) or a Wikidata JSON dump (.json, .gz, .bz2).",
         ),
     ],
     file_format: Annotated[
