@@ -7,7 +7,7 @@ one ``article_id`` through ``herald.ingest.syndication`` in arrival order. Enric
 cached (``HERALD_BENCH_CACHE``, default ``bench/out/``, gitignored) because the models are slow on a
 shared 2-core machine; the cache key includes the dataset file's size and modification time.
 
-Datasets (see their READMEs under /work/shared/data):
+Datasets (see their READMEs; a folder `shared/data` beside the checkout, or HERALD_SHARED_DATA):
 - ECB+: 982 articles, gold story = ``subtopic`` (86). The title is the first line of the text, the
   body the rest. No publication dates exist, so arrival order is a seeded shuffle and items are
   published one minute apart (the whole stream lies within the clustering horizon): time carries
@@ -45,7 +45,10 @@ from herald.ingest.syndication import (
     fingerprint,
 )
 
-DATA = Path(os.environ.get("HERALD_SHARED_DATA", "/work/shared/data"))
+# HERALD_SHARED_DATA, else a folder shared/data beside the checkout.
+DATA = Path(
+    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 ECBPLUS = DATA / "ecbplus" / "docs.jsonl"
 WCEP = DATA / "wcep-wikitimes-2015-09" / "wikitimes_CEP_2015-09.json"
 CACHE = Path(os.environ.get("HERALD_BENCH_CACHE", Path(__file__).resolve().parent / "out"))
@@ -73,9 +76,9 @@ class Enriched:
     entities: tuple[tuple[str, str, float], ...]  # (entity id, display name, salience)
 
 
-def load_ecbplus() -> list[BenchDoc]:
+def load_ecbplus(path: Path = ECBPLUS) -> list[BenchDoc]:
     docs = []
-    for line in ECBPLUS.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         lines = [part.strip() for part in row["text"].split("\n") if part.strip()]
         # The headline is the first line that is not a dateline ("June 6, 2013 3: 05 PM EDT").

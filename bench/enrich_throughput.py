@@ -1,6 +1,6 @@
 """End-to-end enrichment throughput on 2,000 real articles of 300-800 words.
 
-    .venv/bin/python bench/enrich_throughput.py [--items 2000] [--mode both|pipeline|jobs]
+    .venv/bin/python bench/enrich_throughput.py [--items 2000] [--mode both|pipeline|jobs|cpu]
                                                 [--ner-max-chars 0] [--batch 32]
                                                 [--embedding-runtime onnx|torch] [--processes 1]
 
@@ -36,7 +36,9 @@ from typing import Any
 
 ENGINE = "onnx"  # --embedding-runtime
 PRECISION = "int8"  # --embedding-precision
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(
+    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)  # --data
 MIN_WORDS, MAX_WORDS = 300, 800
 
 
@@ -96,22 +98,28 @@ def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) ->
     from herald.enrich.embedder import build_embedder
     from herald.enrich.embedding import embedding_text
     from herald.enrich.ner import EntityRecognizer
-    from herald.entities.linking import document_text
+    from herald.entities.kb import KnowledgeBase
+    from herald.entities.linking import EntityLinker, document_text
 
     sample = texts[:200]
+    linker = EntityLinker(KnowledgeBase.from_seed())
     recognizer = EntityRecognizer(batch_size=batch, max_chars=ner_max_chars)
     embedder = build_embedder(None, engine=ENGINE, precision=PRECISION)
     recognizer.recognize([document_text(t, b) for t, b in sample[:8]])
     embedder.embed([embedding_text(t, b) for t, b in sample[:8]])
     c0 = time.process_time()
-    recognizer.recognize([document_text(t, b) for t, b in sample])
+    found = recognizer.recognize([document_text(t, b) for t, b in sample])
     c1 = time.process_time()
     embedder.embed([embedding_text(t, b) for t, b in sample])
     c2 = time.process_time()
+    for (title, body), mentions in zip(sample, found, strict=True):
+        linker.link(title, body, mentions)
+    c3 = time.process_time()
+    ner, link = 1000 * (c1 - c0) / len(sample), 1000 * (c3 - c2) / len(sample)
     print(
-        f"cpu profile ({len(sample)} articles): NER {1000 * (c1 - c0) / len(sample):.1f} ms CPU "
-        f"per article (one core), embedding {1000 * (c2 - c1) / len(sample):.1f} ms CPU "
-        f"per article ({ENGINE}, {PRECISION})"
+        f"cpu profile ({len(sample)} articles): NER {ner:.1f} ms CPU per article (one core), "
+        f"linking {link:.1f} ms (NER + linking {ner + link:.1f} ms), embedding "
+        f"{1000 * (c2 - c1) / len(sample):.1f} ms CPU per article ({ENGINE}, {PRECISION})"
     )
 
 
@@ -296,9 +304,11 @@ def run_worker_processes(settings: Any, processes: int, queued: int) -> None:
 
 
 def main() -> int:
+    global ENGINE, PRECISION, DATA
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--items", type=int, default=2000)
-    parser.add_argument("--mode", choices=("both", "pipeline", "jobs"), default="both")
+    parser.add_argument("--mode", choices=("both", "pipeline", "jobs", "cpu"), default="both")
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared data folder")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--ner-max-chars", type=int, default=0)
     parser.add_argument("--embedding-runtime", choices=("onnx", "torch"), default="onnx")
@@ -307,8 +317,8 @@ def main() -> int:
         "--processes", type=int, default=1, help="jobs mode: worker processes sharing the queue"
     )
     args = parser.parse_args()
-    global ENGINE, PRECISION
     ENGINE, PRECISION = args.embedding_runtime, args.embedding_precision
+    DATA = args.data
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     texts, origin = corpus(args.items)
     words = [len(b.split()) for _, b in texts]
@@ -322,8 +332,9 @@ def main() -> int:
         f"settings: batch {args.batch}, ner_max_chars {args.ner_max_chars or 'all'}, "
         f"embedding runtime {ENGINE} ({PRECISION})"
     )
-    if args.mode in ("both", "pipeline"):
+    if args.mode in ("both", "pipeline", "cpu"):
         cpu_profile(texts, args.batch, args.ner_max_chars)
+    if args.mode in ("both", "pipeline"):
         run_pipeline(texts, args.batch, args.ner_max_chars)
     if args.mode in ("both", "jobs"):
         run_jobs(texts, args.batch, args.ner_max_chars, args.processes)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,7 +33,10 @@ from herald.entities.linking import EntityLinker, document_text
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wcep-wikitimes-2015-09"
+SHARED = Path(
+    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
+DEFAULT_DATA = SHARED / "wcep-wikitimes-2015-09"
 
 
 def title_key(url: str) -> str:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
 from herald.cli.common import JsonOption, cli_runtime, console, print_json, progress, stdout
-from herald.entities.service import import_entities, open_entity_file, seed_knowledge_base
+from herald.entities.jsonl import parse_entity_lines
+from herald.entities.model import ENTITY_KINDS, EntityKind
+from herald.entities.service import import_records, open_entity_file, seed_knowledge_base
+from herald.entities.wikidata import (
+    DEFAULT_CLASSES,
+    WikidataFilter,
+    is_wikidata_dump,
+    read_wikidata,
+)
 
 app = typer.Typer(help="The entity knowledge base.", no_args_is_help=True)
 
@@ -16,27 +26,69 @@ app = typer.Typer(help="The entity knowledge base.", no_args_is_help=True)
 @app.command("import")
 def import_file(
     file: Annotated[
-        Path, typer.Argument(exists=True, dir_okay=False, help="JSON Lines (.jsonl or .jsonl.gz).")
+        Path,
+        typer.Argument(
+            exists=True,
+            dir_okay=False,
+            help="JSON Lines (.jsonl, .jsonl.gz) or a Wikidata JSON dump (.json, .gz, .bz2).",
+        ),
     ],
+    file_format: Annotated[
+        str, typer.Option("--format", help="auto (from the file's first line), jsonl or wikidata.")
+    ] = "auto",
+    min_sitelinks: Annotated[
+        int,
+        typer.Option(
+            "--min-sitelinks",
+            min=0,
+            help="Wikidata: keep entities with at least this many site links.",
+        ),
+    ] = 0,
+    language: Annotated[
+        str,
+        typer.Option(
+            "--language", help="Wikidata: the language of labels, aliases and Wikipedia titles."
+        ),
+    ] = "en",
+    classes: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--class",
+            help="Wikidata: keep instances of this class as KIND (Q5=person, Q515=place:city); "
+            "repeat it; replaces the default classes.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Import entities from JSON Lines; an entity with the same id is replaced.
+    """Import entities; an entity with the same id is replaced.
 
-    Bad lines are reported with their line number and skipped; the other lines are imported.
-    Run `herald enrich --rebuild` afterwards to link existing content to the new entities.
+    Herald's JSON Lines format, or Wikidata's JSON dump (streamed, compressed or not), filtered by
+    class ("instance of") and site links. Bad lines are reported with their line number and
+    skipped; the other lines are imported. Run `herald enrich --rebuild` afterwards to link
+    existing content to the new entities.
     """
-    with open_entity_file(file) as handle:
-        lines = sum(1 for line in handle if line.strip())
+    if file_format not in ("auto", "jsonl", "wikidata"):
+        raise typer.BadParameter("must be auto, jsonl or wikidata", param_hint="--format")
+    wanted = WikidataFilter(
+        classes=parse_classes(classes) if classes else DEFAULT_CLASSES,
+        min_sitelinks=min_sitelinks,
+        language=language,
+    )
     with (
         cli_runtime() as runtime,
         open_entity_file(file) as handle,
         progress() as bar,
         runtime.sessions.write() as session,
     ):
-        task = bar.add_task("importing entities", total=lines)
-        report = import_entities(
+        first = handle.readline()
+        lines = itertools.chain([first], handle)
+        wikidata = file_format == "wikidata" or (file_format == "auto" and is_wikidata_dump(first))
+        records = read_wikidata(lines, wanted) if wikidata else parse_entity_lines(lines)
+        # A dump is not counted first (it can be large); the bar then shows entities written.
+        task = bar.add_task("importing entities", total=None)
+        report = import_records(
             session,
-            handle,
+            records,
             now=runtime.clock.now(),
             progress=lambda count: bar.advance(task, count),
         )
@@ -49,6 +101,21 @@ def import_file(
         stdout.print(f"imported {report.written} entities, skipped {len(report.problems)} lines")
     if report.problems and not report.written:
         raise typer.Exit(1)
+
+
+def parse_classes(values: list[str]) -> dict[str, tuple[EntityKind, str | None]]:
+    """``Q5=person``, ``Q515=place:city`` -> ``{"Q5": ("person", None), ...}``."""
+    out: dict[str, tuple[EntityKind, str | None]] = {}
+    for value in values:
+        qid, _, kind_text = value.partition("=")
+        kind, _, place_type = kind_text.partition(":")
+        if not re.fullmatch(r"Q[1-9][0-9]*", qid.strip()) or kind not in ENTITY_KINDS:
+            raise typer.BadParameter(
+                f"{value!r}: expected QID=KIND (KIND one of {', '.join(ENTITY_KINDS)})",
+                param_hint="--class",
+            )
+        out[qid.strip()] = (cast(EntityKind, kind), place_type or None)
+    return out
 
 
 @app.command("seed")

@@ -131,6 +131,11 @@ def _may_start_a_name(first: str) -> bool:
     return _has_capital(first[1:]) or (first[0].isupper() and first.lower() not in _stop_words())
 
 
+def stop_words() -> frozenset[str]:
+    """spaCy's English stop words (lower case)."""
+    return _stop_words()
+
+
 @cache
 def _stop_words() -> frozenset[str]:
     from spacy.lang.en.stop_words import STOP_WORDS

@@ -128,7 +128,47 @@ _PERSON_BEFORE = frozenset(
         "sister",
         "mother",
         "cousin",
+        "chairman",
+        "chairwoman",
+        "secretary",
+        "spokesman",
+        "spokeswoman",
+        "founder",
+        "director",
+        "detective",
+        "sheriff",
+        "attorney",
+        "lawyer",
+        "officer",
+        "captain",
+        "general",
+        "sgt",
+        "lt",
+        "col",
+        "gen",
+        "capt",
+        "rev",
     ]
+)
+# A role in apposition after a name: "Christine Lagarde, president of the ECB", "Tim Cook,
+# Apple's chief executive", "Jeffs, 52, the leader of". A place in apposition reads differently
+# ("Frankfurt, the financial capital"), so only roles people hold count.
+_ROLE_APPOSITION = re.compile(
+    r"^\s*,\s*(?:(?:the|a|an|its|their|his|her)\s+)?(?:[\w'’.-]+\s+){0,3}?"
+    r"(?:president|prime minister|minister|chancellor|ceo|chief executive|chief|chairman|"
+    r"chairwoman|chair|director|spokesman|spokeswoman|spokesperson|secretary|governor|senator|"
+    r"congressman|congresswoman|mayor|leader|founder|co-founder|head|actor|actress|singer|"
+    r"rapper|coach|player|striker|manager|judge|lawyer|attorney|ambassador|commissioner|"
+    r"general|officer|economist|analyst|professor|author|producer|director|star)\b",
+    re.IGNORECASE,
+)
+# "CEO of X", "a spokesman for X", "head of X": X is an organisation (or a place: "president of
+# France"), so half a vote.
+_ORG_AFTER_ROLE = re.compile(
+    r"\b(?:ceo|chief executive|chairman|chairwoman|spokesman|spokeswoman|spokesperson|head|"
+    r"director|president|member|members|officials?|employees?|executives?)\s+(?:of|for|at)"
+    r"\s+(?:the\s+)?$",
+    re.IGNORECASE,
 )
 _PERSON_AFTER = frozenset(
     [
@@ -211,7 +251,9 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     if previous in _PERSON_BEFORE:
         votes[PERSON] = votes.get(PERSON, 0.0) + 1.0
     following = after_words[0] if after_words else ""
-    if _AGE_APPOSITION.match(after) or _AKA.match(after):
+    if _ORG_AFTER_ROLE.search(before):
+        votes[ORG] = votes.get(ORG, 0.0) + 0.5
+    if _AGE_APPOSITION.match(after) or _AKA.match(after) or _ROLE_APPOSITION.match(after):
         votes[PERSON] = votes.get(PERSON, 0.0) + 1.0
     elif following in _PERSON_AFTER:
         # Weak: countries and cities "say" things too (their governments do).

@@ -9,8 +9,10 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 import threading
 from collections.abc import Iterable, Iterator
+from functools import cache
 from pathlib import Path
 
 from herald.enrich.text import content_terms
@@ -18,6 +20,7 @@ from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key, name_keys
 
 SEED_RESOURCE = "entities-seed.jsonl.gz"
+GIVEN_NAMES_RESOURCE = "given-names.txt"
 
 # Tags whose values describe an entity's world (they feed its context profile).
 _PROFILE_TAG_KEYS = frozenset({"industry", "index", "headquarters", "continent", "key_person"})
@@ -26,6 +29,13 @@ _PROFILE_TAG_KEYS = frozenset({"industry", "index", "headquarters", "continent",
 def seed_path() -> Path:
     """Where the bundled seed knowledge base is (JSON Lines, gzip)."""
     return Path(__file__).resolve().parent.parent / "data" / "kb" / SEED_RESOURCE
+
+
+@cache
+def bundled_given_names() -> frozenset[str]:
+    """First names of many languages (folded keys), bundled with Herald (see its README)."""
+    path = seed_path().parent / GIVEN_NAMES_RESOURCE
+    return frozenset(alias_key(line) for line in path.read_text(encoding="utf-8").split())
 
 
 def read_seed() -> Iterator[EntityRecord]:
@@ -47,6 +57,9 @@ class KnowledgeBase:
         self._priors: dict[str, float] = {}
         self._countries: dict[str, str] = {}  # ISO alpha-2 -> entity id
         self._by_demonym: dict[str, list[str]] = {}  # "french" -> France
+        self._given_names: set[str] = set()  # first words of people's names ("christine")
+        self._first_words: set[str] = set()  # first word of every key (the matcher's filter)
+        self._longest_key = 1  # words in the longest name key (the dictionary matcher's window)
         self._lock = threading.Lock()
         for record in records:
             self.add(record)
@@ -88,6 +101,12 @@ class KnowledgeBase:
                 ids = self._by_key.setdefault(key, [])
                 if record.id not in ids:
                     ids.append(record.id)
+                self._longest_key = max(self._longest_key, key.count(" ") + 1)
+                self._first_words.add(key.split(" ", 1)[0])
+            if record.entity_kind == "person":
+                words = alias_key(record.display_name).split()
+                if len(words) >= 2 and words[0].isalpha() and len(words[0]) >= 2:
+                    self._given_names.add(words[0])
             self._priors[record.id] = _prior(record)
             if record.entity_kind == "place" and record.first_tag("place_type") == "country":
                 code = record.first_tag("country")
@@ -101,6 +120,24 @@ class KnowledgeBase:
     def lookup_demonym(self, key: str) -> list[EntityRecord]:
         """Places whose people are called this ("French" -> France)."""
         return [self._records[i] for i in self._by_demonym.get(key, ())]
+
+    def is_given_name(self, key: str) -> bool:
+        """Whether a person of the knowledge base has this first name ("christine")."""
+        if key not in self._given_names and key not in bundled_given_names():
+            return False
+        # "Washington Post", "Boston Herald": a well-known place's name is not a first name here.
+        return not any(
+            r.entity_kind != "person" and self.prior(r.id) >= 0.6 for r in self.lookup(key)
+        )
+
+    def starts_a_name(self, word_key: str) -> bool:
+        """Whether some name key starts with this word (cheap filter before longer look-ups)."""
+        return word_key in self._first_words
+
+    @property
+    def longest_name(self) -> int:
+        """How many words the longest name key has."""
+        return self._longest_key
 
     def is_known_name(self, key: str) -> bool:
         return bool(self._by_key.get(key))
@@ -138,8 +175,19 @@ class KnowledgeBase:
         keys: set[str] = set()
         for name in (record.display_name, *record.aliases):
             keys |= name_keys(name)
+            if record.entity_kind == "place":
+                keys |= name_keys(short_place_name(name))
         keys.discard("")
         return keys
+
+
+_PLACE_QUALIFIER = re.compile(r"\s*\([^)]*\)$|\s+(?:am|an der|upon|on|sur|bei)\s+\S.*$")
+
+
+def short_place_name(name: str) -> str:
+    """The name a place goes by in running text: "Frankfurt am Main", "Frankfurt (Oder)" and
+    "Newcastle upon Tyne" are "Frankfurt" and "Newcastle" (then the prior picks the bigger)."""
+    return _PLACE_QUALIFIER.sub("", name) or name
 
 
 def _prior(record: EntityRecord) -> float:

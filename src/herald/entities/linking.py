@@ -23,6 +23,7 @@ from herald.enrich.text import content_terms, split_sentences
 from herald.entities.cues import GROUPS, KIND_GROUP, LABEL_GROUPS, ORG, PERSON, kind_cues
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import KnowledgeBase
+from herald.entities.matcher import dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord
 from herald.entities.names import alias_key, fold, strip_corporate_suffix
 
@@ -86,6 +87,13 @@ _COMPANY_WORDS = frozenset(
         "entertainment",
     ]
 )
+# Last words of organisation and place names: a first name before them does not make a person.
+_NAMING_TEXT = """university college school hospital institute foundation association council
+    committee party church club museum agency ministry department court county city park street
+    road airport station stadium centre center hotel fund trust bureau commission union league
+    team police army navy house hall bridge river lake island islands mountain valley post
+    herald times news journal tribune gazette telecom network studios records airlines"""
+_NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s?$")
 _CONNECTING = frozenset(
@@ -101,6 +109,8 @@ class LinkedEntity:
     mention_count: int
     salience: float
     confidence: float
+    # The spellings found in the document ("Christine Lagarde", "Lagarde"); not stored.
+    surfaces: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -124,6 +134,8 @@ class LinkingConfig:
     min_confidence: float = 0.6  # below this a candidate is not linked
     new_entity_min_confidence: float = 0.65
     max_entities: int = 50
+    # Also find the knowledge base's names the recogniser missed (herald.entities.matcher).
+    dictionary: bool = True
 
 
 @dataclass(slots=True)
@@ -159,6 +171,8 @@ class EntityLinker:
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
+        if self._config.dictionary:
+            mentions = [*mentions, *dictionary_mentions(text, self._kb, mentions)]
         groups = _group_mentions(text, mentions)
         doc = _Document(
             text=text,
@@ -171,7 +185,7 @@ class EntityLinker:
         drafts: dict[str, EntityDraft] = {}
         neighbours = _neighbours(mentions)
         for group in groups:
-            kinds = _kind_distribution(text, group, neighbours)
+            kinds = self._with_kb_kind(group, _kind_distribution(text, group, neighbours, self._kb))
             choice = self._choose(doc, group, kinds)
             if choice is None:
                 draft = self._new_entity(doc, group, kinds)
@@ -241,6 +255,16 @@ class EntityLinker:
             return None
         return record, confidence
 
+    def _with_kb_kind(self, group: _Group, kinds: dict[str, float]) -> dict[str, float]:
+        """A full name the knowledge base knows as one kind only ("Olaf Scholz", a person) is
+        half decided by that: the recogniser's label for it matters less than what it is."""
+        full = [s for s in group.surfaces if len(_surface_key(s).split()) > 1]
+        found = {KIND_GROUP[r.entity_kind] for s in full for r in self._kb.lookup(_surface_key(s))}
+        if len(found) != 1:
+            return kinds
+        known = next(iter(found))
+        return {k: 0.5 * v + (0.5 if k == known else 0.0) for k, v in kinds.items()}
+
     def _choose_demonym(self, group: _Group) -> tuple[EntityRecord, float] | None:
         found = {r.id: r for s in group.surfaces for r in self._kb.lookup_demonym(_surface_key(s))}
         if len(found) != 1:
@@ -276,9 +300,14 @@ class EntityLinker:
             return None  # nationalities and groups ("Icelanders") only link to known places
         name = _clean_surface(group.name)
         key = alias_key(name)
-        if not key or self._kb.is_known_name(key) or not _looks_like_a_name(name):
+        if not key or key in _NOT_NAMES or not _looks_like_a_name(name):
+            return None
+        if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
+        if group_kind == PERSON:
+            name = _without_title(name)
+            key = alias_key(name)
         words = name.split()
         if group_kind == PERSON and len(words) < 2:
             return None  # "Reid" alone is too ambiguous to become an entity
@@ -333,21 +362,62 @@ def _group_mentions(text: str, mentions: Sequence[Mention]) -> list[_Group]:
         group = groups.setdefault(key, _Group(key))
         group.surfaces[surface] += 1
         group.mentions.append(mention)
-    # "Reid" after "Tara Reid": a surname alone joins the full name (whatever spaCy called it:
-    # the small model often takes a surname for a place); a first name only when labelled PERSON.
-    people = [g for g in groups.values() if _is_person(g) and len(g.key.split()) > 1]
+    long_names = [g for g in groups.values() if len(g.key.split()) > 1 and not _is_demonym(g)]
     for key, group in list(groups.items()):
         if len(key.split()) != 1 or _is_demonym(group):
             continue
-        owners = [p for p in people if key == p.key.split()[-1]]
-        if not owners and _is_person(group):
-            owners = [p for p in people if key == p.key.split()[0]]
-        if len(owners) == 1:
-            owner = owners[0]
+        owner = _short_form_owner(group, long_names)
+        if owner is not None:
             owner.surfaces.update(group.surfaces)
             owner.mentions.extend(group.mentions)
             del groups[key]
     return list(groups.values())
+
+
+def _short_form_owner(group: _Group, long_names: list[_Group]) -> _Group | None:
+    """The full name a one-word mention stands for in this document, if exactly one fits.
+
+    "Lagarde" after "Christine Lagarde" (whatever spaCy called either: the small model often
+    takes a surname for a place or a person's full name for an organisation, so a PERSON label
+    on either side is enough); a first name only when labelled PERSON; an acronym after the
+    organisation it abbreviates ("ECB" after "European Central Bank"). A short form that joins a
+    person's name is a mention of that person, so its label becomes PERSON.
+    """
+    key = group.key
+    surname_of = [g for g in long_names if key == g.key.split()[-1]]
+    short_person = _has_person_label(group)
+    owners = [g for g in surname_of if _has_person_label(g)]
+    if not owners and short_person:
+        owners = [g for g in surname_of if "," not in g.name]
+    if not owners and short_person:
+        owners = [g for g in long_names if key == g.key.split()[0] and _has_person_label(g)]
+    if len(owners) == 1:
+        owner = owners[0]
+        if _is_person(owner) or short_person:
+            group.mentions = [_as_person(m) for m in group.mentions]
+        return owner
+    surfaces = [s for s in group.surfaces if s.isupper() and 2 <= len(s) <= 6]
+    if surfaces:
+        expanding = [g for g in long_names if not _is_person(g) and _abbreviates(key, g.name)]
+        if len(expanding) == 1:
+            return expanding[0]
+    return None
+
+
+def _abbreviates(acronym: str, name: str) -> bool:
+    """ "ecb" for "European Central Bank", "fbi" for "Federal Bureau of Investigation"."""
+    words = [w for w in re.split(r"[\s-]+", name) if w]
+    every = "".join(w[0] for w in words).lower()
+    capitals = "".join(w[0] for w in words if w.lower() not in _CONNECTING).lower()
+    return acronym in (every, capitals)
+
+
+def _has_person_label(group: _Group) -> bool:
+    return any(m.label == "PERSON" for m in group.mentions)
+
+
+def _as_person(mention: Mention) -> Mention:
+    return Mention(mention.text, "PERSON", mention.start, mention.end)
 
 
 def _is_demonym(group: _Group) -> bool:
@@ -360,12 +430,20 @@ def _is_person(group: _Group) -> bool:
 
 
 def _kind_distribution(
-    text: str, group: _Group, neighbours: dict[int, tuple[Mention | None, Mention | None]]
+    text: str,
+    group: _Group,
+    neighbours: dict[int, tuple[Mention | None, Mention | None]],
+    kb: KnowledgeBase,
 ) -> dict[str, float]:
     label_votes: dict[str, float] = defaultdict(float)
     cue_votes: dict[str, float] = defaultdict(float)
+    # The small model's usual slip: a person's name ("Olaf Scholz") called an organisation.
+    person_shaped = _has_given_name(group.name, kb) and not any(
+        m.label in _PLACE_LABELS for m in group.mentions
+    )
     for mention in group.mentions:
-        for kind, p in LABEL_GROUPS.get(mention.label, {}).items():
+        label = "PERSON" if person_shaped and mention.label == "ORG" else mention.label
+        for kind, p in LABEL_GROUPS.get(label, {}).items():
             label_votes[kind] += p
         for kind, vote in kind_cues(text, mention.start, mention.end).items():
             cue_votes[kind] += vote
@@ -379,7 +457,18 @@ def _kind_distribution(
     return {k: v / total for k, v in scores.items()}
 
 
+_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
 _COORDINATION = frozenset({"and", ",", "or", ", and", ", or", "&"})
+
+
+def _has_given_name(name: str, kb: KnowledgeBase) -> bool:
+    """Two or three capitalised words starting with a known first name ("Olaf Scholz"), the
+    last not a word organisations and places are named with ("Christine Hospital")."""
+    words = _clean_surface(name).split()
+    if not 2 <= len(words) <= 3 or not all(w[:1].isupper() for w in words):
+        return False
+    last = words[-1].lower().strip(".")
+    return kb.is_given_name(fold(words[0])) and last not in _NAMING_WORDS
 
 
 def _coordinated(
@@ -424,6 +513,25 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
     return all(opening)
 
 
+# Titles the recogniser often keeps in a person's name ("Coroner Gary Hargrove").
+# Capitalised tokens the recogniser calls organisations that name nothing: time zones and
+# abbreviations of common words.
+_NOT_NAMES = frozenset(
+    ["gmt", "bst", "est", "edt", "cst", "cdt", "pst", "pdt", "cet", "cest", "utc", "dui", "ie"]
+)
+_TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
+    chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
+    prince princess mayor coach"""
+_TITLES = frozenset(_TITLE_TEXT.split())
+
+
+def _without_title(name: str) -> str:
+    words = name.split()
+    if len(words) >= 3 and words[0].lower().strip(".") in _TITLES:
+        return " ".join(words[1:])
+    return name
+
+
 def _looks_like_a_name(name: str) -> bool:
     words = name.split()
     if not 1 <= len(words) <= 5 or len(name) < 2 or len(name) > 80 or "," in name:
@@ -460,14 +568,14 @@ def _measure(
         spans.extend((m.start, m.end, entity_id) for m in group.mentions)
     # Longest match wins where names overlap ("Paris" inside "Paris Hilton").
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(doc.text) + 1)  # 1 where a counted mention is (a C-speed check)
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
     in_title: set[str] = set()
     for start, end, entity_id in spans:
-        if any(start < e and s < end for s, e in taken):
+        if taken.find(1, start, end) != -1:
             continue
-        taken.append((start, end))
+        taken[start:end] = b"\x01" * (end - start)
         counts[entity_id] += 1
         first[entity_id] = min(first.get(entity_id, start), start)
         if start < doc.title_end:
@@ -475,7 +583,7 @@ def _measure(
     top = max(counts.values(), default=1)
     length = max(len(doc.text), 1)
     out = []
-    for entity_id, (record, confidence, _) in resolved.items():
+    for entity_id, (record, confidence, group) in resolved.items():
         count = max(counts[entity_id], 1)
         position = 1.0 - min(first.get(entity_id, length), length) / length
         frequency = math.log1p(count) / math.log1p(top)
@@ -490,6 +598,7 @@ def _measure(
                 mention_count=count,
                 salience=round(min(1.0, salience), 3),
                 confidence=confidence,
+                surfaces=tuple(sorted(group.surfaces)),
             )
         )
     return out

@@ -7,6 +7,7 @@ the linking :class:`KnowledgeBase` (workers) and the :class:`EntitySearchIndex` 
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import logging
 import threading
@@ -46,8 +47,11 @@ class ImportReport:
 
 
 def open_entity_file(path: Path) -> TextIO:
+    """A text stream over an import file, decompressing ``.gz`` and ``.bz2`` as it reads."""
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8")
+    if path.suffix == ".bz2":
+        return bz2.open(path, "rt", encoding="utf-8")
     return path.open(encoding="utf-8")
 
 
@@ -62,10 +66,30 @@ def import_entities(
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import JSON Lines entities in the caller's transaction; bad lines are reported, skipped."""
+    return import_records(
+        session,
+        parse_entity_lines(lines, origin=origin),
+        now=now,
+        replace=replace,
+        batch=batch,
+        progress=progress,
+    )
+
+
+def import_records(
+    session: Session,
+    records: Iterable[EntityRecord | ImportProblem],
+    *,
+    now: datetime,
+    replace: bool = True,
+    batch: int = 2000,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Write parsed entities in batches (any source format); problems are collected."""
     problems: list[ImportProblem] = []
     pending: list[EntityRecord] = []
     written = 0
-    for parsed in parse_entity_lines(lines, origin=origin):
+    for parsed in records:
         if isinstance(parsed, ImportProblem):
             problems.append(parsed)
             continue

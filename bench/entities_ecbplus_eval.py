@@ -1,0 +1,325 @@
+"""Distinct named people, organisations and places per article on ECB+ (gold entity coreference).
+
+    .venv/bin/python bench/entities_ecbplus_eval.py [--data ../shared/data/ecbplus]
+                                                    [--split test] [--show-errors 20]
+
+Each of the 982 articles goes through Herald's recogniser and linker (bundled seed knowledge
+base, title and body as ``bench/clusters_data.load_ecbplus`` splits them; entities discovered on
+the way are added to the knowledge base, as in production). The recogniser's output is cached in
+``bench/out`` (keyed by model and text), so re-running after a linking change is fast.
+
+Gold: the XML's entity markables (``HUMAN_PART_PER`` -> person; ``HUMAN_PART_ORG`` -> organisation;
+``HUMAN_PART_GPE``, ``LOC_GEO``, ``LOC_FAC`` -> place) grouped by their within-document coreference
+relations; a chain counts when one of its mentions is a name (a capitalised word that is not just
+the sentence's first word or "I"); chains sharing a name are one entity. ECB+ annotates entities
+only in some sentences (those listed in ``ECBplus_coreference_sentences.csv`` and those holding a
+markable), so a Herald entity is scored only when one of its names occurs in such a sentence, and
+not when it matches only a name inside another entity's mention ("Indonesia" in the place
+"Indonesia's Aceh", "Texas" in the people "Texas officials"): ECB+ could not annotate it.
+A Herald entity matches a gold entity when a name of one (display name, alias or a spelling found
+in the article) has the same normalised key
+(``herald.entities.names.alias_key``) as a gold mention's name part (its capitalised words, e.g.
+"Warren Jeffs" in "polygamist prophet Warren Jeffs"). Precision of kind k: Herald entities of kind
+k
+that match a gold entity of kind k, over Herald entities of kind k; recall: gold entities of kind k
+matched by a Herald entity of kind k. Dev topics {2,5,12,18,21,23,34,35}, test 36-45, train the
+rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import pickle
+import re
+import sys
+import tarfile
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.clusters_data import load_ecbplus
+from herald.enrich.ner import EntityRecognizer, Mention
+from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker, document_text
+from herald.entities.names import alias_key
+
+DEFAULT_DATA = (
+    Path(
+        os.environ.get(
+            "HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
+        )
+    )
+    / "ecbplus"
+)
+CACHE = Path(__file__).resolve().parent / "out"
+KINDS = ("person", "org", "place")
+GOLD_KIND = {
+    "HUMAN_PART_PER": "person",
+    "HUMAN_PART_ORG": "org",
+    "HUMAN_PART_GPE": "place",
+    "LOC_GEO": "place",
+    "LOC_FAC": "place",
+}
+HERALD_KIND = {"person": "person", "company": "org", "organization": "org", "place": "place"}
+_CONNECT = frozenset({"of", "the", "and", "for", "de", "du", "la", "le", "von", "van", "al", "bin"})
+_PRONOUNS = frozenset(
+    {"i", "he", "she", "it", "its", "they", "we", "you", "his", "her", "their", "'s", "’s"}
+)
+
+
+@dataclass(slots=True)
+class Gold:
+    kind: str
+    names: set[str] = field(default_factory=set)  # alias keys of the head names
+    inner: set[str] = field(default_factory=set)  # names inside a mention, not its head
+
+
+@dataclass(slots=True)
+class GoldDoc:
+    doc_id: str
+    entities: list[Gold]
+    annotated_text: str  # the annotated sentences, one per line
+    inner: set[str]  # names only seen inside another entity's mention ("Indonesia's Aceh")
+
+
+def name_parts(
+    tokens: list[str], first_in_sentence: list[bool], mid_capitals: frozenset[str] = frozenset()
+) -> tuple[list[str], list[str]]:
+    """The head name of a mention and its other names: "polygamist prophet Warren Jeffs" ->
+    (["Warren Jeffs"], []); "Indonesia 's Aceh" -> (["Aceh"], ["Indonesia"]); "Texas officials"
+    -> ([], ["Texas"]). The head is the capitalised run that ends the mention, else the first run
+    when a comma or preposition follows it ("Bountiful in the BC interior")."""
+    runs: list[tuple[int, int]] = []  # token ranges
+    start = None
+    for i, token in enumerate(tokens):
+        capital = token[:1].isupper() and token.lower() not in _PRONOUNS
+        joins = start is not None and (
+            token.lower() in _CONNECT or (token == "." and len(tokens[i - 1]) == 1)
+        )
+        if capital or joins:
+            start = i if start is None else start
+            continue
+        if start is not None:
+            runs.append((start, i))
+        start = None
+    if start is not None:
+        runs.append((start, len(tokens)))
+    texts = []
+    for a, b in runs:
+        while b > a and tokens[b - 1].lower() in _CONNECT:
+            b -= 1
+        if b == a or (b - a == 1 and first_in_sentence[a] and tokens[a] not in mid_capitals):
+            # a sentence's first word is capitalised anyway: a name if capitalised elsewhere
+            texts.append(("", a, b))
+            continue
+        text = "".join(t if t == "." else " " + t for t in tokens[a:b]).strip()
+        texts.append((re.sub(r"\b([A-Z])\. (?=[A-Z]\.)", r"\1.", text), a, b))
+    head: list[str] = []
+    if texts and texts[-1][2] == len(tokens) and texts[-1][0]:
+        head = [texts[-1][0]]
+    elif texts and texts[0][0] and tokens[texts[0][2]].lower() in _HEAD_ENDS:
+        head = [texts[0][0]]
+    others = [t for t, _, _ in texts if t and t not in head]
+    return head, others
+
+
+_HEAD_ENDS = frozenset({",", "in", "of", "at", "on", "near", "(", "-", "--"})
+
+
+def read_gold(data: Path) -> dict[str, GoldDoc]:
+    annotated: dict[str, set[int]] = defaultdict(set)
+    for line in (data / "ECBplus_coreference_sentences.csv").read_text().splitlines()[1:]:
+        topic, name, sentence = line.split(",")
+        annotated[f"{topic}_{name}"].add(int(sentence))
+    out: dict[str, GoldDoc] = {}
+    with tarfile.open(data / "ECBplus_xml.tar.gz") as tar:
+        for member in tar:
+            if not member.name.endswith(".xml"):
+                continue
+            handle = tar.extractfile(member)
+            assert handle is not None
+            root = ET.parse(handle).getroot()
+            doc_id = Path(member.name).stem
+            out[doc_id] = _gold_doc(doc_id, root, annotated[doc_id])
+    return out
+
+
+def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
+    tokens = {t.get("t_id", ""): t for t in root.iter("token")}
+    first: dict[str, bool] = {}
+    previous_sentence = None
+    for t_id, token in tokens.items():
+        first[t_id] = token.get("sentence") != previous_sentence
+        previous_sentence = token.get("sentence")
+    mid_capitals = frozenset(
+        (tok.text or "")
+        for t_id, tok in tokens.items()
+        if not first[t_id] and (tok.text or "")[:1].isupper()
+    )
+    kinds: dict[str, str] = {}
+    names: dict[str, tuple[list[str], list[str]]] = {}
+    markables = root.find("Markables")
+    sentences = set(sentences)
+    for markable in markables if markables is not None else []:
+        for anchor in markable.findall("token_anchor"):  # an annotated sentence
+            sentences.add(int(tokens[anchor.get("t_id", "")].get("sentence", "-1")))
+        kind = GOLD_KIND.get(markable.tag)
+        anchors = [a.get("t_id", "") for a in markable.findall("token_anchor")]
+        if kind is None or not anchors:
+            continue
+        m_id = markable.get("m_id", "")
+        kinds[m_id] = kind
+        words = [tokens[a].text or "" for a in anchors]
+        names[m_id] = name_parts(words, [first[a] for a in anchors], mid_capitals)
+    # Chains: mentions pointing at the same target; the rest are singletons.
+    chain_of = {m: m for m in kinds}
+    relations = root.find("Relations")
+    for relation in relations if relations is not None else []:
+        target = relation.find("target")
+        if target is None:
+            continue
+        for source in relation.findall("source"):
+            m = source.get("m_id", "")
+            if m in chain_of:
+                chain_of[m] = "t" + target.get("m_id", "")
+    chains: dict[str, Gold] = {}
+    for m, chain in chain_of.items():
+        gold = chains.setdefault(chain, Gold(kinds[m]))
+        head, others = names[m]
+        for name in head:
+            words = alias_key(name).split()
+            gold.names.add(" ".join(words))
+            if gold.kind == "person":  # "Sgt Tim Shields" is also "Tim Shields" and "Shields"
+                gold.names.update(" ".join(words[i:]) for i in range(1, len(words)))
+        gold.inner.update(alias_key(n) for n in others)
+    entities: list[Gold] = []
+    inner: set[str] = set()
+    for gold in chains.values():  # chains sharing a name are one entity
+        inner |= gold.inner
+        if not gold.names:
+            continue
+        same = next((e for e in entities if e.kind == gold.kind and e.names & gold.names), None)
+        if same is None:
+            entities.append(gold)
+        else:
+            same.names |= gold.names
+    lines: dict[str, list[str]] = defaultdict(list)
+    for token in tokens.values():
+        if int(token.get("sentence", "-1")) in sentences:
+            lines[token.get("sentence", "")].append(token.text or "")
+    inner -= {n for e in entities for n in e.names}
+    return GoldDoc(doc_id, entities, "\n".join(" ".join(w) for w in lines.values()), inner)
+
+
+def recognise(texts: list[str]) -> list[list[Mention]]:
+    digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
+    recognizer = EntityRecognizer()
+    path = CACHE / f"ecbplus-ner-{recognizer.model_name}-{digest}.pkl"
+    if path.exists():
+        cached: list[list[Mention]] = pickle.loads(path.read_bytes())
+        return cached
+    found = recognizer.recognize(texts)
+    CACHE.mkdir(exist_ok=True)
+    path.write_bytes(pickle.dumps(found))
+    return found
+
+
+def occurs(name: str, text: str) -> bool:
+    spaced = " ".join(re.findall(r"\w+|[^\w\s]", name))  # the XML text is tokenised
+    return any(
+        re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) for n in {name, spaced} if len(n) > 1
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--split", default="test", help="train, dev, test, traindev or all")
+    parser.add_argument("--show-errors", type=int, default=0)
+    args = parser.parse_args()
+    gold = read_gold(args.data)
+    docs = load_ecbplus(args.data / "docs.jsonl")
+    wanted = {"traindev": {"train", "dev"}, "all": {"train", "dev", "test"}}.get(
+        args.split, {args.split}
+    )
+    texts = [document_text(d.title, d.body) for d in docs]
+    mentions = recognise(texts)
+    kb = KnowledgeBase.from_seed()
+    linker = EntityLinker(kb)
+    tp: Counter[str] = Counter()
+    predicted: Counter[str] = Counter()
+    gold_total: Counter[str] = Counter()
+    recalled: Counter[str] = Counter()
+    errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
+    link_seconds = 0.0
+    shown = 0
+    for doc, found in zip(docs, mentions, strict=True):
+        started = time.process_time()
+        result = linker.link(doc.title, doc.body, found)
+        link_seconds += time.process_time() - started
+        for draft in result.new_entities:
+            kb.add(draft.to_record())
+        if doc.split not in wanted:
+            continue
+        g = gold[doc.doc_id]
+        matched: set[int] = set()
+        wrong, missed = [], []
+        for entity in result.entities:
+            kind = HERALD_KIND.get(entity.entity_kind)
+            record = kb.get(entity.entity_id)
+            names = {entity.display_name, *getattr(entity, "surfaces", ())}
+            if record is not None:
+                names.update(record.aliases)
+            if not any(occurs(n, g.annotated_text) for n in names):
+                continue  # ECB+ did not annotate the sentences it is in
+            keys = {alias_key(n) for n in names}
+            hits = [i for i, e in enumerate(g.entities) if e.names & keys]
+            same = [i for i in hits if g.entities[i].kind == kind]
+            if not hits and keys & g.inner:
+                continue  # named only inside another mention: ECB+ could not annotate it
+            if kind is None:
+                if hits:
+                    errors["kind"][f"{g.entities[hits[0]].kind}->{entity.entity_kind}"] += 1
+                continue
+            predicted[kind] += 1
+            if same:
+                tp[kind] += 1
+                matched.update(same)
+            else:
+                if hits:
+                    errors["kind"][f"{g.entities[hits[0]].kind}->{kind}"] += 1
+                else:
+                    errors["fp"][kind] += 1
+                wrong.append(f"{entity.display_name} ({kind})")
+        for i, e in enumerate(g.entities):
+            gold_total[e.kind] += 1
+            if i in matched:
+                recalled[e.kind] += 1
+            else:
+                errors["fn"][e.kind] += 1
+                missed.append(f"{sorted(e.names)} ({e.kind})")
+        if args.show_errors and shown < args.show_errors and (wrong or missed):
+            shown += 1
+            print(f"- {doc.doc_id}: wrong {wrong}\n    missed {missed}")
+    print(f"ECB+ {args.split}: distinct named entities per article (gold: ECB+ entity chains)")
+    for kind in KINDS:
+        p = tp[kind] / predicted[kind] if predicted[kind] else 0.0
+        r = recalled[kind] / gold_total[kind] if gold_total[kind] else 0.0
+        print(
+            f"  {kind:<7} P={p:.3f} R={r:.3f}  (herald {predicted[kind]}, correct {tp[kind]};"
+            f" gold {gold_total[kind]}, found {recalled[kind]})"
+        )
+    print(f"errors: {dict(errors['fp'])} spurious, {dict(errors['fn'])} missed,")
+    print(f"        kind confusions (gold->herald) {dict(errors['kind'])}")
+    print(f"linking CPU {1000 * link_seconds / len(docs):.2f} ms per article (all {len(docs)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,107 @@
+"""Names the knowledge base knows, found in a text even where the statistical recogniser missed
+them: a dictionary matcher over the knowledge base's name keys.
+
+The text's words are scanned once; at each capitalised word the longest run of up to
+``MAX_WORDS`` words (ending on a capitalised word, within one sentence) whose normalised key
+(:func:`herald.entities.names.alias_key`) names a knowledge-base entity is a match. The keys are
+already a hash index of the knowledge base (:meth:`KnowledgeBase.lookup`), so each try costs one
+dictionary look-up whatever the knowledge base's size: no automaton to build or keep in memory.
+
+A match becomes a recogniser-like mention with the label of its entities' kind and then goes
+through the same grouping, kind and ambiguity rules as the recogniser's mentions. It is only
+kept when the dictionary alone is fairly sure: its entities are all of one kind, and a one-word
+match must not open a sentence, must not be a common word, and must name a well-known entity
+(a country, a big city, a listed company: prior >= ``ONE_WORD_MIN_PRIOR``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from herald.enrich.ner import Mention, stop_words
+from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT
+from herald.entities.kb import KnowledgeBase
+from herald.entities.names import alias_key
+
+MAX_WORDS: Final = 6
+ONE_WORD_MIN_PRIOR: Final = 0.7
+_LABEL_OF_GROUP: Final = {
+    PERSON: "PERSON",
+    PLACE: "GPE",
+    ORG: "ORG",
+    PRODUCT: "PRODUCT",
+    "event": "EVENT",
+}
+_WORD = re.compile(r"[^\W_][\w'’.&-]*", re.UNICODE)
+# What may separate two words of one name: spaces, or nothing else.
+_JOIN = re.compile(r"^[ \t]{1,2}$")
+_SENTENCE_END = re.compile(r"[.!?:;\"“”()\n]\s*$")
+_CONNECTING: Final = frozenset({"of", "the", "and", "for", "de", "du", "la", "le", "von", "van"})
+
+
+def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) -> list[Mention]:
+    """Knowledge-base names in ``text`` that overlap none of the ``found`` mentions."""
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    taken = sorted((m.start, m.end) for m in found)
+    longest = min(MAX_WORDS, kb.longest_name)
+    out: list[Mention] = []
+    i = 0
+    while i < len(words):
+        start = words[i][0]
+        if not text[start].isupper() or not kb.starts_a_name(
+            alias_key(text[start : words[i][1]].rstrip("."))
+        ):
+            i += 1
+            continue
+        match = _longest_match(text, words, i, longest, kb)
+        if match is None:
+            i += 1
+            continue
+        last, label = match
+        span_end = words[last][1]
+        surface = text[start:span_end].rstrip(".")
+        span_end = start + len(surface)
+        if not _overlaps(taken, start, span_end) and (
+            last > i or _one_word_ok(text, start, surface, kb)
+        ):
+            out.append(Mention(surface, label, start, span_end))
+        i = last + 1
+    return out
+
+
+def _longest_match(
+    text: str, words: list[tuple[int, int]], i: int, longest: int, kb: KnowledgeBase
+) -> tuple[int, str] | None:
+    last = i
+    for j in range(i + 1, min(len(words), i + longest)):
+        if not _JOIN.match(text[words[j - 1][1] : words[j][0]]):
+            break
+        last = j
+    for j in range(last, i - 1, -1):
+        tail = text[words[j][0] : words[j][1]]
+        if not tail[0].isupper() and not tail[0].isdigit():
+            continue  # a name ends on a capitalised word ("Bank of England", not "Bank of")
+        key = alias_key(text[words[i][0] : words[j][1]].rstrip("."))
+        records = kb.lookup(key) if key else []
+        groups = {KIND_GROUP[r.entity_kind] for r in records}
+        if len(groups) == 1:
+            return j, _LABEL_OF_GROUP[next(iter(groups))]
+        if groups:
+            return None  # names of several kinds: the recogniser's label must decide
+    return None
+
+
+def _one_word_ok(text: str, start: int, surface: str, kb: KnowledgeBase) -> bool:
+    if len(surface) < 2 or (len(surface) < 4 and not surface.isupper()):
+        return False
+    if surface.lower() in stop_words() or surface.lower() in _CONNECTING:
+        return False
+    if start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start]):
+        return False  # a sentence's first word is capitalised anyway
+    return max(kb.prior(r.id) for r in kb.lookup(alias_key(surface))) >= ONE_WORD_MIN_PRIOR
+
+
+def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s < end and start < e for s, e in taken)

@@ -1,0 +1,73 @@
+"""The dictionary matcher: knowledge-base names found where the recogniser found nothing."""
+
+from __future__ import annotations
+
+from herald.enrich.ner import Mention
+from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker, LinkingConfig
+from herald.entities.matcher import dictionary_mentions
+from herald.entities.model import EntityRecord, Tag
+
+
+def kb() -> KnowledgeBase:
+    return KnowledgeBase(
+        [
+            EntityRecord(
+                "ent_geosurvey",
+                "United States Geological Survey",
+                "organization",
+                "the US agency for earth sciences: earthquakes, maps",
+                aliases=("US Geological Survey", "USGS"),
+            ),
+            EntityRecord(
+                "ent_sumatra",
+                "Sumatra",
+                "place",
+                "island of Indonesia",
+                tags=(Tag("place_type", "country"),),  # prior 1.0: a well-known name
+            ),
+            EntityRecord(
+                "ent_police",
+                "Police",
+                "place",
+                "a small town",
+                tags=(Tag("place_type", "city"), Tag("population", "5000")),
+            ),
+            EntityRecord("ent_jordan_p", "Jordan", "person", "basketball player"),
+            EntityRecord(
+                "ent_jordan", "Jordan", "place", "country", tags=(Tag("place_type", "country"),)
+            ),
+        ]
+    )
+
+
+def test_names_the_recogniser_missed_are_found_with_their_kind() -> None:
+    text = (
+        "The quake struck off Sumatra on Tuesday, the US Geological Survey said. "
+        "Police said the USGS had warned residents."
+    )
+    found = dictionary_mentions(text, kb(), [])
+    assert [(m.text, m.label) for m in found] == [
+        ("Sumatra", "GPE"),
+        ("US Geological Survey", "ORG"),
+        ("USGS", "ORG"),
+    ]
+    # "Police" opens a sentence and names only a little-known town: not a match.
+    assert all(text[m.start : m.end] == m.text for m in found)
+
+
+def test_spans_the_recogniser_found_and_ambiguous_names_are_left_alone() -> None:
+    text = "Officials in Jordan met the US Geological Survey team near Sumatra."
+    start = text.index("US Geological Survey")
+    recognised = [Mention("US Geological Survey", "ORG", start, start + 20)]
+    found = dictionary_mentions(text, kb(), recognised)
+    # "Jordan" is a person and a place in the knowledge base: only the recogniser decides.
+    assert [m.text for m in found] == ["Sumatra"]
+
+
+def test_the_linker_links_what_only_the_dictionary_found() -> None:
+    body = "Scientists at the US Geological Survey measured the earthquake's depth."
+    on = EntityLinker(kb()).link("", body, [])
+    off = EntityLinker(kb(), LinkingConfig(dictionary=False)).link("", body, [])
+    assert [e.display_name for e in on.entities] == ["United States Geological Survey"]
+    assert off.entities == []

@@ -1,0 +1,176 @@
+"""Names resolved within one document: a full name and its later short forms are one entity.
+
+The first test runs the real recogniser; the others give the linker the recogniser's known slips
+directly (a surname called a place, a person's full name called an organisation), so each
+variant is tested whatever the model version does with the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from herald.enrich.ner import Mention
+from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
+from tests.enrich.models import fresh_knowledge_base, recognizer
+
+LAGARDE_TITLE = "ECB keeps rates on hold"
+LAGARDE_BODY = (
+    "Christine Lagarde, president of the European Central Bank, said in Frankfurt on Thursday "
+    "that rates would stay where they are. Lagarde spoke after a meeting with Olaf Scholz in "
+    "Berlin. The ECB expects inflation to ease next year, Lagarde added."
+)
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return fresh_knowledge_base()
+
+
+def by_name(result: LinkResult) -> dict[str, LinkedEntity]:
+    return {e.display_name: e for e in result.entities}
+
+
+def mentions(text: str, *spans: tuple[str, str, int]) -> list[Mention]:
+    """Mentions of ``(surface, label, occurrence)``: the n-th (0-based) occurrence in text."""
+    out = []
+    for surface, label, occurrence in spans:
+        found = [m.start() for m in re.finditer(re.escape(surface), text)]
+        start = found[occurrence]
+        out.append(Mention(surface, label, start, start + len(surface)))
+    return out
+
+
+def test_the_lagarde_pattern_with_the_real_recogniser(kb: KnowledgeBase) -> None:
+    text = document_text(LAGARDE_TITLE, LAGARDE_BODY)
+    found = recognizer().recognize([text])[0]
+    result = EntityLinker(kb).link(LAGARDE_TITLE, LAGARDE_BODY, found)
+    entities = by_name(result)
+    kinds = {name: e.entity_kind for name, e in entities.items()}
+    assert kinds["Christine Lagarde"] == "person"
+    assert kinds["Olaf Scholz"] == "person"
+    assert kinds["European Central Bank"] == "organization"
+    assert kinds["Berlin"] == "place"
+    assert any(name.startswith("Frankfurt") and kind == "place" for name, kind in kinds.items())
+    assert "Lagarde" not in entities  # the surname is her, not a place of its own
+    lagarde = entities["Christine Lagarde"]
+    assert lagarde.mention_count == 3  # "Christine Lagarde", "Lagarde" twice
+    # "ECB" in the title and the body count for the bank named in full once.
+    assert entities["European Central Bank"].mention_count == 3
+    # Salience reflects the mentions: named three times, she outranks Berlin (named once).
+    assert lagarde.salience > entities["Berlin"].salience
+
+
+@pytest.mark.parametrize(
+    ("full_label", "short_label"),
+    [("PERSON", "GPE"), ("ORG", "PERSON"), ("GPE", "PERSON"), ("PERSON", "ORG")],
+)
+def test_one_mistagged_mention_does_not_flip_or_drop_the_person(
+    kb: KnowledgeBase, full_label: str, short_label: str
+) -> None:
+    body = (
+        "Christine Lagarde, president of the European Central Bank, said rates would stay high. "
+        "Lagarde spoke in Berlin."
+    )
+    found = mentions(
+        body,
+        ("Christine Lagarde", full_label, 0),
+        ("European Central Bank", "ORG", 0),
+        ("Lagarde", short_label, 1),
+        ("Berlin", "GPE", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Christine Lagarde"].entity_kind == "person"
+    assert entities["Christine Lagarde"].mention_count == 2
+    assert "Lagarde" not in entities
+
+
+def test_the_surname_first_then_mistagged_still_joins_the_full_name(kb: KnowledgeBase) -> None:
+    # The title uses the surname alone (called a place); the body names her in full.
+    title = "Lagarde warns on inflation"
+    body = "Christine Lagarde, the central bank's president, said prices would keep rising."
+    text = document_text(title, body)
+    found = mentions(text, ("Lagarde", "GPE", 0), ("Christine Lagarde", "PERSON", 0))
+    entities = by_name(EntityLinker(kb).link(title, body, found))
+    assert set(entities) == {"Christine Lagarde"}
+    assert entities["Christine Lagarde"].entity_kind == "person"
+    assert entities["Christine Lagarde"].mention_count == 2
+
+
+def test_an_acronym_after_the_full_organisation_name_is_the_same_entity(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "The Northern Fisheries Protection Council said on Monday that catches fell. "
+        "The NFPC blamed warmer water, and NFPC inspectors will visit every port."
+    )
+    found = mentions(
+        body,
+        ("Northern Fisheries Protection Council", "ORG", 0),
+        ("NFPC", "ORG", 0),
+        ("NFPC", "ORG", 1),
+    )
+    result = EntityLinker(kb).link("", body, found)
+    entities = by_name(result)
+    assert set(entities) == {"Northern Fisheries Protection Council"}
+    council = entities["Northern Fisheries Protection Council"]
+    assert council.entity_kind == "organization"
+    assert council.mention_count == 3
+    assert [d.display_name for d in result.new_entities] == [
+        "Northern Fisheries Protection Council"
+    ]
+
+
+def test_a_person_named_like_a_town_is_not_the_town(kb: KnowledgeBase) -> None:
+    assert any(r.entity_kind == "place" for r in kb.lookup("washington"))
+    body = (
+        "Denzel Washington arrived at the premiere with his wife. Washington told reporters the "
+        "film had taken four years, and Washington thanked the crew."
+    )
+    found = mentions(
+        body,
+        ("Denzel Washington", "PERSON", 0),
+        ("Washington", "GPE", 1),
+        ("Washington", "GPE", 2),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert set(entities) == {"Denzel Washington"}
+    assert entities["Denzel Washington"].entity_kind == "person"
+    assert entities["Denzel Washington"].mention_count == 3
+
+
+def test_a_given_name_makes_an_unknown_two_word_organisation_a_person(
+    kb: KnowledgeBase,
+) -> None:
+    body = "The minister met Olaf Scholz in Berlin on Tuesday to discuss the budget."
+    found = mentions(body, ("Olaf Scholz", "ORG", 0), ("Berlin", "GPE", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Olaf Scholz"].entity_kind == "person"
+    # ...but not a name that ends like an organisation's.
+    body = "Doctors at the Olaf Hospital in Berlin said on Tuesday that the unit would close."
+    found = mentions(body, ("Olaf Hospital", "ORG", 0), ("Berlin", "GPE", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities.get("Olaf Hospital") is None or entities["Olaf Hospital"].entity_kind != (
+        "person"
+    )
+
+
+def test_a_title_the_recogniser_kept_is_not_part_of_a_new_persons_name(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "Coroner Gary Hargrove said the driver died at the scene at 10:40 GMT. "
+        "Hargrove said a report would follow at 14:00 GMT."
+    )
+    found = mentions(
+        body,
+        ("Coroner Gary Hargrove", "PERSON", 0),
+        ("GMT", "ORG", 0),
+        ("Hargrove", "PERSON", 1),
+        ("GMT", "ORG", 1),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert set(entities) == {"Gary Hargrove"}  # and a time zone is no organisation
+    assert entities["Gary Hargrove"].mention_count == 2
