@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +20,7 @@ from herald.entities.service import seed_knowledge_base
 from herald.runtime import Runtime
 from herald.workspaces.service import create_key
 from tests.client.conftest import SMALL_SEED
-
-HERALD = str(Path(sys.executable).with_name("herald"))
+from tests.serving import herald_serve
 
 
 @dataclass(frozen=True)
@@ -31,12 +28,6 @@ class RunningServer:
     base_url: str
     api_key: str
     process: subprocess.Popen[bytes]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _environment(home: Path) -> dict[str, str]:
@@ -74,38 +65,11 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
             ).api_key
     finally:
         runtime.close()
-    port = _free_port()
-    log = (tmp_path / "serve.log").open("wb")
-    process = subprocess.Popen(
-        [HERALD, "serve", "--host", "127.0.0.1", "--port", str(port), "--no-worker"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"herald serve exited: {(tmp_path / 'serve.log').read_text()}")
-            try:
-                if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("herald serve did not answer /healthz within 90 s")
-            time.sleep(0.2)
+    with herald_serve(["--no-worker"], env=env, log_path=tmp_path / "serve.log") as (
+        base_url,
+        process,
+    ):
         yield RunningServer(base_url, api_key, process)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-        log.close()
 
 
 @pytest.mark.slow

@@ -12,10 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,10 +29,10 @@ from herald.ingest.sources.jsonl import parse_json_lines
 from herald.runtime import Runtime
 from herald.workspaces.service import create_key
 from tests.console.browser import CHROMIUM_ARGS, REQUIRE_BROWSER, browser_problem, chromium_path
+from tests.serving import herald_serve
 from tests.webhooks.webhook_receiver import HttpsReceiver
 
 ROOT = Path(__file__).resolve().parents[2]
-HERALD = str(Path(sys.executable).with_name("herald"))
 SMALL_SEED = ROOT / "tests" / "client" / "data" / "entities-seed.jsonl"
 # Not committed (.gitignore): every page at both widths, for people to look at.
 SCREENSHOTS = ROOT / "screenshots" / "console"
@@ -67,12 +63,6 @@ class Herald:
         )
         response.raise_for_status()
         return response.json()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _items(lines: Sequence[bytes]) -> list[IncomingItem]:
@@ -141,37 +131,8 @@ def start_herald(
             admin = create_key(session, workspace="acme", role="admin", clock=runtime.clock)
     finally:
         runtime.close()
-    port = _free_port()
-    log_path = tmp / "serve.log"
-    log = log_path.open("wb")
-    process = subprocess.Popen(
-        [HERALD, "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"herald serve exited: {log_path.read_text()}")
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail("herald serve did not answer /healthz within 90 s")
-            time.sleep(0.2)
+    with herald_serve([], env=env, log_path=tmp / "serve.log") as (base_url, _process):
         yield Herald(base_url, member.api_key, admin.api_key, receiver, home)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture(scope="module")

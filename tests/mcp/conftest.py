@@ -11,18 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import httpx
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
@@ -36,8 +30,8 @@ from herald.ingest.sources import Document, JsonLinesAdapter
 from herald.runtime import Runtime
 from herald.workspaces.service import create_key
 from tests.client.conftest import SMALL_SEED, run_jobs
+from tests.serving import HERALD, herald_serve
 
-HERALD = str(Path(sys.executable).with_name("herald"))
 TRANSPORTS = ["stdio", "http"]
 
 
@@ -122,12 +116,6 @@ def corpus(now: datetime) -> list[dict[str, Any]]:
     ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     base = tmp_path_factory.mktemp("mcp")
@@ -160,37 +148,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
         "HERALD_ENTITY_SEED": str(SMALL_SEED),
         "HERALD_LOG_FORMAT": "text",
     }
-    port = _free_port()
-    log_path = base / "serve.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [HERALD, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"herald serve exited: {log_path.read_text()}")
-            try:
-                if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("herald serve did not answer /healthz within 90 s")
-            time.sleep(0.2)
+    with herald_serve([], env=env, log_path=base / "serve.log") as (base_url, _process):
         yield RunningServer(base_url, acme.api_key, globex.api_key, report.changed_ids)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 Connect = Callable[[str, str], AbstractAsyncContextManager[Client]]

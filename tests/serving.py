@@ -1,0 +1,63 @@
+"""A real `herald serve` process on a loopback port, for the tests that drive Herald from outside
+(the HTTP client, the MCP client, the browser)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+HERALD = str(Path(sys.executable).with_name("herald"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def herald_serve(
+    args: Sequence[str], *, env: Mapping[str, str], log_path: Path, timeout: float = 90
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start `herald serve --host 127.0.0.1 --port P ARGS...`, wait until `/healthz` answers,
+    yield its base URL and process; stop it (SIGTERM, then SIGKILL after 20 s) on the way out.
+    Its output goes to ``log_path``, shown when it exits early."""
+    port = free_port()
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [HERALD, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+            env=dict(env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"herald serve exited: {log_path.read_text()}")
+            try:
+                if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"herald serve did not answer /healthz within {timeout:.0f} s")
+            time.sleep(0.2)
+        yield base_url, process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
