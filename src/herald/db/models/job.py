@@ -57,3 +57,26 @@ class Job(Base):
             postgresql_where=text("status = 'queued'"),
         ),
     )
+
+
+class JobTurn(Base):
+    """When each workspace of a lane was last served by a claim (a sequence number, not a time,
+    so a frozen or coarse clock still orders turns). Claims serve the workspace with the oldest
+    turn first: round-robin between workspaces, whatever their priorities or backlog."""
+
+    __tablename__ = "job_turns"
+
+    lane: Mapped[str] = mapped_column(String(32), primary_key=True)
+    team_key: Mapped[str] = mapped_column(String(40), primary_key=True)  # "" for system jobs
+    served: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class RateWindow(Base):
+    """Requests counted per (key, fixed one-minute window): the rate limit shared by every API
+    process on one database. Old windows are deleted as new ones start."""
+
+    __tablename__ = "rate_windows"
+
+    bucket: Mapped[str] = mapped_column(String(120), primary_key=True)
+    window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True)  # epoch seconds
+    count: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,40 @@
+"""job turns (fair claims between workspaces) and shared rate-limit windows
+
+Revision ID: 0007_job_workspace
+Revises: 0006_clusters
+Create Date: 2026-11-26 12:00:00.000000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0007_job_workspace"
+down_revision: str | Sequence[str] | None = "0006_clusters"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "job_turns",
+        sa.Column("lane", sa.String(length=32), nullable=False),
+        sa.Column("team_key", sa.String(length=40), nullable=False),
+        sa.Column("served", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("lane", "team_key", name=op.f("pk_job_turns")),
+    )
+    op.create_table(
+        "rate_windows",
+        sa.Column("bucket", sa.String(length=120), nullable=False),
+        sa.Column("window_start", sa.BigInteger(), nullable=False),
+        sa.Column("count", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("bucket", "window_start", name=op.f("pk_rate_windows")),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("rate_windows")
+    op.drop_table("job_turns")
