@@ -81,6 +81,12 @@ class Settings(BaseSettings):
         ge=0,
         description="Requests per minute per API key in each API process; 0 disables the limit.",
     )
+    metrics_token: str | None = Field(
+        default=None,
+        description=(
+            "When set, GET /metrics answers only requests with `Authorization: Bearer <token>`."
+        ),
+    )
     search_query_cache: int = Field(
         default=16384,
         ge=0,

@@ -112,7 +112,7 @@ def test_rebinding_to_a_private_address_after_the_check_is_refused(
     # address, and the connection goes to exactly it ...
     assert client.post(target, content=BODY, headers={}).remote_address == "127.0.0.1"
     # ... and refused once the name rebinds to a private address, with no new connection.
-    with pytest.raises(InvalidWebhookUrl, match=r"10\.9\.8\.7"):
+    with pytest.raises(InvalidWebhookUrl, match="outside the public internet"):
         client.post(target, content=BODY, headers={})
     assert resolver.calls == [RECEIVER_HOST] * 3
     assert len(receiver.requests) == 1
