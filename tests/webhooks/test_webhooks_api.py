@@ -323,4 +323,5 @@ def test_put_checks_names_by_resolving_them(
         "/v1/webhooks", json={"url": "https://intranet.example.org/"}, headers=auth
     )
     assert refused.status_code == 400
-    assert "192.168.10.4" in refused.json()["message"]
+    assert "not allowed" in refused.json()["message"]
+    assert "192.168.10.4" not in refused.json()["message"]  # internal addresses stay unsaid

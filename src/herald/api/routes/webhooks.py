@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from herald.api.deps import PrincipalDep, RuntimeDep
+from herald.api.deps import PrincipalDep, RuntimeDep, take_token
 from herald.api.schemas.common import current_meta
 from herald.api.schemas.webhooks import (
     AttemptRecordOut,
@@ -69,6 +69,9 @@ def rotate_signing_secret(principal: PrincipalDep, runtime: RuntimeDep) -> Any:
 def send_test(principal: PrincipalDep, runtime: RuntimeDep) -> DeliveryResponse:
     """Queue a `webhook.test` event and attempt it at once; returns the delivery after that
     attempt (a failed attempt is retried on the usual schedule)."""
+    take_token(
+        runtime, f"test-delivery:{principal.team_id}", runtime.settings.test_deliveries_per_minute
+    )
     delivery = service.send_test_delivery(runtime, principal.team_id)
     return DeliveryResponse(delivery=DeliveryRecordOut.of(delivery), meta=current_meta())
 

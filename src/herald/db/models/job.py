@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Index, Integer, String, Text, text
+from sqlalchemy import BigInteger, Boolean, Float, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from herald.db.base import Base, JSONType
@@ -71,12 +71,13 @@ class JobTurn(Base):
     served: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
-class RateWindow(Base):
-    """Requests counted per (key, fixed one-minute window): the rate limit shared by every API
-    process on one database. Old windows are deleted as new ones start."""
+class RateBucket(Base):
+    """One token bucket per API key, shared by every API process on one database (PostgreSQL):
+    ``tokens`` as of ``updated_at`` (epoch seconds); each request refills, then takes one."""
 
-    __tablename__ = "rate_windows"
+    __tablename__ = "rate_buckets"
 
     bucket: Mapped[str] = mapped_column(String(120), primary_key=True)
-    window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True)  # epoch seconds
-    count: Mapped[int] = mapped_column(Integer, default=0)
+    tokens: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+    allowed: Mapped[bool] = mapped_column(Boolean, default=True)  # the last request's verdict

@@ -1,4 +1,4 @@
-"""job turns (fair claims between workspaces) and shared rate-limit windows
+"""job turns (fair claims between workspaces) and shared rate-limit buckets
 
 Revision ID: 0007_job_workspace
 Revises: 0006_clusters
@@ -27,14 +27,15 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("lane", "team_key", name=op.f("pk_job_turns")),
     )
     op.create_table(
-        "rate_windows",
+        "rate_buckets",
         sa.Column("bucket", sa.String(length=120), nullable=False),
-        sa.Column("window_start", sa.BigInteger(), nullable=False),
-        sa.Column("count", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("bucket", "window_start", name=op.f("pk_rate_windows")),
+        sa.Column("tokens", sa.Float(), nullable=False),
+        sa.Column("updated_at", sa.Float(), nullable=False),
+        sa.Column("allowed", sa.Boolean(), nullable=False),
+        sa.PrimaryKeyConstraint("bucket", name=op.f("pk_rate_buckets")),
     )
 
 
 def downgrade() -> None:
-    op.drop_table("rate_windows")
+    op.drop_table("rate_buckets")
     op.drop_table("job_turns")
