@@ -46,7 +46,11 @@ def get_webhook(principal: PrincipalDep, runtime: RuntimeDep) -> Any:
 def put_webhook(body: PutWebhookRequest, principal: PrincipalDep, runtime: RuntimeDep) -> Any:
     """Create or update the target. The URL is checked against the target rules (DNS included).
     `new_signing_secret` appears only when this call created the secret: store it."""
-    url = service.checked_target_url(runtime, body.url) if body.url is not None else None
+    url = (
+        service.checked_target_url(runtime, body.url, principal.team_id)
+        if body.url is not None
+        else None
+    )
     with runtime.sessions.write() as session:
         config, secret = service.save_target(
             session, principal.team_id, url=url, enabled=body.enabled, clock=runtime.clock
