@@ -98,6 +98,7 @@ def test_api_errors_end_the_command_with_the_code_and_message(served: Served) ->
 def test_webhook_target_test_delivery_and_attempts(served: Served) -> None:
     assert as_json(served, "webhooks", "show") == {
         "configured": False, "url": None, "enabled": False, "signing_secret": None,
+        "disabled_reason": None, "disabled_at": None,  # never paused
     }  # fmt: skip
     url = served.receiver.url("/herald", host="127.0.0.1")
     set_once = as_json(served, "webhooks", "set", "--url", url)

@@ -26,7 +26,7 @@ from herald_client.webhooks import sign, verify
 from herald.core.clock import FrozenClock
 from herald.runtime import Runtime
 from herald.webhooks.delivery import Sender
-from tests.client.test_real_server import _free_port
+from tests.serving import free_port
 from tests.webhooks.webhook_receiver import HttpsReceiver
 
 DOC = Path(__file__).parents[2] / "docs" / "client.md"
@@ -101,7 +101,7 @@ def test_the_receiver_example_accepts_signed_deliveries_only(tmp_path: Path) -> 
     script = tmp_path / "receiver.py"
     script.write_text(code)
     secret = "whsec_dGVzdC1zZWNyZXQtZm9yLXRoZS1yZWNlaXZlci1leGFtcGxl"
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "WEBHOOK_SECRET": secret, "PORT": str(port)}
     with subprocess.Popen(
         [sys.executable, str(script)], env=env, stdout=subprocess.PIPE, text=True
