@@ -189,3 +189,18 @@ def test_the_checks_catch_what_they_look_for() -> None:
     assert REPO_PATH.findall(texts[0]) == ["docs/nowhere.md"]
     assert REPO_PATH.findall("https://example.org/blob/main/docs/1.0.md") == []
     assert not (ROOT / "docs" / "nowhere.md").exists()
+
+
+def test_the_benchmark_plots_are_current(tmp_path: Path) -> None:
+    """The committed SVGs are what bench/plots.py draws from bench/results.json, and
+    docs/benchmarks.md shows every one of them."""
+    from bench.plots import OUT, RESULTS, draw
+
+    drawn = draw(RESULTS, tmp_path)
+    assert [path.name for path in drawn] == sorted(path.name for path in OUT.glob("*.svg"))
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    for path in drawn:
+        assert path.read_bytes() == (OUT / path.name).read_bytes(), (
+            f"{path.name} is stale: run `python bench/plots.py`"
+        )
+        assert f"](images/benchmarks/{path.name})" in page
