@@ -3,6 +3,7 @@ README's links and every relative link between the docs."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -204,3 +205,21 @@ def test_the_benchmark_plots_are_current(tmp_path: Path) -> None:
             f"{path.name} is stale: run `python bench/plots.py`"
         )
         assert f"](images/benchmarks/{path.name})" in page
+
+
+def test_a_benchmark_run_records_its_figures(tmp_path: Path) -> None:
+    from bench.plots import RESULTS
+    from bench.results import record
+
+    copy = tmp_path / "results.json"
+    copy.write_text(RESULTS.read_text())
+    record("ingestion", {"backend": "SQLite", "mode": "one process"}, {"items_per_s": 1}, copy)
+    record("webhooks", {"backend": "SQLite", "run": "latest"}, {"per_s": 2}, copy)
+    recorded = json.loads(copy.read_text())
+    assert {"backend": "SQLite", "mode": "one process", "items_per_s": 1} in recorded["ingestion"][
+        "points"
+    ]
+    assert len(recorded["ingestion"]["points"]) == len(
+        json.loads(RESULTS.read_text())["ingestion"]["points"]
+    )
+    assert recorded["webhooks"]["points"][-1] == {"backend": "SQLite", "run": "latest", "per_s": 2}
