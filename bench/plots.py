@@ -126,6 +126,7 @@ def clusters(data: dict[str, Any], out: Path) -> None:
 def draw(results: Path, out: Path) -> list[Path]:
     """Write every plot into ``out``; return the files written."""
     plt.rcParams["svg.hashsalt"] = "herald-benchmarks"
+    plt.rcParams["svg.fonttype"] = "none"  # text stays text: small, searchable files
     data = json.loads(results.read_text())
     out.mkdir(parents=True, exist_ok=True)
     search_latency(data["search_latency"], out)
