@@ -109,7 +109,10 @@ def database_url(backend: str, home: Path, request: pytest.FixtureRequest) -> st
 
 @pytest.fixture
 def settings(home: Path, database_url: str) -> Settings:
-    return Settings(home=home, database_url=database_url, log_format="text")
+    # No request rate limit in tests (tests of the limit set their own); the quotas stay on.
+    return Settings(
+        home=home, database_url=database_url, log_format="text", rate_limit_per_minute=0
+    )
 
 
 @pytest.fixture

@@ -89,9 +89,34 @@ class Settings(BaseSettings):
         description="Largest accepted request body (the documented limit: 1 MiB).",
     )
     rate_limit_per_minute: int = Field(
-        default=0,
+        default=600,
         ge=0,
-        description="Requests per minute per API key in each API process; 0 disables the limit.",
+        description=(
+            "Requests per minute per API key (bursts up to this many), shared by every API "
+            "process on PostgreSQL; 0 disables the limit."
+        ),
+    )
+    max_monitors_per_workspace: int = Field(
+        default=1000, ge=0, description="Monitors one workspace may have; 0 disables the cap."
+    )
+    max_queued_backfill_dates: int = Field(
+        default=5000,
+        ge=0,
+        description=(
+            "Dated jobs of run-now and backfills one workspace may have waiting at once; "
+            "0 disables the cap."
+        ),
+    )
+    test_deliveries_per_minute: int = Field(
+        default=10,
+        ge=0,
+        description="POST /v1/webhooks/test calls per workspace per minute; 0 disables the limit.",
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        description=(
+            "When set, GET /metrics answers only requests with `Authorization: Bearer <token>`."
+        ),
     )
     search_query_cache: int = Field(
         default=16384,

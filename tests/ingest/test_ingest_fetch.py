@@ -229,3 +229,84 @@ def test_a_redirect_into_the_network_is_refused(server: LoopbackServer) -> None:
         fetcher.fetch(server.url("feeds.test/hop"), accept=FEED_TYPES)
     assert info.value.kind == "forbidden_address"
     assert "10.1.2.3" in info.value.message
+
+
+class _Rebinding:
+    """A name that answers a public address first and 127.0.0.1 on every later lookup."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, host: str) -> list[object]:
+        import ipaddress
+
+        self.calls += 1
+        first = self.calls == 1
+        return [ipaddress.ip_address("93.184.215.14" if first else "127.0.0.1")]
+
+
+def test_a_rebinding_name_never_reaches_the_address_the_check_refused(
+    server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpcore
+
+    # The outside internet, faked: connections to anything but loopback are recorded and fail.
+    connected: list[str] = []
+    real_connect = httpcore.SyncBackend.connect_tcp
+
+    def outside_unreachable(
+        self: httpcore.SyncBackend, host: str, port: int, *args: object, **kwargs: object
+    ) -> httpcore.NetworkStream:
+        connected.append(host)
+        if host != "127.0.0.1":
+            raise httpcore.ConnectError("the outside internet is not reachable from tests")
+        return real_connect(self, host, port, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", outside_unreachable)
+    guarded = FetchPolicy(host_interval_seconds=0, block_private_addresses=True)
+    rebinding = _Rebinding()
+    url = f"http://rebind.example:{server.port}/rss"
+    with HttpFetcher(clock=SystemClock(), policy=guarded, resolver=rebinding) as fetcher:
+        # The check and the connection share one lookup: it connects to the checked public
+        # address, never to a fresh resolution of the name ...
+        with pytest.raises(FetchError) as first:
+            fetcher.fetch(url, accept=FEED_TYPES)
+        assert first.value.kind == "network"
+        assert connected == ["93.184.215.14"]
+        # ... and once the name rebinds to loopback, that answer is refused, not connected to.
+        with pytest.raises(FetchError) as second:
+            fetcher.fetch(url, accept=FEED_TYPES)
+        assert second.value.kind == "forbidden_address"
+    assert connected == ["93.184.215.14"]
+    assert rebinding.calls == 2
+    assert server.hits == []
+
+
+def test_an_allowed_name_is_fetched_from_the_checked_address(server: LoopbackServer) -> None:
+    import ipaddress
+
+    server.serve("http://feeds.pinned.test/rss", FEED, content_type=RSS)
+    allowed = FetchPolicy(
+        host_interval_seconds=0,
+        block_private_addresses=True,
+        allow_networks=(ipaddress.ip_network("127.0.0.0/8"),),
+    )
+    answers = iter([["127.0.0.1"], ["10.9.8.7"]])
+    lookups: list[str] = []
+
+    def resolver(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+        lookups.append(host)
+        return [ipaddress.ip_address(a) for a in next(answers)]
+
+    url = f"http://feeds.pinned.test:{server.port}/feeds.pinned.test/rss"
+    with HttpFetcher(clock=SystemClock(), policy=allowed, resolver=resolver) as fetcher:
+        # .test names never resolve in the OS: reaching the server proves the checked address
+        # was used for the connection.
+        assert fetcher.fetch(url, accept=FEED_TYPES).content == FEED
+        fetcher.close()  # no pooled connection: the next fetch looks the name up again
+    with HttpFetcher(clock=SystemClock(), policy=allowed, resolver=resolver) as fetcher:
+        with pytest.raises(FetchError) as info:
+            fetcher.fetch(url, accept=FEED_TYPES)
+        assert info.value.kind == "forbidden_address"
+    assert lookups == ["feeds.pinned.test", "feeds.pinned.test"]
+    assert len(server.hits) == 1

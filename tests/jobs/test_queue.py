@@ -243,3 +243,72 @@ def test_enqueue_many_drops_queued_duplicates_like_enqueue(runtime: Runtime) -> 
     assert sorted(job.payload["name"] for job in job_rows(runtime)) == ["a", "b", "c"]
     Worker(runtime).drain()
     assert team_names(runtime) == ["a", "b", "c"]
+
+
+def claim_one(runtime: Runtime) -> queue.ClaimedJob:
+    with runtime.sessions.write() as session:
+        [job] = queue.claim(
+            session, lane="default", worker_id="w", clock=runtime.clock, lease_seconds=5
+        )
+        queue.finish(session, [job])
+    return job
+
+
+def test_workspaces_take_turns_whatever_one_of_them_queued_first(runtime: Runtime) -> None:
+    for i in range(30):  # a workspace's burst of high-priority run-nows, all queued first
+        enqueue(runtime, "test.create_team", {"name": f"h{i}"}, priority=2, team_id="hostile")
+    enqueue(runtime, "test.create_team", {"name": "b"}, priority=1, team_id="team-b")
+    enqueue(runtime, "test.create_team", {"name": "c"}, priority=0, team_id="team-c")
+    enqueue(runtime, "test.create_team", {"name": "system"}, priority=0)
+    served = [claim_one(runtime).team_id for _ in range(6)]
+    assert sorted(served[:4], key=str) == sorted(["hostile", "team-b", "team-c", None], key=str)
+    assert served[4:] == ["hostile", "hostile"]
+
+
+def test_inside_a_workspace_priority_still_orders_claims(runtime: Runtime) -> None:
+    enqueue(runtime, "test.create_team", {"name": "low"}, priority=0, team_id="t")
+    enqueue(runtime, "test.create_team", {"name": "high"}, priority=5, team_id="t")
+    assert claim_one(runtime).payload["name"] == "high"
+
+
+def test_a_batch_claim_takes_one_job_per_workspace_before_a_second(runtime: Runtime) -> None:
+    for i in range(10):
+        enqueue(runtime, "test.create_team", {"name": f"h{i}"}, team_id="hostile")
+    for team in ("a", "b", "c"):
+        enqueue(runtime, "test.create_team", {"name": team}, team_id=team)
+    with runtime.sessions.write() as session:
+        jobs = queue.claim(
+            session, lane="default", worker_id="w", clock=runtime.clock, lease_seconds=5, limit=4
+        )
+    assert sorted(job.team_id or "" for job in jobs) == ["a", "b", "c", "hostile"]
+
+
+def test_many_workers_share_turns_fairly(runtime: Runtime) -> None:
+    """Concurrent claimers (SKIP LOCKED on PostgreSQL) still serve a lone job of a quiet
+    workspace among the first claims, never after the busy workspace's backlog."""
+    for i in range(60):
+        enqueue(runtime, "test.create_team", {"name": f"h{i}"}, priority=2, team_id="hostile")
+    enqueue(runtime, "test.create_team", {"name": "quiet"}, team_id="quiet")
+    order: list[str | None] = []
+    lock = threading.Lock()
+
+    def claimer(worker_id: str) -> None:
+        for _ in range(3):
+            with runtime.sessions.write() as session:
+                jobs = queue.claim(
+                    session,
+                    lane="default",
+                    worker_id=worker_id,
+                    clock=runtime.clock,
+                    lease_seconds=5,
+                )
+                with lock:
+                    order.extend(job.team_id for job in jobs)
+
+    threads = [threading.Thread(target=claimer, args=(f"w{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert "quiet" in order[:5]
+    assert len(order) == 12

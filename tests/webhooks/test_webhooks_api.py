@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 import stripe
@@ -15,7 +16,7 @@ from herald.runtime import Runtime
 from herald.webhooks.delivery import Sender
 from herald.webhooks.events import create_event
 from herald.workspaces.service import CreatedKey
-from tests.webhooks.webhook_receiver import HttpsReceiver, Reply
+from tests.webhooks.webhook_receiver import FakeResolver, HttpsReceiver, Reply
 
 PUBLIC_URL = "https://93.184.215.14/herald"  # a public literal: no DNS needed
 
@@ -328,4 +329,40 @@ def test_put_checks_names_by_resolving_them(
         "/v1/webhooks", json={"url": "https://intranet.example.org/"}, headers=auth
     )
     assert refused.status_code == 400
-    assert "192.168.10.4" in refused.json()["message"]
+    assert "not allowed" in refused.json()["message"]
+    assert "192.168.10.4" not in refused.json()["message"]  # internal addresses stay unsaid
+
+
+def test_put_gives_up_on_a_name_server_that_never_answers(
+    client: TestClient,
+    auth: dict[str, str],
+    sender: Sender,
+    resolver: FakeResolver,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+    import time
+
+    from herald.webhooks import service
+
+    monkeypatch.setattr(service, "SAVE_DNS_SECONDS", 0.3)
+    answered = threading.Event()
+    original = resolver.__call__
+
+    def stalling(host: str) -> list[Any]:
+        if host.startswith("never."):
+            answered.wait(30)
+        return original(host)
+
+    monkeypatch.setattr(type(resolver), "__call__", lambda self, host: stalling(host))
+    try:
+        started = time.monotonic()
+        response = client.put(
+            "/v1/webhooks", json={"url": "https://never.example.org/"}, headers=auth
+        )
+        assert time.monotonic() - started < 3
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid_webhook_url"
+        assert "could not be resolved within" in response.json()["message"]
+    finally:
+        answered.set()

@@ -265,7 +265,8 @@ def test_a_target_that_rebinds_to_a_private_address_is_refused_at_delivery(
     (delivery,) = deliveries(runtime)
     assert delivery.status == "retrying"
     assert "invalid_webhook_url" in (delivery.last_error or "")
-    assert "10.0.0.8" in (delivery.last_error or "")
+    assert "outside the public internet" in (delivery.last_error or "")
+    assert "10.0.0.8" not in (delivery.last_error or "")  # members never see internal addresses
     assert receiver.requests == []
 
 

@@ -112,7 +112,7 @@ def test_rebinding_to_a_private_address_after_the_check_is_refused(
     # address, and the connection goes to exactly it ...
     assert client.post(target, content=BODY, headers={}).remote_address == "127.0.0.1"
     # ... and refused once the name rebinds to a private address, with no new connection.
-    with pytest.raises(InvalidWebhookUrl, match=r"10\.9\.8\.7"):
+    with pytest.raises(InvalidWebhookUrl, match="outside the public internet"):
         client.post(target, content=BODY, headers={})
     assert resolver.calls == [RECEIVER_HOST] * 3
     assert len(receiver.requests) == 1
@@ -216,3 +216,41 @@ def test_ipv6_loopback_when_available(ca: trustme.CA, make_client: MakeClient) -
         response = make_client().post(server.url(host="::1"), content=BODY, headers={})
         assert (response.status, response.remote_address) == (200, "::1")
         assert server.requests[0].headers["host"] == f"[::1]:{server.port}"
+
+
+def test_a_workspaces_unanswered_names_cannot_take_the_lookups_of_others(
+    receiver: HttpsReceiver, resolver: FakeResolver, make_client: MakeClient
+) -> None:
+    import threading
+    import time
+
+    answered = threading.Event()
+
+    def stalling(host: str) -> list[object]:
+        if host.startswith("never."):
+            answered.wait(30)  # a name server that never answers, as the OS resolver sees it
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return list(resolver(host))
+
+    client = make_client(timeout=0.5, resolver=stalling)
+    try:
+        for _ in range(12):
+            started = time.monotonic()
+            with pytest.raises(TimedOut):
+                client.post(
+                    "https://never.hostile.test/hook", content=BODY, headers={}, partition="bad"
+                )
+            assert time.monotonic() - started < 1.5  # the caller is freed at its deadline
+        # Only a few lookup threads are charged to the stalling workspace ...
+        assert client.dns.outstanding("bad") == 4
+        # ... and another workspace resolves and delivers at once.
+        started = time.monotonic()
+        response = client.post(receiver.url(), content=BODY, headers={}, partition="good")
+        assert response.status == 200
+        assert time.monotonic() - started < 0.5
+    finally:
+        answered.set()
+    deadline = time.monotonic() + 5
+    while client.dns.outstanding("bad") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert client.dns.outstanding("bad") == 0

@@ -75,12 +75,12 @@ PUBLIC = FakeResolver(
         ("https://8.8.8.8./", "decimal, octal and hex"),
         ("https://3232235777/", "decimal, octal and hex"),
         ("https://[fe80::1%25eth0]/", "zone"),
-        ("https://internal.example.com/hook", "resolves to 10.1.2.3"),
-        ("https://mixed.example.com/hook", "resolves to 172.16.5.4"),
-        ("https://metadata.example.com/", "resolves to 169.254.169.254"),
-        ("https://cgnat.example.com/", "CGNAT"),
-        ("https://v6private.example.com/", "unique-local"),
-        ("https://mapped.example.com/", "resolves to ::ffff:192.168.0.1"),
+        ("https://internal.example.com/hook", "outside the public internet"),
+        ("https://mixed.example.com/hook", "outside the public internet"),
+        ("https://metadata.example.com/", "outside the public internet"),
+        ("https://cgnat.example.com/", "outside the public internet"),
+        ("https://v6private.example.com/", "outside the public internet"),
+        ("https://mapped.example.com/", "outside the public internet"),
         ("https://empty.example.com/", "does not resolve"),
         ("https://unknown.example.com/", "could not be resolved"),
         ("https://hooks.example.com\\@10.0.0.1/", "backslashes"),
@@ -97,6 +97,23 @@ def test_forbidden_targets_are_refused_with_a_reason(url: str, reason: str) -> N
     assert reason in caught.value.message
     assert caught.value.code == "invalid_webhook_url"
     assert caught.value.status == 400
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://internal.example.com/hook",
+        "https://mixed.example.com/hook",
+        "https://metadata.example.com/",
+        "https://mapped.example.com/",
+    ],
+)
+def test_refusals_of_names_never_echo_internal_addresses(url: str) -> None:
+    with pytest.raises(InvalidWebhookUrl) as caught:
+        check_target_url(url, TargetPolicy(), PUBLIC)
+    assert "not allowed" in caught.value.message
+    for internal in ("10.1.2.3", "172.16.5.4", "169.254", "192.168.0.1"):
+        assert internal not in caught.value.message
 
 
 @pytest.mark.parametrize(

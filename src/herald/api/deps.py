@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import defaultdict
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from herald.core.clock import Clock
 from herald.db.session import SessionFactory
-from herald.errors import NotFound, RateLimited, Unauthorized
+from herald.errors import NotFound, Unauthorized
 from herald.runtime import Runtime
+from herald.workspaces.rate_limits import LocalBuckets, take_shared
 from herald.workspaces.service import Principal, authenticate
 
 
@@ -50,30 +48,18 @@ def presented_key(request: Request) -> str | None:
     return next(iter(candidates), None)
 
 
-class _RateLimiter:
-    """A token bucket per key in this process (documented as per-process in docs/api.md)."""
-
-    def __init__(self) -> None:
-        self._buckets: dict[str, tuple[float, float]] = defaultdict(lambda: (0.0, 0.0))
-        self._lock = threading.Lock()
-
-    def check(self, key_id: str, per_minute: int) -> None:
-        if per_minute <= 0:
-            return
-        rate = per_minute / 60.0
-        now = time.monotonic()
-        with self._lock:
-            tokens, last = self._buckets.get(key_id, (float(per_minute), now))
-            tokens = min(float(per_minute), tokens + (now - last) * rate)
-            if tokens < 1.0:
-                self._buckets[key_id] = (tokens, now)
-                raise RateLimited(
-                    "rate limit exceeded", retry_after_seconds=int((1.0 - tokens) / rate) + 1
-                )
-            self._buckets[key_id] = (tokens - 1.0, now)
+_local_buckets = LocalBuckets()
 
 
-_limiter = _RateLimiter()
+def take_token(runtime: Runtime, bucket: str, per_minute: int) -> None:
+    """Take one request from ``bucket`` (``per_minute`` a minute) or raise 429 ``rate_limited``."""
+    if per_minute <= 0:
+        return
+    if runtime.engine.dialect.name != "postgresql":
+        _local_buckets.take(bucket, per_minute)
+        return
+    with runtime.sessions.write() as session:
+        take_shared(session, bucket, per_minute, now=runtime.clock.now().timestamp())
 
 
 def get_principal(request: Request, runtime: RuntimeDep) -> Principal:
@@ -81,7 +67,7 @@ def get_principal(request: Request, runtime: RuntimeDep) -> Principal:
     with runtime.sessions.read() as session:
         principal = authenticate(session, key)
     request.state.team_id = principal.team_id
-    _limiter.check(principal.key_id, runtime.settings.rate_limit_per_minute)
+    take_token(runtime, f"key:{principal.key_id}", runtime.settings.rate_limit_per_minute)
     _check_path_ids(request)
     return principal
 

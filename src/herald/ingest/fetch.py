@@ -10,6 +10,13 @@
 
 Failures raise :class:`FetchError` with a ``kind`` the source record can show as its last error.
 The transport is injectable (``httpx.BaseTransport``); tests use a real loopback server.
+
+With ``block_private_addresses`` (what ingestion runs with) every connection, redirect hops
+included, goes through :class:`CheckedBackend`: it resolves the host once, checks every address
+by the same rules (and operator allow-list) as webhook targets, and connects to exactly the
+checked addresses. The socket layer never resolves the name again, so a name that answers with a
+public address to the check and with an internal one afterwards (DNS rebinding) cannot reach the
+inside of the network.
 """
 
 from __future__ import annotations
@@ -19,14 +26,16 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 
 from herald import __version__
 from herald.core.clock import Clock
 from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resolver
+from herald.core.net.client import BoundedResolution, RequestFailed
 from herald.errors import HeraldError
 
 __all__ = [
@@ -145,6 +154,13 @@ class HttpFetcher:
     ) -> None:
         self._clock = clock
         self.policy = policy or FetchPolicy()
+        self._resolve = resolver
+        self._dns = BoundedResolution(threads=8, per_partition=8)
+        # A transport of our own is pinned; one passed in (tests) gets the same check as an
+        # event hook on every request and redirect hop.
+        hooked = transport is not None and self.policy.block_private_addresses
+        if transport is None and self.policy.block_private_addresses:
+            transport = self._pinned_transport(verify)
         self._client = httpx.Client(
             transport=transport,
             verify=verify,
@@ -154,11 +170,8 @@ class HttpFetcher:
                 self.policy.timeout_seconds, connect=self.policy.connect_timeout_seconds
             ),
             headers={"user-agent": self.policy.user_agent},
-            event_hooks={"request": [self._check_target]}
-            if self.policy.block_private_addresses
-            else {},
+            event_hooks={"request": [self._check_target]} if hooked else {},
         )
-        self._resolve = resolver
         self._host_lock = threading.Lock()
         self._next_slot: dict[str, float] = {}
 
@@ -175,6 +188,37 @@ class HttpFetcher:
 
     def close(self) -> None:
         self._client.close()
+        self._dns.close()
+
+    def _pinned_transport(self, verify: bool | str) -> httpx.HTTPTransport:
+        transport = httpx.HTTPTransport(verify=verify)
+        pool = transport._pool  # httpx takes no network backend; its pool does (httpx 0.28)
+        if not hasattr(pool, "_network_backend"):
+            raise RuntimeError("this httpx version cannot pin connections to checked addresses")
+        pool._network_backend = CheckedBackend(self._checked_addresses)
+        return transport
+
+    def _checked_addresses(self, host: str) -> list[IPAddress]:
+        """Resolve ``host`` once (with a deadline) and check every address; what connects."""
+        try:
+            addresses = [ipaddress.ip_address(host.strip("[]"))]
+        except ValueError:
+            deadline = self._dns.deadline_in(self.policy.connect_timeout_seconds)
+            try:
+                addresses = list(
+                    self._dns.resolve(self._resolve, host, partition="", deadline=deadline)
+                )
+            except RequestFailed as exc:
+                raise FetchError("timeout", str(exc)) from None
+            except (OSError, UnicodeError) as exc:
+                raise FetchError("network", f"cannot resolve {host}: {exc}") from None
+        if not addresses:
+            raise FetchError("network", f"{host} resolves to no address")
+        for address in addresses:
+            reason = forbidden_reason(address, self.policy.allow_networks)
+            if reason is not None:
+                raise FetchError("forbidden_address", f"{host} resolves to {address} ({reason})")
+        return addresses
 
     def fetch(
         self,
@@ -243,21 +287,8 @@ class HttpFetcher:
             )
 
     def _check_target(self, request: httpx.Request) -> None:
-        """Refuse a request (or redirect hop) to loopback, private, link-local or other
-        special-purpose addresses. Names are resolved here; a resolver answer that changes
-        before the connection is a remaining gap, acceptable for reading public feeds."""
-        host = request.url.host
-        try:
-            addresses = [ipaddress.ip_address(host.strip("[]"))]
-        except ValueError:
-            try:
-                addresses = list(self._resolve(host))
-            except (OSError, UnicodeError) as exc:
-                raise FetchError("network", f"cannot resolve {host}: {exc}") from None
-        for address in addresses:
-            reason = forbidden_reason(address, self.policy.allow_networks)
-            if reason is not None:
-                raise FetchError("forbidden_address", f"{host} resolves to {address} ({reason})")
+        """Refuse a request (or redirect hop) whose host resolves outside the allowed space."""
+        self._checked_addresses(request.url.host)
 
     def _wait_turn(self, url: str) -> None:
         """Reserve this host's next slot, then sleep until it (outside the lock)."""
@@ -269,6 +300,42 @@ class HttpFetcher:
             self._next_slot[host] = slot + interval
         if slot > now:
             self._clock.sleep(slot - now)
+
+
+class CheckedBackend(httpcore.NetworkBackend):
+    """Connects to the addresses ``check(host)`` returns, never to a fresh resolution of the
+    name (TLS still uses the name for SNI and certificate checks)."""
+
+    def __init__(self, check: Callable[[str], Sequence[IPAddress]]) -> None:
+        self._check = check
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        failure: httpcore.ConnectError | None = None
+        for ip in self._check(host):
+            try:
+                return self._inner.connect_tcp(
+                    str(ip), port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                failure = exc
+        assert failure is not None  # the check never returns no address
+        raise failure
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("unix sockets are not used for fetching")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
 
 
 def _media_type(header: str | None) -> str | None:

@@ -5,6 +5,12 @@ work; SQLite serialises claims through its single writer (write units of work BE
 A job is finished by deleting its row in the same transaction as its work, and only while this
 worker still holds the lease: a worker whose lease expired (it was presumed dead and the job was
 handed to another) cannot also commit its results.
+
+Claims are fair between workspaces: each workspace (jobs without one form one more, the system's)
+takes turns. A claim serves the workspace whose turn is oldest (``job_turns``), and inside a
+workspace its jobs go by priority, then due time. So one workspace's thousand run-nows or a long
+backfill wait behind every other workspace's next job instead of in front of it, on SQLite and on
+PostgreSQL with many workers alike.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased
 
 from herald.core.clock import Clock
-from herald.db.models.job import Job
+from herald.db.models.job import Job, JobTurn
 from herald.jobs.registry import get_kind, kinds_in_lane, known_kinds
 
 QUEUED_PREDICATE = text("status = 'queued'")
@@ -176,11 +182,28 @@ def claim(
             Job.attempts < Job.max_attempts,
         ),
     )
-    candidates = select(Job.id).where(Job.lane == lane, Job.kind.in_(runnable), due)
+    team_key = func.coalesce(Job.team_id, "")
+    # Each due job's place in its workspace's line; the first of every line goes before any
+    # second, and among firsts the workspace served longest ago goes first.
+    place = func.row_number().over(
+        partition_by=team_key, order_by=(Job.priority.desc(), Job.run_at, Job.id)
+    )
+    ranked = (
+        select(Job.id.label("id"), team_key.label("team_key"), place.label("place"))
+        .where(Job.lane == lane, Job.kind.in_(runnable), due)
+        .subquery("ranked")
+    )
+    turn = func.coalesce(JobTurn.served, 0)
     candidates = (
-        candidates.order_by(Job.priority.desc(), Job.run_at, Job.id)
+        select(Job.id)
+        .join(ranked, ranked.c.id == Job.id)
+        .outerjoin(JobTurn, and_(JobTurn.lane == lane, JobTurn.team_key == ranked.c.team_key))
+        # Again on the locked row itself: PostgreSQL re-checks these conditions on a row another
+        # claimer changed meanwhile (the ranking was read from an older snapshot).
+        .where(Job.lane == lane, Job.kind.in_(runnable), due)
+        .order_by(ranked.c.place, turn, Job.priority.desc(), Job.run_at, Job.id)
         .limit(limit)
-        .with_for_update(skip_locked=True)
+        .with_for_update(skip_locked=True, of=Job)
     )
     statement = (
         update(Job)
@@ -208,6 +231,7 @@ def claim(
     )
     rows = session.execute(statement).all()
     rows = sorted(rows, key=lambda r: (-r.priority, r.run_at, r.id))
+    _take_turns(session, lane, [r.team_id or "" for r in rows])
     return [
         ClaimedJob(
             id=r.id,
@@ -222,6 +246,32 @@ def claim(
         )
         for r in rows
     ]
+
+
+def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
+    """Mark these workspaces as just served (in claim order), so the next claim serves others.
+
+    Concurrent claimers may hand out the same turn number; that only makes a tie, never a
+    lost or duplicated job (the jobs themselves are locked).
+    """
+    served = list(dict.fromkeys(team_keys))
+    if not served:
+        return
+    latest = session.execute(
+        select(func.coalesce(func.max(JobTurn.served), 0)).where(JobTurn.lane == lane)
+    ).scalar_one()
+    dialect = session.get_bind().dialect.name
+    upsert = pg_insert(JobTurn) if dialect == "postgresql" else sqlite_insert(JobTurn)
+    rows = [
+        {"lane": lane, "team_key": key, "served": int(latest) + i}
+        for i, key in enumerate(served, start=1)
+    ]
+    session.execute(
+        upsert.on_conflict_do_update(
+            index_elements=["lane", "team_key"], set_={"served": upsert.excluded.served}
+        ),
+        rows,
+    )
 
 
 def finish(session: Session, jobs: Sequence[ClaimedJob]) -> None:

@@ -2,21 +2,51 @@
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, aliased
 
 from herald.core.clock import Clock
-from herald.errors import FieldIssue, InvalidRequest, MonitorDisabled
+from herald.db.models.monitor import MonitorRun
+from herald.errors import FieldIssue, InvalidRequest, MonitorDisabled, RateLimited
 from herald.monitors import events
 from herald.monitors.queueing import QueuedTask, queue_dates
 from herald.monitors.rules import run_dates, task_summary, validate_backfill_dates
 from herald.monitors.service import get_monitor
 
 
-def run_now(session: Session, *, team_id: str, monitor_id: str, clock: Clock) -> QueuedTask:
+def check_waiting_quota(session: Session, team_id: str, adding: int, max_queued: int) -> None:
+    """At most ``max_queued`` dated jobs of run-nows and backfills wait per workspace (0: no cap),
+    so one workspace cannot park an unbounded backlog on the shared queue."""
+    if max_queued <= 0:
+        return
+    parent = aliased(MonitorRun)
+    waiting = session.scalar(
+        select(func.count())
+        .select_from(MonitorRun)
+        .join(parent, parent.id == MonitorRun.parent_run_id)
+        .where(
+            MonitorRun.team_id == team_id,
+            MonitorRun.kind == "dated",
+            MonitorRun.status.in_(("queued", "running")),
+            parent.kind.in_(("manual", "backfill")),
+        )
+    )
+    if (waiting or 0) + adding > max_queued:
+        raise RateLimited(
+            f"this workspace has {waiting} dated jobs of run-nows and backfills waiting; at most "
+            f"{max_queued} may wait at once, so these {adding} cannot be queued now",
+            retry_after_seconds=60,
+        )
+
+
+def run_now(
+    session: Session, *, team_id: str, monitor_id: str, clock: Clock, max_queued: int = 0
+) -> QueuedTask:
     """Queue the same work as a scheduled run: today (UTC) and the trailing three days."""
     monitor = get_monitor(session, team_id=team_id, monitor_id=monitor_id)
     if monitor.status != "active":
         raise MonitorDisabled("the monitor is disabled; it cannot run")
+    check_waiting_quota(session, team_id, len(run_dates(clock.now())), max_queued)
     task = queue_dates(
         session, monitor, run_dates(clock.now()), kind="manual", skip_complete=True, clock=clock
     )
@@ -33,6 +63,7 @@ def request_backfill(
     dates: object,
     skip_complete: object = True,
     clock: Clock,
+    max_queued: int = 0,
 ) -> QueuedTask:
     monitor = get_monitor(session, team_id=team_id, monitor_id=monitor_id)
     days = validate_backfill_dates(dates)
@@ -43,6 +74,7 @@ def request_backfill(
         )
     if monitor.status != "active":
         raise MonitorDisabled("the monitor is disabled; it cannot be backfilled")
+    check_waiting_quota(session, team_id, len(days), max_queued)
     task = queue_dates(
         session, monitor, days, kind="backfill", skip_complete=skip_complete, clock=clock
     )

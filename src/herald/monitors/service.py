@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import time
 from typing import Literal
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from herald.core.clock import Clock
@@ -73,9 +73,20 @@ def create_monitor(
     description: str | None,
     status: MonitorStatus,
     clock: Clock,
+    max_monitors: int = 0,
 ) -> Monitor:
+    """Create a monitor; ``max_monitors`` (0: no cap) bounds how many one workspace may have."""
     now = clock.now()
     clean_name = _check_name(name)
+    if max_monitors > 0:
+        have = session.scalar(
+            select(func.count()).select_from(Monitor).where(Monitor.team_id == team_id)
+        )
+        if (have or 0) >= max_monitors:
+            raise InvalidRequest(
+                f"this workspace has {have} monitors, the most it may have ({max_monitors}); "
+                "delete one first, or ask the operator to raise the limit"
+            )
     if description is not None and len(description) > MAX_DESCRIPTION_CHARS:
         raise InvalidRequest(
             f"description is longer than {MAX_DESCRIPTION_CHARS} characters",

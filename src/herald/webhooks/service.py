@@ -21,9 +21,22 @@ from herald.core.dates import (
     start_after_end,
 )
 from herald.core.ids import new_uuid
-from herald.core.net import Resolver, TargetPolicy, check_target_url, system_resolver
+from herald.core.net import (
+    IPAddress,
+    Resolver,
+    TargetPolicy,
+    TimedOut,
+    check_target_url,
+    system_resolver,
+)
 from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookTarget
-from herald.errors import FieldIssue, InvalidRequest, NotFound, WebhookUrlRequired
+from herald.errors import (
+    FieldIssue,
+    InvalidRequest,
+    InvalidWebhookUrl,
+    NotFound,
+    WebhookUrlRequired,
+)
 from herald.webhooks import repository
 from herald.webhooks.delivery import get_sender
 from herald.webhooks.events import create_event
@@ -60,12 +73,29 @@ def target_resolver(runtime: Runtime) -> Resolver:
     return runtime.service("webhooks.resolver", lambda: system_resolver)
 
 
-def checked_target_url(runtime: Runtime, url: str) -> str:
+SAVE_DNS_SECONDS = 5.0
+
+
+def checked_target_url(runtime: Runtime, url: str, team_id: str = "") -> str:
     """Apply the target rules to ``url`` (DNS included); returns the URL to store.
 
-    Call it outside any transaction: resolving a name can take seconds.
+    Call it outside any transaction. The lookup has a deadline and counts against the
+    workspace's share of name lookups, like its deliveries' (a name server that never answers
+    costs the caller :data:`SAVE_DNS_SECONDS` and no one else anything).
     """
-    target, _ = check_target_url(url, target_policy(runtime), target_resolver(runtime))
+    resolver = target_resolver(runtime)
+    dns = get_sender(runtime).client.dns
+
+    def bounded(host: str) -> tuple[IPAddress, ...]:
+        deadline = dns.deadline_in(SAVE_DNS_SECONDS)
+        return dns.resolve(resolver, host, partition=team_id, deadline=deadline)
+
+    try:
+        target, _ = check_target_url(url, target_policy(runtime), bounded)
+    except TimedOut:
+        raise InvalidWebhookUrl(
+            f"Webhook URL host could not be resolved within {SAVE_DNS_SECONDS:g} s"
+        ) from None
     return target.url
 
 

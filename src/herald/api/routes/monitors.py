@@ -73,6 +73,7 @@ def create_monitor(
             description=body.description,
             status=body.status,
             clock=runtime.clock,
+            max_monitors=runtime.settings.max_monitors_per_workspace,
         )
         return monitor_out(monitor)
 
@@ -162,7 +163,11 @@ def run_now(
 ) -> TaskCreated:
     with runtime.sessions.write() as session:
         task = requests.run_now(
-            session, team_id=principal.team_id, monitor_id=monitor_id, clock=runtime.clock
+            session,
+            team_id=principal.team_id,
+            monitor_id=monitor_id,
+            clock=runtime.clock,
+            max_queued=runtime.settings.max_queued_backfill_dates,
         )
     return task_created(task, current_meta())
 
@@ -190,6 +195,7 @@ def backfill(
             dates=body.dates,
             skip_complete=body.skip_complete,
             clock=runtime.clock,
+            max_queued=runtime.settings.max_queued_backfill_dates,
         )
     return task_created(task, current_meta())
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from herald.api.deps import PrincipalDep, RuntimeDep
+from herald.api.deps import PrincipalDep, RuntimeDep, take_token
 from herald.api.schemas.common import DateText, current_meta
 from herald.api.schemas.webhook_ops import ReplayOfferOut
 from herald.api.schemas.webhooks import (
@@ -55,7 +55,11 @@ def put_webhook(body: PutWebhookRequest, principal: PrincipalDep, runtime: Runti
     """Create or update the target. The URL is checked against the target rules (DNS included).
     `new_signing_secret` appears only when this call created the secret: store it.
     `replay_offer` appears only when this call re-enabled a target Herald had paused."""
-    url = service.checked_target_url(runtime, body.url) if body.url is not None else None
+    url = (
+        service.checked_target_url(runtime, body.url, principal.team_id)
+        if body.url is not None
+        else None
+    )
     with runtime.sessions.write() as session:
         offer = resume_if_paused(
             session, principal.team_id, enabled=body.enabled, clock=runtime.clock
@@ -81,6 +85,9 @@ def rotate_signing_secret(principal: PrincipalDep, runtime: RuntimeDep) -> Any:
 def send_test(principal: PrincipalDep, runtime: RuntimeDep) -> DeliveryResponse:
     """Queue a `webhook.test` event and attempt it at once; returns the delivery after that
     attempt (a failed attempt is retried on the usual schedule)."""
+    take_token(
+        runtime, f"test-delivery:{principal.team_id}", runtime.settings.test_deliveries_per_minute
+    )
     delivery = service.send_test_delivery(runtime, principal.team_id)
     return DeliveryResponse(delivery=DeliveryRecordOut.of(delivery), meta=current_meta())
 

@@ -143,11 +143,16 @@ class TargetPolicy:
         """The address to connect to; raises :class:`InvalidWebhookUrl` when it is forbidden."""
         reason = forbidden_reason(ip, self.allow_networks)
         if reason is not None:
+            if not _is_address(host):
+                # What an internal name resolves to is the operator's business, not the caller's.
+                raise InvalidWebhookUrl(
+                    f"Webhook URL is not allowed: {host} resolves to an address outside the "
+                    "public internet; targets must be public internet addresses"
+                )
             mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
             spelled = f"::ffff:{mapped}" if mapped is not None else str(ip)
-            shown = f"{host} resolves to {spelled}" if host != str(ip) else f"address {spelled}"
             raise InvalidWebhookUrl(
-                f"Webhook URL is not allowed: {shown}, which is {reason}; "
+                f"Webhook URL is not allowed: address {spelled}, which is {reason}; "
                 "targets must be public internet addresses"
             )
         return canonical_address(ip)
@@ -162,6 +167,14 @@ class TargetPolicy:
             if canon not in checked:
                 checked.append(canon)
         return tuple(checked)
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def system_resolver(host: str) -> list[IPAddress]:

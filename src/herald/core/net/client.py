@@ -7,7 +7,7 @@ import os
 import ssl
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -158,6 +158,73 @@ class _PinnedBackend(httpcore.NetworkBackend):
         time.sleep(seconds)
 
 
+DNS_THREADS = 32
+DNS_PER_PARTITION = 4
+
+
+class BoundedResolution:
+    """Runs blocking name lookups with a deadline and a per-partition (workspace) bound.
+
+    The operating system's resolver cannot be interrupted: a lookup of a name whose server never
+    answers holds its thread until the resolver gives up on its own. The caller is freed at its
+    deadline, and the thread is charged to the caller's partition until it comes back; a
+    partition with :data:`DNS_PER_PARTITION` lookups still out gets an immediate
+    :class:`TimedOut` instead of another thread. One workspace's never-answering names thus hold
+    at most that many of the :data:`DNS_THREADS` threads, and every other workspace resolves as
+    usual.
+    """
+
+    def __init__(self, threads: int = DNS_THREADS, per_partition: int = DNS_PER_PARTITION) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="herald-dns")
+        self._per_partition = per_partition
+        self._out: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def resolve(
+        self, resolver: Resolver, host: str, *, partition: str, deadline: float
+    ) -> tuple[IPAddress, ...]:
+        with self._lock:
+            if self._out[partition] >= self._per_partition:
+                raise TimedOut(
+                    f"resolving {host}: {self._per_partition} earlier lookups of this "
+                    "workspace are still unanswered"
+                )
+            self._out[partition] += 1
+
+        def lookup() -> tuple[IPAddress, ...]:
+            try:
+                return tuple(resolver(host))
+            finally:
+                with self._lock:
+                    self._out[partition] -= 1
+                    if self._out[partition] <= 0:
+                        del self._out[partition]
+
+        try:
+            future = self._pool.submit(lookup)
+        except RuntimeError:
+            with self._lock:
+                self._out[partition] -= 1
+            raise
+        try:
+            return future.result(timeout=max(deadline - time.monotonic(), 0.0))
+        except FutureTimeout:
+            future.cancel()
+            raise TimedOut(f"resolving {host} took longer than the deadline") from None
+
+    @staticmethod
+    def deadline_in(seconds: float) -> float:
+        """The deadline :meth:`resolve` takes, ``seconds`` from now (on the monotonic clock)."""
+        return time.monotonic() + seconds
+
+    def outstanding(self, partition: str) -> int:
+        with self._lock:
+            return self._out[partition]
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
 def default_ssl_context(ca_file: str | None) -> ssl.SSLContext:
     context = ssl.create_default_context(cafile=ca_file or certifi.where())
     context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -197,7 +264,7 @@ class SafeHttpsClient:
         ]
         self._pools = OrderedDict()
         self._lock = threading.Lock()
-        self._dns = ThreadPoolExecutor(max_workers=4, thread_name_prefix="herald-dns")
+        self.dns = BoundedResolution()
         self._closed = False
 
     def __enter__(self) -> SafeHttpsClient:
@@ -213,18 +280,18 @@ class SafeHttpsClient:
             self._pools.clear()
         for pool in pools:
             pool.close()
-        self._dns.shutdown(wait=False, cancel_futures=True)
+        self.dns.close()
 
-    def resolve_checked(self, target: HttpsTarget, deadline: float) -> tuple[IPAddress, ...]:
-        """Resolve once (within the deadline) and check every address."""
+    def resolve_checked(
+        self, target: HttpsTarget, deadline: float, partition: str = ""
+    ) -> tuple[IPAddress, ...]:
+        """Resolve once (within the deadline, bounded per partition) and check every address."""
         if target.literal is not None:
             return self.policy.check_addresses(target.host, [target.literal])
-        future = self._dns.submit(self._resolver, target.host)
         try:
-            addresses = future.result(timeout=max(deadline - time.monotonic(), 0.0))
-        except FutureTimeout:
-            future.cancel()
-            raise TimedOut(f"resolving {target.host} took longer than the deadline") from None
+            addresses = self.dns.resolve(
+                self._resolver, target.host, partition=partition, deadline=deadline
+            )
         except (OSError, UnicodeError) as exc:
             raise ResolutionFailed(f"could not resolve {target.host}: {exc}") from None
         return self.policy.check_addresses(target.host, addresses)
@@ -247,7 +314,7 @@ class SafeHttpsClient:
         started = time.monotonic()
         deadline = started + self.timeout
         target = parse_https_url(url) if isinstance(url, str) else url
-        addresses = self.resolve_checked(target, deadline)
+        addresses = self.resolve_checked(target, deadline, partition)
         pool = self._pool(partition, target, addresses)
         request_headers = [
             ("Host", target.host_header),

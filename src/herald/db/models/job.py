@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Index, Integer, String, Text, text
+from sqlalchemy import BigInteger, Boolean, Float, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from herald.db.base import Base, JSONType
@@ -57,3 +57,27 @@ class Job(Base):
             postgresql_where=text("status = 'queued'"),
         ),
     )
+
+
+class JobTurn(Base):
+    """When each workspace of a lane was last served by a claim (a sequence number, not a time,
+    so a frozen or coarse clock still orders turns). Claims serve the workspace with the oldest
+    turn first: round-robin between workspaces, whatever their priorities or backlog."""
+
+    __tablename__ = "job_turns"
+
+    lane: Mapped[str] = mapped_column(String(32), primary_key=True)
+    team_key: Mapped[str] = mapped_column(String(40), primary_key=True)  # "" for system jobs
+    served: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class RateBucket(Base):
+    """One token bucket per API key, shared by every API process on one database (PostgreSQL):
+    ``tokens`` as of ``updated_at`` (epoch seconds); each request refills, then takes one."""
+
+    __tablename__ = "rate_buckets"
+
+    bucket: Mapped[str] = mapped_column(String(120), primary_key=True)
+    tokens: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+    allowed: Mapped[bool] = mapped_column(Boolean, default=True)  # the last request's verdict
