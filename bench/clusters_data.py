@@ -7,7 +7,7 @@ one ``article_id`` through ``herald.ingest.syndication`` in arrival order. Enric
 cached (``HERALD_BENCH_CACHE``, default ``bench/out/``, gitignored) because the models are slow on a
 shared 2-core machine; the cache key includes the dataset file's size and modification time.
 
-Datasets (see their READMEs; a folder `shared/data` beside the checkout, or HERALD_SHARED_DATA):
+Datasets (in the data folder of docs/benchmarks.md "Datasets": HERALD_SHARED_DATA):
 - ECB+: 982 articles, gold story = ``subtopic`` (86). The title is the first line of the text, the
   body the rest. No publication dates exist, so arrival order is a seeded shuffle and items are
   published one minute apart (the whole stream lies within the clustering horizon): time carries

@@ -4,10 +4,11 @@
                                                 [--ner-max-chars 0] [--batch 32]
                                                 [--embedding-runtime onnx|torch] [--processes 1]
 
-Corpus (real text, all freely licensed, from ../shared/data): every ECB+ news article of 300-800
-words, longer ECB+ articles cut at the last sentence end before 800 words, then Changelog News and
-Practical AI podcast transcripts (CC BY-SA 4.0) cut at paragraph ends into 300-800-word pieces, in
-that order, until --items texts (first line or sentence = title). Two measurements:
+Corpus (real text, all freely licensed, from the data folder: --data or HERALD_SHARED_DATA):
+every ECB+ news article of 300-800 words, longer ECB+ articles cut at the last sentence end
+before 800 words, then Changelog News and Practical AI podcast transcripts (CC BY-SA 4.0) cut
+at paragraph ends into 300-800-word pieces, in that order, until --items texts (first line or
+sentence = title). Two measurements:
 
 * ``pipeline``: the enrichment steps alone (language, summaries, NER, linking with the bundled
   40,000-entity knowledge base, embeddings) over batches, with the time of every step;

@@ -1,6 +1,6 @@
 """Distinct named people, organisations and places per article on ECB+ (gold entity coreference).
 
-    .venv/bin/python bench/entities_ecbplus_eval.py [--data ../shared/data/ecbplus]
+    .venv/bin/python bench/entities_ecbplus_eval.py [--data DATA/ecbplus]
                                                     [--split test] [--show-errors 20]
 
 Each of the 982 articles goes through Herald's recogniser and linker (bundled seed knowledge

@@ -1,6 +1,6 @@
 """Linking speed and memory with a 1,000,000-entity knowledge base (generated names).
 
-    .venv/bin/python bench/entities_kb_scale.py [--entities 1000000] [--data ../shared/data/ecbplus]
+    .venv/bin/python bench/entities_kb_scale.py [--entities 1000000] [--data DATA/ecbplus]
 
 The bundled seed (40,493 entities) plus generated entities up to ``--entities``: people (a given
 name and a generated surname, some with a middle initial, an alias of the surname-less form),

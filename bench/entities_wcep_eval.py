@@ -1,6 +1,6 @@
 """Entity extraction and linking on WCEP September 2015 (428 dated event summaries).
 
-    .venv/bin/python bench/entities_wcep_eval.py [--data ../shared/data/wcep-wikitimes-2015-09]
+    .venv/bin/python bench/entities_wcep_eval.py [--data DATA/wcep-wikitimes-2015-09]
 
 Each event summary is run through Herald's recogniser and linker with the bundled seed
 knowledge base; entities discovered on the way are added to the knowledge base, as in production.

@@ -28,6 +28,7 @@ from herald.ingest.demo import demo_corpus_bytes
 from herald.ingest.pipeline import ingest_json_lines_parallel, ingest_outcomes
 from herald.ingest.sources.jsonl import parse_json_lines
 from herald.runtime import Runtime
+from results import record
 
 
 def build_file(path: Path, count: int, seed: int = 7) -> int:
@@ -73,7 +74,8 @@ def build_file(path: Path, count: int, seed: int = 7) -> int:
     return path.stat().st_size
 
 
-def run(data: Path, items_count: int, database_url: str | None, workers: int, home: Path) -> None:
+def run(data: Path, items_count: int, database_url: str | None, workers: int, home: Path) -> float:
+    """Ingest the file once; print and return the items stored per second."""
     settings = Settings(home=home, database_url=database_url, log_format="text")
     upgrade(settings.resolved_database_url)
     runtime = Runtime(settings, clock=SystemClock())
@@ -96,6 +98,7 @@ def run(data: Path, items_count: int, database_url: str | None, workers: int, ho
         f"  {mode:32s}: {elapsed:6.2f} s  {items_count / elapsed:6.0f} items/s  "
         f"(main-process cpu {cpu:5.2f} s; joined an existing article: {report.syndicated})"
     )
+    return items_count / elapsed
 
 
 def main() -> int:
@@ -105,6 +108,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
         "--parallel-only", action="store_true", help="skip the one-process mode (PostgreSQL)"
+    )
+    parser.add_argument(
+        "--record", action="store_true", help="write the rates into bench/results.json"
     )
     args = parser.parse_args()
     backend = "postgresql" if args.database_url else "sqlite"
@@ -129,7 +135,11 @@ def main() -> int:
             if url and index:
                 print("  (PostgreSQL: the second mode reuses the database; run modes separately)")
                 break
-            run(data, args.items, url, workers, home)
+            rate = run(data, args.items, url, workers, home)
+            if args.record:
+                mode = "one process" if workers == 1 else "2 parsers + 1 writer"
+                name = "PostgreSQL" if url else "SQLite"
+                record("ingestion", {"backend": name, "mode": mode}, {"items_per_s": round(rate)})
         print(f"load average {os.getloadavg()[0]:.1f} at end; target >= 1000 items/s")
     return 0
 

@@ -2,7 +2,8 @@
 
 How it is made (deterministic, seed 5):
 - Passages: the 5,183 SciFact abstracts, the 982 ECB+ news articles and the 428 WCEP event
-  summaries in ../shared/data (real English text; licences in their READMEs). Each passage is
+  summaries in the data folder, HERALD_SHARED_DATA (real English text; docs/benchmarks.md says
+  where to get each). Each passage is
   embedded once with Herald's embedder (what enrichment stores), cached in HERALD_BENCH_CACHE.
 - Item i picks a main passage p and a second passage q. Its title is one sentence of p (at most
   14 words); its body is 3-8 sentences of p followed by 1-3 of q; its summary is the first body

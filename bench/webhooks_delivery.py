@@ -111,6 +111,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=150.0, help="events/s in the latency phase")
     parser.add_argument("--latency-seconds", type=float, default=10.0)
     parser.add_argument("--database-url", default=None)
+    parser.add_argument(
+        "--record", action="store_true", help="write the figures into bench/results.json"
+    )
     args = parser.parse_args()
     if args.serve:
         asyncio.run(_serve(Path(args.serve), Path(args.serve) / "port"))
@@ -248,6 +251,12 @@ def main() -> None:
         f"attempt p50 {p50:.0f} ms, p99 {p99:.0f} ms, max {max(latencies) * 1000:.0f} ms"
     )
     print(f"  receiver counted {received} requests; failed attempts: {failed}")
+    if args.record:
+        from results import record
+
+        name = "PostgreSQL" if args.database_url else "SQLite"
+        figures = {"per_s": round(args.events / drain_seconds), "p50_ms": round(p50)}
+        record("webhooks", {"backend": name, "run": "latest"}, {**figures, "p99_ms": round(p99)})
 
 
 if __name__ == "__main__":

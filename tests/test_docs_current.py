@@ -3,6 +3,7 @@ README's links and every relative link between the docs."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -126,3 +127,99 @@ def test_the_architecture_diagram_follows_an_item_to_webhooks() -> None:
         "/mcp",
     ):
         assert stage in diagram, stage
+
+
+# Names of files and places a user of Herald does not have.
+UNKNOWN_TO_USERS = re.compile(r"API-DECISIONS|\.\./shared|/work/")
+# A repository path named in prose, e.g. ``docs/monitors.md`` (not the tail of a URL).
+REPO_PATH = re.compile(
+    r"(?<![\w/.-])((?:docs|deploy|bench|src|clients)/[\w./-]+\.(?:md|py|service|conf))\b"
+)
+# The lab notebook keeps the history of the benchmark runs as it happened.
+NOTEBOOKS = {ROOT / "docs" / "dev" / "benchmark-log.md"}
+
+
+def _user_docs() -> list[Path]:
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [page for page in pages if page not in NOTEBOOKS]
+
+
+def _comments_and_docstrings(source: str) -> list[tuple[int, str]]:
+    """Every comment and every string literal (docstrings, help texts) of a Python module, with
+    its line: that is where a user reads the code's words."""
+    import io
+    import tokenize
+
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type in (tokenize.COMMENT, tokenize.STRING):
+            found.append((token.start[0], token.string))
+    return found
+
+
+def test_user_docs_name_no_file_a_user_does_not_have() -> None:
+    named = []
+    for page in _user_docs():
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            if UNKNOWN_TO_USERS.search(line):
+                named.append(f"{page.relative_to(ROOT)}:{number}: {line.strip()}")
+            for path in REPO_PATH.findall(line):
+                if not (ROOT / path).exists():
+                    named.append(f"{page.relative_to(ROOT)}:{number}: {path} does not exist")
+    assert named == [], "user docs name files users do not have:\n" + "\n".join(named)
+
+
+def test_docstrings_and_comments_name_only_files_the_repository_has() -> None:
+    named = []
+    for module in sorted([*(ROOT / "src").rglob("*.py"), *(ROOT / "clients").rglob("*.py")]):
+        where = module.relative_to(ROOT)
+        for number, text in _comments_and_docstrings(module.read_text()):
+            if UNKNOWN_TO_USERS.search(text):
+                named.append(f"{where}:{number}: {UNKNOWN_TO_USERS.search(text)}")
+            for path in REPO_PATH.findall(text):
+                if not (ROOT / path).exists():
+                    named.append(f"{where}:{number}: {path} does not exist")
+    assert named == [], "docstrings or comments name files users do not have:\n" + "\n".join(named)
+
+
+def test_the_checks_catch_what_they_look_for() -> None:
+    source = '"""See API-DECISIONS.md and docs/nowhere.md."""\n# ../shared/spec\nx = 1\n'
+    texts = [text for _, text in _comments_and_docstrings(source)]
+    assert len(texts) == 2
+    assert all(UNKNOWN_TO_USERS.search(text) for text in texts)
+    assert REPO_PATH.findall(texts[0]) == ["docs/nowhere.md"]
+    assert REPO_PATH.findall("https://example.org/blob/main/docs/1.0.md") == []
+    assert not (ROOT / "docs" / "nowhere.md").exists()
+
+
+def test_the_benchmark_plots_are_current(tmp_path: Path) -> None:
+    """The committed SVGs are what bench/plots.py draws from bench/results.json, and
+    docs/benchmarks.md shows every one of them."""
+    from bench.plots import OUT, RESULTS, draw
+
+    drawn = draw(RESULTS, tmp_path)
+    assert [path.name for path in drawn] == sorted(path.name for path in OUT.glob("*.svg"))
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    for path in drawn:
+        assert path.read_bytes() == (OUT / path.name).read_bytes(), (
+            f"{path.name} is stale: run `python bench/plots.py`"
+        )
+        assert f"](images/benchmarks/{path.name})" in page
+
+
+def test_a_benchmark_run_records_its_figures(tmp_path: Path) -> None:
+    from bench.plots import RESULTS
+    from bench.results import record
+
+    copy = tmp_path / "results.json"
+    copy.write_text(RESULTS.read_text())
+    record("ingestion", {"backend": "SQLite", "mode": "one process"}, {"items_per_s": 1}, copy)
+    record("webhooks", {"backend": "SQLite", "run": "latest"}, {"per_s": 2}, copy)
+    recorded = json.loads(copy.read_text())
+    assert {"backend": "SQLite", "mode": "one process", "items_per_s": 1} in recorded["ingestion"][
+        "points"
+    ]
+    assert len(recorded["ingestion"]["points"]) == len(
+        json.loads(RESULTS.read_text())["ingestion"]["points"]
+    )
+    assert recorded["webhooks"]["points"][-1] == {"backend": "SQLite", "run": "latest", "per_s": 2}

@@ -84,7 +84,9 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="How often the scheduler looks for due periodic work."
     )
     max_body_bytes: int = Field(
-        default=1_048_576, ge=1024, description="Largest accepted request body (pinned: 1 MiB)."
+        default=1_048_576,
+        ge=1024,
+        description="Largest accepted request body (the documented limit: 1 MiB).",
     )
     rate_limit_per_minute: int = Field(
         default=600,

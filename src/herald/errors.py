@@ -1,4 +1,4 @@
-"""One error base for every expected failure; the API renders it as the pinned envelope.
+"""One error base for every expected failure; the API renders it as the error envelope.
 
 Domain code raises these; it never knows about HTTP beyond the status number it carries.
 """

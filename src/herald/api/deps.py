@@ -35,7 +35,7 @@ ClockDep = Annotated[Clock, Depends(get_clock)]
 
 
 def presented_key(request: Request) -> str | None:
-    """The API key of a request. Both forms may be sent only if they agree (pinned)."""
+    """The API key of a request. Both forms may be sent only if they agree."""
     candidates = set(request.headers.getlist("x-api-key"))
     for value in request.headers.getlist("authorization"):
         scheme, _, token = value.strip().partition(" ")

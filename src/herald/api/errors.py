@@ -1,4 +1,4 @@
-"""Every failure rendered as the pinned envelope ``{error, message, meta, details?}``."""
+"""Every failure rendered as the error envelope ``{error, message, meta, details?}``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from herald.logging import request_id_var
 
 log = logging.getLogger(__name__)
 
-# Validators may raise ``PydanticCustomError(<code>, msg)`` with a pinned code to choose it.
+# Validators may raise ``PydanticCustomError(<code>, msg)`` with a documented code to choose it.
 _CODE_TO_ERROR = {cls.code: cls for cls in ALL_ERRORS}
 _STATUS_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
 _STATUS_CODES |= {415: "unsupported_media_type", 401: "unauthorized", 429: "rate_limited"}

@@ -1,6 +1,6 @@
 """What the cluster endpoints read: the list window, list pages, one cluster with its members.
 
-Rules (API-DECISIONS.md "Clusters", docs/clusters.md): the list shows regular clusters (two or
+Rules (docs/clusters.md): the list shows regular clusters (two or
 more members), newest ``created_at`` first; its default window is the last 7 days through now;
 a lone ``start_date`` runs through now and a lone ``end_date`` covers the 7 days before it.
 A cluster is ``featured`` with at least 5 unique sources. The detail returns any cluster, stubs

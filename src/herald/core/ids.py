@@ -1,4 +1,4 @@
-"""Identifiers: prefixed, URL-safe strings (pinned prefixes) and UUIDs for runs and tasks."""
+"""Identifiers: prefixed, URL-safe strings (stable prefixes) and UUIDs for runs and tasks."""
 
 from __future__ import annotations
 

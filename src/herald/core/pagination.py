@@ -20,7 +20,7 @@ class PageRequest:
 
     @classmethod
     def checked(cls, limit: int, offset: int, *, max_limit: int) -> PageRequest:
-        """Validate bounds: out-of-range values are a 400, never silently clamped (pinned)."""
+        """Validate bounds: out-of-range values are a 400, never silently clamped."""
         if not 1 <= limit <= max_limit:
             raise InvalidRequest(
                 f"limit must be between 1 and {max_limit}",

@@ -41,7 +41,7 @@ class ItemText:
     body: str
     transcript_segments: tuple[TranscriptPiece, ...] = ()
     language: str | None = None  # given at ingestion; detection fills it when absent
-    summary: str | None = None  # kept when given at ingestion (pinned)
+    summary: str | None = None  # kept when given at ingestion
 
     @property
     def text(self) -> str:

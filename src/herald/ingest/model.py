@@ -1,6 +1,6 @@
 """The normalised incoming item: what every source adapter produces and the ingest service stores.
 
-It carries every field of the pinned JSON Lines format (API-DECISIONS.md) already cleaned:
+It carries every field of the JSON Lines ingestion format (docs/ingestion.md) already cleaned:
 ``published_date`` is an aware UTC instant, ``source.domain`` is the registrable domain in lower
 case, and the canonical key (from which the stable content id derives) is computed once here.
 Enrichment fields (summaries, key points, entities, segments' titles) are not part of it: they are

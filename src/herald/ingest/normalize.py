@@ -1,4 +1,4 @@
-"""Validation of the pinned ingestion format, shared by JSON Lines files, the CLI and
+"""Validation of the ingestion format, shared by JSON Lines files, the CLI and
 ``POST /v1/admin/content``: a mapping in, an :class:`IncomingItem` or an :class:`ItemRejected` out.
 
 Also the small normalisers every adapter uses (publication dates to UTC, language codes,
@@ -82,7 +82,7 @@ class ItemRejected(ValueError):
 
 
 def item_from_mapping(obj: object) -> IncomingItem:
-    """Validate one entry of the pinned format (API-DECISIONS.md "Content ingestion format").
+    """Validate one entry of the ingestion format (docs/ingestion.md).
 
     Unknown fields are rejected (a typo such as ``publised_date`` must not pass silently).
     """

@@ -258,7 +258,7 @@ _HOSTNAME = re.compile(
 
 def normalise_domain(value: str) -> str:
     """A source domain as given by a user (``www.BBC.co.uk``, ``https://bbc.co.uk/news``) in its
-    pinned form: the registrable domain in lower case. Raises :class:`InvalidUrl`."""
+    documented form: the registrable domain in lower case. Raises :class:`InvalidUrl`."""
     text = value.strip().lower()
     if "://" in text:
         text = host_of(text)

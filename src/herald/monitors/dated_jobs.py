@@ -519,7 +519,7 @@ def give_up_run(session: Session, run_id: str, error: str, *, clock: Clock) -> b
 
 
 def refresh_parents(session: Session, parent_ids: Sequence[str | None], *, clock: Clock) -> None:
-    """Derive each parent's status from its children (pinned); emit completion when one ends.
+    """Derive each parent's status from its children; emit completion when one ends.
 
     Callers hold the parents' row locks, so two children finishing at once see each other.
     """

@@ -1,6 +1,6 @@
 """Monitor events for webhooks, recorded in the same transaction as the work they report.
 
-Types and the ``monitor.results.added`` payload are pinned (API-DECISIONS.md "Webhooks");
+Types and the ``monitor.results.added`` payload are stable (receivers rely on them);
 ``monitor.run.failed`` and the exact ``monitor.backfill.completed`` payload are Herald's
 (docs/monitors.md). ``monitor.backfill.completed`` is sent when a run-now or backfill task
 finishes, not for scheduled runs (an hourly monitor would send one every hour for nothing new).

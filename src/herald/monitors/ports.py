@@ -7,7 +7,7 @@ the monitors area does not depend on how the search index or the webhook outbox 
   ``herald.search.service.get_search(runtime)``; a test or a benchmark may register another
   implementation of :class:`ResultSearch` under that name before first use.
 - events: ``herald.webhooks.events.record_event(session, *, team_id, event_type, data, clock)``
-  (pinned signature), called inside the caller's transaction.
+  (a signature other areas rely on), called inside the caller's transaction.
 """
 
 from __future__ import annotations

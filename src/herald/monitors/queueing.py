@@ -1,6 +1,6 @@
 """Queueing dated jobs: the shared core of scheduled runs, run-now and backfills.
 
-A request creates a parent run (its id is the ``task_id``), classifies each date by the pinned
+A request creates a parent run (its id is the ``task_id``), classifies each date by the stable
 rules (:mod:`herald.monitors.rules`), inserts one dated run per queued date, points the date's
 ledger entry at it and enqueues its durable job, all in the caller's transaction. The scheduler
 queues many monitors' runs at once (:func:`queue_many`): a few set-based statements per batch.

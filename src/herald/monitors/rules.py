@@ -1,6 +1,6 @@
 """Dated-job rules: which dates a run or backfill queues, completeness, task status (pure).
 
-Pinned rules (API-DECISIONS.md "Monitors"):
+Stable rules clients rely on (docs/monitors.md):
 - a run (scheduled or run-now) queues four dated jobs: the current UTC day and the trailing three;
 - a date D is *complete* when a dated job for D succeeded and started more than 72 hours after
   D 00:00Z (late articles have had time to arrive and be indexed);
@@ -196,7 +196,7 @@ def validate_backfill_dates(raw: object) -> list[date]:
 
 
 def task_status(children: Sequence[DatedJobStatus]) -> TaskStatus:
-    """A parent task's status derived from its children's (pinned transitions)."""
+    """A parent task's status derived from its children's (stable transitions)."""
     if not children:
         return "succeeded"
     if all(status == "queued" for status in children):

@@ -1,6 +1,6 @@
 """Monitor schedules: validation, defaults and wall-clock slot arithmetic (pure; property-tested).
 
-Pinned rules (API-DECISIONS.md "Monitors"):
+Stable rules clients rely on (docs/monitors.md):
 - schedules run on the wall clock of ``timezone`` (an IANA name);
 - a local time that does not exist (DST gap) runs at the first instant after it, i.e. the moment
   the clocks jump forward;
@@ -177,7 +177,7 @@ def _build(raw: dict[str, object], *, now: datetime) -> Schedule:
 
 
 def local_to_instant(local: datetime, tz: ZoneInfo) -> datetime:
-    """The UTC instant a naive wall-clock time ``local`` denotes in ``tz``, by the pinned rules.
+    """The UTC instant a naive wall-clock time ``local`` denotes in ``tz``, by the rules above.
 
     Existing times map to their first occurrence (``fold=0`` is the earlier one in an overlap);
     a time inside a gap maps to the first instant after it, the transition itself.

@@ -1,4 +1,4 @@
-"""One delivery attempt: POST the signed body and judge the outcome (pinned rules).
+"""One delivery attempt: POST the signed body and judge the outcome (stable rules).
 
 An attempt succeeds only on a 2xx within the 10 s deadline. A 3xx is a failure (redirects are
 never followed), as is a target that now resolves to a forbidden address: the rules are checked

@@ -12,7 +12,7 @@ How a delivery travels (and why nothing is lost):
    at most :data:`MAX_IN_FLIGHT`; a target that hangs for its full 10 s uses only its own
    workspace's slots, and other workspaces' deliveries go out meanwhile.
 4. A recorder thread stores results in batches: one attempt row per try, the delivery's new
-   status, and the next attempt time from the pinned schedule. Only the lease holder may record.
+   status, and the next attempt time from the retry schedule. Only the lease holder may record.
    In the same transaction it leases the next due deliveries of workspaces that had more work
    than slots, so a backlog drains without a job-queue round trip per batch.
 5. A periodic sweep (every 5 s, in each process running the scheduler) leases what is due:

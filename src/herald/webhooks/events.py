@@ -1,12 +1,12 @@
 """Recording webhook events: the one entry point other areas call (monitors do).
 
-Pinned signature (other areas depend on it):
+Signature (other areas depend on it):
 
     record_event(session, *, team_id, event_type, data, clock) -> str | None
 
 It runs inside the caller's transaction: it writes the event, and when the workspace has an enabled
 target, a pending delivery and its durable delivery job. It returns the event id (``evt_...``), or
-``None`` when the workspace has no enabled target (no event is created then, as pinned).
+``None`` when the workspace has no enabled target (no event is created then).
 The webhooks area implements it.
 """
 
@@ -31,7 +31,7 @@ def record_event(
 ) -> str | None:
     """Record an event for the workspace's target in the caller's transaction (see module doc).
 
-    ``event_type`` must be one of the pinned types; ``data`` must be JSON-serialisable (datetimes
+    ``event_type`` must be one of the stable types; ``data`` must be JSON-serialisable (datetimes
     are rendered as ISO 8601 UTC). Nothing is sent before the caller commits.
     """
     if not repository.target_enabled(session, team_id):

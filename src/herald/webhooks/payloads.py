@@ -1,4 +1,4 @@
-"""The event envelope (pinned) and its exact bytes on the wire.
+"""The event envelope (stable) and its exact bytes on the wire.
 
 The body is serialised once, when the event is recorded, and stored as is: every attempt (and
 every retry days later) sends and signs the very same bytes.
@@ -27,7 +27,7 @@ EVENT_TYPES_DESCRIPTION = (
     "`monitor.backfill.completed`: a run-now or backfill task finished; scheduled runs never "
     "send it. `webhook.test`: sent by `POST /v1/webhooks/test`."
 )
-MAX_RESULTS_ITEMS = 20  # monitor.results.added carries at most 20 new items (pinned)
+MAX_RESULTS_ITEMS = 20  # monitor.results.added carries at most 20 new items (stable)
 
 
 def event_envelope(

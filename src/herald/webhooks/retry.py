@@ -1,4 +1,4 @@
-"""The retry schedule as data (pinned): 5 attempts in all, then the delivery is ``failed``.
+"""The retry schedule as data (stable): 5 attempts in all, then the delivery is ``failed``.
 
 Each delay counts from the *prior failure*, not from the event: a target that takes the full 10 s
 to fail still gets its next attempt 5 minutes after that failure.

@@ -1,4 +1,4 @@
-"""Signing secrets and delivery signatures (the scheme is pinned in API-DECISIONS.md).
+"""Signing secrets and delivery signatures (a stable scheme receivers rely on; docs/webhooks.md).
 
 * ``X-Service-Signature: t=<unix>,v1=<hex>``: HMAC-SHA256 keyed with the whole secret string
   (UTF-8, ``whsec_`` prefix included) over ``f"{t}." + raw_body`` — what Stripe's verifiers check.
@@ -118,7 +118,7 @@ def active_secrets(stored: Sequence[SigningSecret], now: datetime) -> list[str]:
 
     The current secret always signs; the one it replaced keeps signing for
     :data:`ROTATION_OVERLAP` after the rotation, so receivers that still hold it keep verifying.
-    At most two secrets sign (pinned): after two rotations within 24 hours only the latest
+    At most two secrets sign: after two rotations within 24 hours only the latest
     previous secret overlaps.
     """
     current = [s for s in stored if s.retired_at is None]

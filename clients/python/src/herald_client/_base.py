@@ -121,7 +121,7 @@ class BaseClient:
         return model
 
     def _status_error(self, response: httpx.Response) -> APIStatusError:
-        """The exception for an error response, read from the pinned envelope when present."""
+        """The exception for an error response, read from the error envelope when present."""
         status = response.status_code
         body: Any = None
         try:

@@ -6,8 +6,8 @@
     ├── APIConnectionError            the request did not get an HTTP response
     │   └── APITimeoutError           ... because a timeout expired
     ├── APIResponseValidationError    a 2xx body that does not match the client's models
-    └── APIStatusError                the server answered with an error status (the pinned envelope)
-        ├── InvalidRequestError       400 (``code`` says which rule; subclasses per pinned code)
+    └── APIStatusError                the server answered with an error status (the error envelope)
+        ├── InvalidRequestError       400 (``code`` says which rule; subclasses per stable code)
         │   ├── DateWindowIncompleteError     date_window_incomplete
         │   ├── DateWindowTooLongError        date_window_too_long
         │   ├── DomainFilterConflictError     domain_filter_conflict
@@ -106,7 +106,7 @@ class APIResponseValidationError(HeraldError):
 
 
 class APIStatusError(HeraldError):
-    """The server answered with an error status and (usually) the pinned error envelope.
+    """The server answered with an error status and (usually) the error envelope.
 
     ``code`` is the envelope's ``error`` (``not_found``, ``date_window_too_long``, ...),
     ``details`` lists the offending fields, ``request_id`` is ``meta.request_id`` (or the
@@ -228,7 +228,7 @@ class ServerError(APIStatusError):
     """5xx: a server-side failure (never caused by the request's content)."""
 
 
-# Pinned error codes (API-DECISIONS.md "Errors") to the most specific class.
+# The server's stable error codes (docs/api.md "Errors") to the most specific class.
 ERRORS_BY_CODE: dict[str, type[APIStatusError]] = {
     "invalid_request": InvalidRequestError,
     "date_window_incomplete": DateWindowIncompleteError,
@@ -265,7 +265,7 @@ ERRORS_BY_STATUS: dict[int, type[APIStatusError]] = {
 
 
 def error_class(status_code: int, code: str) -> type[APIStatusError]:
-    """The class for an error response: by pinned code when it agrees with the status."""
+    """The class for an error response: by error code when it agrees with the status."""
     by_code = ERRORS_BY_CODE.get(code)
     by_status = ERRORS_BY_STATUS.get(status_code)
     if status_code >= 500:

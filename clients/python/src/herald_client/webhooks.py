@@ -9,7 +9,7 @@
     except WebhookVerificationError:
         ...  # answer 400, do not process
 
-The scheme (pinned): ``X-Service-Signature: t=<unix seconds>,v1=<hex>`` where ``v1`` is the
+The scheme (stable): ``X-Service-Signature: t=<unix seconds>,v1=<hex>`` where ``v1`` is the
 lower-case hex HMAC-SHA256, keyed with the whole secret string (``whsec_...``, UTF-8), of the
 bytes ``f"{t}." + raw_body``. For 24 hours after a rotation a delivery carries two ``v1``
 entries (new secret first). It is the scheme Stripe's verifiers check.

@@ -1,6 +1,6 @@
 """Operator endpoints of ingestion (admin keys only; member keys get 404).
 
-- ``POST /v1/admin/content``: a JSON array or JSON Lines body of items in the pinned ingestion
+- ``POST /v1/admin/content``: a JSON array or JSON Lines body of items in the ingestion
   format; the same validation as ``herald ingest``. Stored items are enriched and indexed by the
   worker; the response counts what happened, with the reason for every rejected entry.
 - ``/v1/admin/sources``: list, add, show and remove polled sources.
@@ -104,7 +104,7 @@ class IngestSummary(ResponseModel):
     summary="Ingest content items (JSON array or JSON Lines)",
     description=(
         "Body: `application/json` (an array of items) or `application/x-ndjson` (one item per "
-        "line), in the pinned ingestion format. With `format`, a feed or wire document instead "
+        "line), in the ingestion format. With `format`, a feed or wire document instead "
         "(`rss`, `ninjs`, `jsonfeed`, or `auto` to detect it); article pages and transcripts "
         "are never fetched here. Bad entries are reported and skipped; the others are stored "
         "and queued for enrichment."

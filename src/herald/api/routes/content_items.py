@@ -1,4 +1,4 @@
-"""GET /v1/content/{content_id}: one content item in its full form (API-DECISIONS.md)."""
+"""GET /v1/content/{content_id}: one content item in its full form (docs/ingestion.md)."""
 
 from __future__ import annotations
 

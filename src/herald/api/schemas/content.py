@@ -1,4 +1,4 @@
-"""The content item as the API shows it (pinned in API-DECISIONS.md "Content item").
+"""The content item as the API shows it (a stable shape clients rely on).
 
 Two forms: the search form (search results, monitor results, cluster members) and the full form
 (GET /v1/content/{id}). Fields that do not apply to an item's media type are omitted (the builders

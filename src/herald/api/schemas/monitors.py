@@ -1,7 +1,7 @@
-"""Request and response shapes of the monitor endpoints (pinned parts: API-DECISIONS "Monitors").
+"""Request and response shapes of the monitor endpoints (semantics: docs/monitors.md).
 
 Saved searches and schedules arrive as JSON objects and are validated by the domain
-(:mod:`herald.monitors.saved_search`, :mod:`herald.monitors.schedule`), which picks the pinned
+(:mod:`herald.monitors.saved_search`, :mod:`herald.monitors.schedule`), which picks the stable
 error codes (``field_not_allowed``, ``invalid_timezone``, ...).
 """
 
@@ -91,7 +91,7 @@ class _ScheduleIn(ResponseModel):
     run_time: Annotated[str, WithJsonSchema(RUN_TIME_SCHEMA)] | None = None
 
 
-# The request bodies are validated by the domain (it picks the pinned error codes), so the
+# The request bodies are validated by the domain (it picks the stable error codes), so the
 # models only describe them in the OpenAPI document.
 SavedSearchIn = Annotated[dict[str, Any], WithJsonSchema(_SavedSearchIn.model_json_schema())]
 ScheduleIn = Annotated[dict[str, Any], WithJsonSchema(_ScheduleIn.model_json_schema())]
@@ -112,7 +112,7 @@ class UpdateMonitorRequest(RequestModel):
     schedule: ScheduleIn | None = Field(
         default=None, description="Fields given replace the current ones. " + SCHEDULE_DOC
     )
-    # Declared so that sending them is the pinned field_not_allowed, not an unknown field.
+    # Declared so that sending them is the documented field_not_allowed, not an unknown field.
     # The schema `not: {}` says no value is ever valid (field_not_allowed).
     search: Annotated[Any, WithJsonSchema({"not": {}})] = Field(
         default=None, description="Never allowed: the saved search is fixed."

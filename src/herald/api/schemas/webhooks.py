@@ -1,4 +1,4 @@
-"""Webhook configuration, delivery and attempt records as the API shows them (pinned shapes)."""
+"""Webhook configuration, delivery and attempt records as the API shows them (stable shapes)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Monitors: saved searches on schedules, their runs, result stores and per-date ledger.
 
-Semantics are in docs/monitors.md (pinned parts in API-DECISIONS.md "Monitors").
+Semantics are in docs/monitors.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""JSON Lines in the pinned ingestion format (one object per line).
+"""JSON Lines in the ingestion format (one object per line).
 
 A bad line is reported with its line number and reason and skipped; every other line is still
 parsed. Blank lines are ignored. A JSON array of such objects (the admin API's other body form) is

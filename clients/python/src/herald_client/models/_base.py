@@ -36,7 +36,7 @@ class Meta(_WireModel):
 class RequestModel(BaseModel):
     """A request body or query. Types are checked here; the rules are the server's to enforce.
 
-    Extra fields are passed through so the server answers them with its pinned error (a
+    Extra fields are passed through so the server answers them with its documented error (a
     monitor ``search`` with ``limit`` is ``field_not_allowed``, not a client-side failure).
     """
 
