@@ -558,7 +558,9 @@ def prepare_home(args: argparse.Namespace, corpus: Corpus) -> tuple[Path, str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{PG_DB}" WITH (FORCE)')
             conn.execute(f'CREATE DATABASE "{PG_DB}" TEMPLATE "{PG_BASE}"')
         shutil.copytree(base / "pg" / "index", home / "index")
-        return home, f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DB}"
+        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DB}"
+        upgrade(url)  # a base built by an older version gets the newer migrations
+        return home, url
     if not (base / "built.ok").exists():
         shutil.rmtree(base, ignore_errors=True)
         base.mkdir(parents=True)
@@ -567,8 +569,10 @@ def prepare_home(args: argparse.Namespace, corpus: Corpus) -> tuple[Path, str]:
     started = time.monotonic()
     shutil.copy(base / "herald.db", home / "herald.db")
     shutil.copytree(base / "index", home / "index")
+    url = f"sqlite:///{home / 'herald.db'}"
+    upgrade(url)  # a base built by an older version gets the newer migrations
     print(f"  fresh copy of the base state  {time.monotonic() - started:7.1f} s")
-    return home, f"sqlite:///{home / 'herald.db'}"
+    return home, url
 
 
 def main() -> None:
