@@ -22,6 +22,20 @@ stdout = Console(soft_wrap=True)
 
 # The `--json` option of every command that prints data: one JSON document on stdout.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+# The content-search filters, as `herald search` and `herald monitors create|search` take them.
+MediaTypesOption = Annotated[
+    list[str] | None, typer.Option("--media-type", help="news, wire or podcast (repeatable).")
+]
+IncludeDomainsOption = Annotated[
+    list[str] | None, typer.Option("--domain", help="Only these source domains (repeatable).")
+]
+ExcludeDomainsOption = Annotated[
+    list[str] | None,
+    typer.Option("--exclude-domain", help="Leave out these source domains (repeatable)."),
+]
+EntitiesOption = Annotated[
+    list[str] | None, typer.Option("--entity", help="Linked to this entity id (repeatable).")
+]
 
 
 def load_settings() -> Settings:

@@ -12,7 +12,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from herald.cli.api import ApiKeyOption, BaseUrlOption, api_client, dump, wait_for_task
-from herald.cli.common import JsonOption, console, print_json, stdout
+from herald.cli.common import (
+    EntitiesOption,
+    ExcludeDomainsOption,
+    IncludeDomainsOption,
+    JsonOption,
+    MediaTypesOption,
+    console,
+    print_json,
+    stdout,
+)
 
 app = typer.Typer(
     help="Monitors of the workspace of HERALD_API_KEY, through the API at HERALD_BASE_URL.",
@@ -61,19 +70,10 @@ def list_monitors(
 def create(
     name: Annotated[str, typer.Argument(help="A name for people.")],
     query: Annotated[str, typer.Option(help='The saved search; "phrases", -word, OR.')],
-    media_type: Annotated[
-        list[str] | None, typer.Option("--media-type", help="news, wire or podcast (repeatable).")
-    ] = None,
-    include_domain: Annotated[
-        list[str] | None, typer.Option("--domain", help="Only these source domains (repeatable).")
-    ] = None,
-    exclude_domain: Annotated[
-        list[str] | None,
-        typer.Option("--exclude-domain", help="Leave out these source domains (repeatable)."),
-    ] = None,
-    entity: Annotated[
-        list[str] | None, typer.Option("--entity", help="Linked to this entity id (repeatable).")
-    ] = None,
+    media_type: MediaTypesOption = None,
+    include_domain: IncludeDomainsOption = None,
+    exclude_domain: ExcludeDomainsOption = None,
+    entity: EntitiesOption = None,
     frequency: Annotated[
         str | None, typer.Option(help="hourly or daily (default hourly at the creation minute).")
     ] = None,

@@ -11,7 +11,18 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from herald.cli.common import JsonOption, cli_runtime, console, print_json, progress, stdout
+from herald.cli.common import (
+    EntitiesOption,
+    ExcludeDomainsOption,
+    IncludeDomainsOption,
+    JsonOption,
+    MediaTypesOption,
+    cli_runtime,
+    console,
+    print_json,
+    progress,
+    stdout,
+)
 from herald.content.repository import get_items
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
@@ -30,19 +41,10 @@ def search(
     end_date: Annotated[
         str | None, typer.Option("--end-date", help="Inclusive; at most 60 days after the start.")
     ] = None,
-    media_type: Annotated[
-        list[str] | None, typer.Option("--media-type", help="news, wire or podcast (repeatable).")
-    ] = None,
-    include_domain: Annotated[
-        list[str] | None, typer.Option("--domain", help="Only these source domains (repeatable).")
-    ] = None,
-    exclude_domain: Annotated[
-        list[str] | None,
-        typer.Option("--exclude-domain", help="Leave out these source domains (repeatable)."),
-    ] = None,
-    entity: Annotated[
-        list[str] | None, typer.Option("--entity", help="Linked to this entity id (repeatable).")
-    ] = None,
+    media_type: MediaTypesOption = None,
+    include_domain: IncludeDomainsOption = None,
+    exclude_domain: ExcludeDomainsOption = None,
+    entity: EntitiesOption = None,
     limit: Annotated[int, typer.Option(help="At most this many results (1-100).")] = DEFAULT_LIMIT,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
