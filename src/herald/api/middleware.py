@@ -8,8 +8,7 @@ the request id and no traceback).
 
 Every string of every request is checked here, once, before any route runs: header values,
 query parameter names and values, and every key and string value of a JSON body at any
-depth. NUL
-characters and invalid Unicode (a lone surrogate, ``"\ud800"`` in JSON) are a 400
+depth. NUL characters and invalid Unicode (a lone surrogate, ``"\\ud800"`` in JSON) are a 400
 ``invalid_request`` naming the field, so such text is never stored (PostgreSQL refuses NUL, and
 neither database can encode a lone surrogate: a stored one would break every later read). The
 one exception is the JSON Lines body of ``POST /v1/admin/content``: each line is checked by the
