@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -176,6 +177,7 @@ def test_a_hanging_handler_is_stopped_and_retried_by_its_policy(
 
 def test_a_hang_at_the_last_attempt_fails_for_good(runtime: Runtime, clock: FrozenClock) -> None:
     gave_up: list[str] = []
+    hung_threads: list[threading.Thread] = []
 
     @job_handler(
         "test.hangs_always",
@@ -184,6 +186,7 @@ def test_a_hang_at_the_last_attempt_fails_for_good(runtime: Runtime, clock: Froz
         on_give_up=lambda session, job, error: gave_up.append(error),
     )
     def _hangs(ctx: object, jobs: object) -> None:
+        hung_threads.append(threading.current_thread())
         while True:
             time.sleep(0.01)
 
@@ -199,6 +202,10 @@ def test_a_hang_at_the_last_attempt_fails_for_good(runtime: Runtime, clock: Froz
             assert worker.stop_overrunning() == 1
         finally:
             worker.stop()
+        # The stopped thread logs its JobTimeout on the way out: let it finish while the test's
+        # log capture is still open.
+        hung_threads[0].join(10)
+        assert not hung_threads[0].is_alive()
     finally:
         unregister("test.hangs_always")
     row = job(runtime, job_id)
