@@ -20,7 +20,23 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, exists, func, insert, or_, select, text, update
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    and_,
+    bindparam,
+    case,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    true,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased
@@ -163,51 +179,63 @@ def claim(
     Only kinds this process has a handler for are claimed: during a rolling deploy an older
     process leaves a newer kind's jobs queued for the newer processes (never claiming and
     failing them over and over); :func:`fail_unknown_kinds` bounds how long they may wait.
+
+    The cost does not grow with the backlog: the workspaces with queued jobs are found by a skip
+    scan of an index, and each workspace's line is read from its head only as far as a claim
+    can reach (``limit`` jobs, plus a margin on PostgreSQL for rows other claimers hold), so a
+    workspace's hundred thousand queued jobs cost a claim no more than its first few.
     """
     now = clock.now()
     runnable = [kind] if kind is not None else sorted(k.name for k in kinds_in_lane(lane))
     if not runnable:
         return []
-    other = aliased(Job)
-    key_running = exists().where(
-        other.unique_key == Job.unique_key, other.status == "running", other.id != Job.id
+    postgres = session.get_bind().dialect.name == "postgresql"
+    reach = limit + (_CONCURRENT_CLAIM_MARGIN if postgres else 0)
+    scope = [Job.kind == kind] if kind is not None else [Job.lane == lane, Job.kind.in_(runnable)]
+    waiting = _waiting_and_due(now)
+    line = (
+        select(Job.id, Job.team_id, Job.priority, Job.run_at)
+        .where(*scope, waiting)
+        .order_by(Job.priority.desc(), Job.run_at, Job.id)
+        .limit(reach)
     )
-    due = or_(
-        and_(
-            Job.status == "queued", Job.run_at <= now, or_(Job.unique_key.is_(None), ~key_running)
-        ),
-        and_(
-            Job.status == "running",
-            Job.lease_expires_at < now,
-            Job.attempts < Job.max_attempts,
-        ),
-    )
-    team_key = func.coalesce(Job.team_id, "")
-    # Each due job's place in its workspace's line; the first of every line goes before any
-    # second, and among firsts the workspace served longest ago goes first.
-    place = func.row_number().over(
-        partition_by=team_key, order_by=(Job.priority.desc(), Job.run_at, Job.id)
-    )
-    ranked = (
-        select(Job.id.label("id"), team_key.label("team_key"), place.label("place"))
-        .where(Job.lane == lane, Job.kind.in_(runnable), due)
-        .subquery("ranked")
-    )
-    turn = func.coalesce(JobTurn.served, 0)
-    candidates = (
+    system_line = line.where(Job.team_id.is_(None))
+    teams = _teams_with_queued_jobs(scope)
+    expired = select(Job.id, Job.team_id, Job.priority, Job.run_at).where(
+        *scope, Job.status == "running", _lease_expired(now)
+    )  # attempts whose worker died
+    connection = session.connection()  # Core execution: a claim runs several small statements
+    heads: list[Any] = []
+    if postgres:  # every workspace's line in one statement: one round trip
+        lines = line.where(Job.team_id == teams.c.team_id).lateral("line")
+        team_lines = select(lines).select_from(teams).join(lines, true())
+        heads.extend(connection.execute(union_all(system_line, team_lines, expired)))
+    else:  # in-process: one cached statement per workspace is as cheap
+        heads.extend(connection.execute(system_line))
+        team_line = line.where(Job.team_id == bindparam("team_id"))
+        for team_id in connection.scalars(select(teams.c.team_id)):
+            if team_id is not None:
+                heads.extend(connection.execute(team_line, {"team_id": team_id}))
+        heads.extend(connection.execute(expired))
+    if not heads:
+        return []
+    ids = _in_fair_order(session, lane, heads)[:reach]
+    order = case({job_id: position for position, job_id in enumerate(ids)}, value=Job.id)
+    chosen = (
         select(Job.id)
-        .join(ranked, ranked.c.id == Job.id)
-        .outerjoin(JobTurn, and_(JobTurn.lane == lane, JobTurn.team_key == ranked.c.team_key))
-        # Again on the locked row itself: PostgreSQL re-checks these conditions on a row another
-        # claimer changed meanwhile (the ranking was read from an older snapshot).
-        .where(Job.lane == lane, Job.kind.in_(runnable), due)
-        .order_by(ranked.c.place, turn, Job.priority.desc(), Job.run_at, Job.id)
+        # Again on the locked row itself: a row another claimer changed since the heads were
+        # read is re-checked by PostgreSQL before it is locked, and skipped if no longer due.
+        .where(
+            Job.id.in_(ids),
+            or_(waiting, and_(Job.status == "running", _lease_expired(now))),
+        )
+        .order_by(order)
         .limit(limit)
         .with_for_update(skip_locked=True, of=Job)
     )
     statement = (
         update(Job)
-        .where(Job.id.in_(candidates.scalar_subquery()))
+        .where(Job.id.in_(chosen.scalar_subquery()))
         .values(
             status="running",
             worker_id=worker_id,
@@ -224,13 +252,12 @@ def claim(
             Job.team_id,
             Job.unique_key,
             Job.created_at,
-            Job.priority,
-            Job.run_at,
         )
         .execution_options(synchronize_session=False)
     )
     rows = session.execute(statement).all()
-    rows = sorted(rows, key=lambda r: (-r.priority, r.run_at, r.id))
+    position = {job_id: place for place, job_id in enumerate(ids)}
+    rows = sorted(rows, key=lambda r: position[r.id])
     _take_turns(session, lane, [r.team_id or "" for r in rows])
     return [
         ClaimedJob(
@@ -246,6 +273,70 @@ def claim(
         )
         for r in rows
     ]
+
+
+# Concurrent PostgreSQL claimers read the same heads; each locks the first rows no other holds
+# (SKIP LOCKED), so a claim reads this many more heads than it takes.
+_CONCURRENT_CLAIM_MARGIN = 16
+
+
+def _waiting_and_due(now: datetime) -> ColumnElement[bool]:
+    """Queued, due, and no job with its unique key running (a key's runs never overlap)."""
+    other = aliased(Job)
+    key_running = exists().where(
+        other.unique_key == Job.unique_key, other.status == "running", other.id != Job.id
+    )
+    return and_(
+        Job.status == "queued",
+        Job.run_at <= now,
+        or_(Job.unique_key.is_(None), ~key_running),
+    )
+
+
+def _lease_expired(now: datetime) -> ColumnElement[bool]:
+    return and_(Job.lease_expires_at < now, Job.attempts < Job.max_attempts)
+
+
+def _teams_with_queued_jobs(scope: Sequence[ColumnElement[bool]]) -> CTE:
+    """Workspaces with at least one queued job in ``scope``, by a skip scan: one index probe per
+    workspace (the next ``team_id`` after the previous one), not a read of every queued job.
+    A recursive query on both databases; its last row is NULL."""
+    first = (
+        select(Job.team_id)
+        .where(*scope, Job.status == "queued", Job.team_id.is_not(None))
+        .order_by(Job.team_id)
+        .limit(1)
+        .scalar_subquery()
+    )
+    teams = select(first.label("team_id")).cte("teams", recursive=True)
+    following = (
+        select(Job.team_id)
+        .where(*scope, Job.status == "queued", Job.team_id > teams.c.team_id)
+        .order_by(Job.team_id)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return teams.union_all(select(following.label("team_id")).where(teams.c.team_id.is_not(None)))
+
+
+def _in_fair_order(session: Session, lane: str, heads: Sequence[Any]) -> list[int]:
+    """Job ids in claim order: every workspace's first job before any second, and among firsts
+    the workspace served longest ago (then priority, then due time)."""
+    turns = dict(
+        session.execute(select(JobTurn.team_key, JobTurn.served).where(JobTurn.lane == lane)).all()
+    )
+    lines: dict[str, list[Any]] = {}
+    for head in heads:
+        lines.setdefault(head.team_id or "", []).append(head)
+    ranked: list[tuple[tuple[Any, ...], int]] = []
+    for team_key, line in lines.items():
+        line.sort(key=lambda h: (-h.priority, h.run_at, h.id))
+        served = turns.get(team_key, 0)
+        ranked.extend(
+            ((place, served, -h.priority, h.run_at, h.id), h.id) for place, h in enumerate(line)
+        )
+    ranked.sort()
+    return [job_id for _, job_id in ranked]
 
 
 def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:

@@ -44,11 +44,13 @@ class Job(Base):
     finished_at: Mapped[datetime | None]
 
     __table_args__ = (
-        # Claims read due jobs of a lane in (priority DESC, run_at, id) order and stop at LIMIT.
-        Index("ix_jobs_claim", "lane", "status", priority.desc(), "run_at", "id"),
+        # Claims find the workspaces with queued jobs by a skip scan over team_id, then read each
+        # workspace's line in (priority DESC, run_at, id) order and stop at LIMIT: per lane here,
+        # per kind (batch claims of one kind) below.
+        Index("ix_jobs_claim", "lane", "status", "team_id", priority.desc(), "run_at", "id"),
         # The "no other job with this key is running" check of a claim.
         Index("ix_jobs_unique_key_status", "unique_key", "status"),
-        Index("ix_jobs_kind_status", "kind", "status"),
+        Index("ix_jobs_kind_claim", "kind", "status", "team_id", priority.desc(), "run_at", "id"),
         Index(
             "uq_jobs_queued_unique_key",
             "unique_key",
