@@ -7,7 +7,8 @@ one ``article_id`` through ``herald.ingest.syndication`` in arrival order. Enric
 cached (``HERALD_BENCH_CACHE``, default ``bench/out/``, gitignored) because the models are slow on a
 shared 2-core machine; the cache key includes the dataset file's size and modification time.
 
-Datasets (in the data folder of docs/benchmarks.md "Datasets": HERALD_SHARED_DATA):
+Datasets (files of the data folder that docs/benchmarks.md, "Datasets", describes; the scripts
+take it as ``--data DIR`` and pass the paths in):
 - ECB+: 982 articles, gold story = ``subtopic`` (86). The title is the first line of the text, the
   body the rest. No publication dates exist, so arrival order is a seeded shuffle and items are
   published one minute apart (the whole stream lies within the clustering horizon): time carries
@@ -45,12 +46,9 @@ from herald.ingest.syndication import (
     fingerprint,
 )
 
-# HERALD_SHARED_DATA, else a folder shared/data beside the checkout.
-DATA = Path(
-    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-ECBPLUS = DATA / "ecbplus" / "docs.jsonl"
-WCEP = DATA / "wcep-wikitimes-2015-09" / "wikitimes_CEP_2015-09.json"
+# The files read, relative to the data folder.
+ECBPLUS = Path("ecbplus") / "docs.jsonl"
+WCEP = Path("wcep-wikitimes-2015-09") / "wikitimes_CEP_2015-09.json"
 CACHE = Path(os.environ.get("HERALD_BENCH_CACHE", Path(__file__).resolve().parent / "out"))
 STREAM_START = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -76,7 +74,8 @@ class Enriched:
     entities: tuple[tuple[str, str, float], ...]  # (entity id, display name, salience)
 
 
-def load_ecbplus(path: Path = ECBPLUS) -> list[BenchDoc]:
+def load_ecbplus(path: Path) -> list[BenchDoc]:
+    """ECB+ from ``docs.jsonl`` (``path``)."""
     docs = []
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
@@ -120,8 +119,9 @@ def _is_dateline(line: str) -> bool:
     return len(line) < 80 and sum(w not in _DATE_WORDS for w in words) <= 1
 
 
-def load_wcep() -> list[BenchDoc]:
-    events = json.loads(WCEP.read_text(encoding="utf-8"))
+def load_wcep(path: Path) -> list[BenchDoc]:
+    """WCEP September 2015 from ``wikitimes_CEP_2015-09.json`` (``path``)."""
+    events = json.loads(path.read_text(encoding="utf-8"))
     docs = []
     per_day: dict[str, int] = {}
     for event in events:

@@ -12,9 +12,12 @@ train+dev topics (``--fit`` redoes that and prints the model); the test topics a
 Arrival order and times: see ``clusters_data``. ECB+ is reported over several arrival orders
 (seeded shuffles): the mean and the spread.
 
-    .venv/bin/python bench/clusters_eval.py            # evaluate (ECB+ test, ECB+ all, WCEP)
-    .venv/bin/python bench/clusters_eval.py --pipeline # also replay through `herald ingest`
-    .venv/bin/python bench/clusters_eval.py --fit      # refit weights and thresholds (train/dev)
+    .venv/bin/python bench/clusters_eval.py --data DATA            # evaluate (ECB+ test, all, WCEP)
+    .venv/bin/python bench/clusters_eval.py --data DATA --pipeline # also through `herald ingest`
+    .venv/bin/python bench/clusters_eval.py --data DATA --fit      # refit weights and thresholds
+
+DATA: the folder holding the ``ecbplus`` and ``wcep-wikitimes-2015-09`` datasets
+(docs/benchmarks.md, "Datasets").
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from herald.clusters.evidence import (
 )
 from herald.clusters.online import ClusteringConfig, OnlineClusterer
 from herald.clusters.vectors import cosine
+from public_data import add_data_argument
 
 SEEDS = (0, 1, 2, 3, 4)
 HARD_NEGATIVES = 3
@@ -452,6 +456,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="with --fit: keep the link model's weights, choose only the thresholds",
     )
+    add_data_argument(parser, "ecbplus", "wcep-wikitimes-2015-09")
     parser.add_argument("--dataset", choices=["ecbplus", "wcep", "both"], default="both")
     parser.add_argument("--seeds", type=int, default=len(SEEDS), help="ECB+ arrival orders")
     parser.add_argument("--no-offline", action="store_true", help="skip the offline references")
@@ -463,8 +468,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     print("Story clustering evaluation (machine shared by up to 8 engineers: timings are noisy)")
-    ecb_docs = load_ecbplus()
-    ecb = enrich("ecbplus", ecb_docs, ECBPLUS)
+    ecb_docs = load_ecbplus(args.data / ECBPLUS)
+    ecb = enrich("ecbplus", ecb_docs, args.data / ECBPLUS)
     for split in ("train", "dev", "test"):
         topics = sorted({int(d.topic) for d in ecb_docs if d.split == split})
         count = sum(d.split == split for d in ecb_docs)
@@ -500,8 +505,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.pipeline and args.dataset in ("ecbplus", "both"):
         report_pipeline("ecbplus", ecb_docs, ecb, config)
     if args.dataset in ("wcep", "both"):
-        wcep_docs = load_wcep()
-        wcep = enrich("wcep", wcep_docs, WCEP)
+        wcep_docs = load_wcep(args.data / WCEP)
+        wcep = enrich("wcep", wcep_docs, args.data / WCEP)
         indexes = list(range(len(wcep_docs)))
         labelled = [i for i in indexes if wcep_docs[i].gold is not None]
         stories = len({wcep_docs[i].gold for i in labelled})

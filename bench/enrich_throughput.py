@@ -1,10 +1,11 @@
 """End-to-end enrichment throughput on 2,000 real articles of 300-800 words.
 
-    .venv/bin/python bench/enrich_throughput.py [--items 2000] [--mode both|pipeline|jobs|cpu]
-                                                [--ner-max-chars 0] [--batch 32]
-                                                [--embedding-runtime onnx|torch] [--processes 1]
+    .venv/bin/python bench/enrich_throughput.py --data DATA [--items 2000]
+        [--mode both|pipeline|jobs|cpu] [--ner-max-chars 0] [--batch 32]
+        [--embedding-runtime onnx|torch] [--processes 1]
 
-Corpus (real text, all freely licensed, from the data folder: --data or HERALD_SHARED_DATA):
+Corpus (real text, all freely licensed, from ``--data DATA``, the folder holding the ``ecbplus``
+and ``changelog-podcast-transcripts`` datasets; docs/benchmarks.md, "Datasets"):
 every ECB+ news article of 300-800 words, longer ECB+ articles cut at the last sentence end
 before 800 words, then Changelog News and Practical AI podcast transcripts (CC BY-SA 4.0) cut
 at paragraph ends into 300-800-word pieces, in that order, until --items texts (first line or
@@ -35,18 +36,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from public_data import add_data_argument
+
 ENGINE = "onnx"  # --embedding-runtime
 PRECISION = "int8"  # --embedding-precision
-DATA = Path(
-    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)  # --data
+DATASETS = ("ecbplus", "changelog-podcast-transcripts")  # read from the data folder
 MIN_WORDS, MAX_WORDS = 300, 800
 
 
-def corpus(limit: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
+def corpus(limit: int, data: Path) -> tuple[list[tuple[str, str]], dict[str, int]]:
+    """Up to ``limit`` (title, body) texts from the datasets of the data folder ``data``, and
+    how many of them came from each part."""
     texts: list[tuple[str, str]] = []
-    origin: dict[str, int] = defaultdict(int)
-    for line in (DATA / "ecbplus" / "docs.jsonl").open(encoding="utf-8"):
+    labels: list[str] = []
+    for line in (data / "ecbplus" / "docs.jsonl").open(encoding="utf-8"):
         lines = json.loads(line)["text"].split("\n")
         title, body = lines[0], "\n".join(lines[1:])
         words = len(body.split())
@@ -55,18 +58,21 @@ def corpus(limit: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
             words = len(body.split())
         if MIN_WORDS <= words <= MAX_WORDS:
             texts.append((title, body))
-            origin["ECB+ news articles"] += 1
+            labels.append("ECB+ news articles")
     for folder, label in (
         ("news", "Changelog News pieces"),
         ("practicalai", "Practical AI pieces"),
     ):
-        for path in sorted((DATA / "changelog-podcast-transcripts" / folder).glob("*.md")):
+        for path in sorted((data / "changelog-podcast-transcripts" / folder).glob("*.md")):
             if len(texts) >= limit:
                 break
             for piece in _pieces(path.read_text(encoding="utf-8")):
                 title = piece.split("\n", 1)[0][:120]
                 texts.append((title, piece))
-                origin[label] += 1
+                labels.append(label)
+    origin: dict[str, int] = defaultdict(int)
+    for label in labels[:limit]:  # count what is returned: ``limit`` may cut the news short
+        origin[label] += 1
     return texts[:limit], dict(origin)
 
 
@@ -305,11 +311,11 @@ def run_worker_processes(settings: Any, processes: int, queued: int) -> None:
 
 
 def main() -> int:
-    global ENGINE, PRECISION, DATA
+    global ENGINE, PRECISION
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--mode", choices=("both", "pipeline", "jobs", "cpu"), default="both")
-    parser.add_argument("--data", type=Path, default=DATA, help="the shared data folder")
+    add_data_argument(parser, *DATASETS)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--ner-max-chars", type=int, default=0)
     parser.add_argument("--embedding-runtime", choices=("onnx", "torch"), default="onnx")
@@ -319,9 +325,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     ENGINE, PRECISION = args.embedding_runtime, args.embedding_precision
-    DATA = args.data
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    texts, origin = corpus(args.items)
+    texts, origin = corpus(args.items, args.data)
     words = [len(b.split()) for _, b in texts]
     print(
         f"corpus: {len(texts)} texts, {min(words)}-{max(words)} words "

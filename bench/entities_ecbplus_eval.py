@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import pickle
 import re
 import sys
@@ -44,19 +43,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.clusters_data import load_ecbplus
+from bench.public_data import add_dataset_argument
 from herald.enrich.ner import EntityRecognizer, Mention
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
 from herald.entities.names import alias_key
 
-DEFAULT_DATA = (
-    Path(
-        os.environ.get(
-            "HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
-        )
-    )
-    / "ecbplus"
-)
 CACHE = Path(__file__).resolve().parent / "out"
 KINDS = ("person", "org", "place")
 GOLD_KIND = {
@@ -239,7 +231,9 @@ def occurs(name: str, text: str) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_dataset_argument(
+        parser, "ecbplus", "ECBplus_xml.tar.gz", "ECBplus_coreference_sentences.csv"
+    )
     parser.add_argument("--split", default="test", help="train, dev, test, traindev or all")
     parser.add_argument("--show-errors", type=int, default=0)
     args = parser.parse_args()

@@ -30,7 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.clusters_data import load_ecbplus
-from bench.entities_ecbplus_eval import DEFAULT_DATA, recognise
+from bench.entities_ecbplus_eval import recognise
+from bench.public_data import add_dataset_argument
 from herald.entities.kb import KnowledgeBase, bundled_given_names, read_seed
 from herald.entities.linking import EntityLinker, LinkingConfig, document_text
 from herald.entities.model import EntityKind, EntityRecord, Tag
@@ -145,7 +146,7 @@ def link_cpu_ms(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--entities", type=int, default=1_000_000)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_dataset_argument(parser, "ecbplus")
     args = parser.parse_args()
     bench_docs = load_ecbplus(args.data / "docs.jsonl")
     docs = [(d.title, d.body) for d in bench_docs]

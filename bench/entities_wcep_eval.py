@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from collections import Counter
-from pathlib import Path
 from urllib.parse import unquote
 
 from herald.enrich.ner import EntityRecognizer
@@ -32,11 +30,7 @@ from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key
-
-SHARED = Path(
-    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-DEFAULT_DATA = SHARED / "wcep-wikitimes-2015-09"
+from public_data import add_dataset_argument
 
 
 def title_key(url: str) -> str:
@@ -66,7 +60,7 @@ def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_dataset_argument(parser, "wcep-wikitimes-2015-09")
     parser.add_argument("--show-errors", type=int, default=0, help="print N items with errors")
     args = parser.parse_args()
     events = json.loads((args.data / "wikitimes_CEP_2015-09.json").read_text(encoding="utf-8"))

@@ -1,8 +1,11 @@
 """Benchmark: one hour of 10,000 hourly monitors over a store of 200,000 items, real search.
 
-    .venv/bin/python bench/monitors_hourly.py [--monitors 10000] [--items 200000] [--days 60]
-        [--threads 2] [--processes 0] [--hours 2] [--work DIR] [--profile FILE]
+    .venv/bin/python bench/monitors_hourly.py --data DATA [--monitors 10000] [--items 200000]
+        [--days 60] [--threads 2] [--processes 0] [--hours 2] [--work DIR] [--profile FILE]
         [--database-url postgresql+psycopg://...]
+
+DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-2015-09`` datasets
+(docs/benchmarks.md, "Datasets").
 
 What runs is what the worker runs: the scheduler's claim (``schedule_monitors``) queues each
 monitor's scheduled run (four dated jobs: today and the trailing three UTC days), then the real
@@ -81,6 +84,7 @@ from herald.monitors.tasks import schedule_monitors
 from herald.runtime import Runtime
 from herald.search.service import SearchService, get_search
 from herald.workspaces.service import create_key
+from public_data import add_data_argument
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 PG_ADMIN = os.environ.get("HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -112,15 +116,16 @@ def _retime(batch: synthetic.SyntheticBatch, when: dict[str, datetime]) -> None:
 
 
 class Corpus:
-    """The synthetic passages and their vectors (embedded once, cached)."""
+    """The synthetic passages of the data folder ``data`` and their vectors (embedded once,
+    cached)."""
 
-    def __init__(self) -> None:
+    def __init__(self, data: Path) -> None:
         from herald.enrich.embedder import build_embedder
 
         embedder = build_embedder(None)
         self.model = embedder.model_name
-        self.passages = synthetic.passages()
-        self.vectors = synthetic.passage_vectors(self.passages, embedder)
+        self.passages = synthetic.passages(data)
+        self.vectors = synthetic.passage_vectors(self.passages, embedder, data)
 
 
 def build_base(home: Path, url: str, args: argparse.Namespace, corpus: Corpus) -> None:
@@ -194,11 +199,12 @@ def add_hour_of_items(
     return count
 
 
-def query_pool(seed: int = 11) -> list[str]:
+def query_pool(folder: Path, seed: int = 11) -> list[str]:
+    """Monitor queries from the datasets of the data folder ``folder``."""
     rng = np.random.default_rng(seed)
-    data = scifact.load()
+    data = scifact.load(folder / "scifact-beir")
     texts = [q.rstrip(".") for q in data.queries.values()]
-    passages = synthetic.passages()
+    passages = synthetic.passages(folder)
     for p in passages[len(data.docs) :]:
         for sentence in p.sentences[:2]:
             words = sentence.split()
@@ -244,11 +250,14 @@ BROAD_QUERIES = (
 )
 
 
-def monitor_searches(count: int, broad: float = 0.0, seed: int = 13) -> list[dict[str, Any]]:
-    """The monitors' searches; the first ``broad`` share watch a broad topic (hundreds of
-    matches a day), cycling through ``BROAD_QUERIES`` so each has monitors."""
+def monitor_searches(
+    count: int, folder: Path, broad: float = 0.0, seed: int = 13
+) -> list[dict[str, Any]]:
+    """The monitors' searches (queries from ``query_pool(folder)``); the first ``broad`` share
+    watch a broad topic (hundreds of matches a day), cycling through ``BROAD_QUERIES`` so each
+    has monitors."""
     rng = np.random.default_rng(seed)
-    pool = query_pool()
+    pool = query_pool(folder)
     # Zipf-Mandelbrot popularity, (rank + 50)^-1: the most popular text is shared by ~60 of
     # 10,000 monitors, about half of the texts used are used once.
     ranks = np.arange(1, len(pool) + 1, dtype=np.float64)
@@ -359,6 +368,8 @@ def start_children(home: Path, url: str, at: datetime, args: argparse.Namespace)
                 at.isoformat(),
                 "--threads",
                 str(args.threads),
+                "--data",
+                str(args.data),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -577,6 +588,7 @@ def prepare_home(args: argparse.Namespace, corpus: Corpus) -> tuple[Path, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_data_argument(parser, *synthetic.DATASETS)
     parser.add_argument("--monitors", type=int, default=10_000)
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--days", type=int, default=60, help="published dates span")
@@ -613,7 +625,7 @@ def main() -> None:
         flush=True,
     )
     print("setup")
-    corpus = Corpus()
+    corpus = Corpus(args.data)
     home, args.url = prepare_home(args, corpus)
     try:
         settings = Settings(home=home, database_url=args.url, log_format="text")
@@ -623,7 +635,7 @@ def main() -> None:
         search = warm_search(runtime)
         print(f"  search service open ({search.backend})  {time.monotonic() - started:7.1f} s")
         started = time.monotonic()
-        searches = monitor_searches(args.monitors, args.broad)
+        searches = monitor_searches(args.monitors, args.data, args.broad)
         create_monitors(runtime, searches)
         distinct = Counter(s["query"] for s in searches)
         print(

@@ -1,6 +1,6 @@
 """Benchmark: ``POST /v1/monitors/preview`` for a week on a 200,000-item store, real search.
 
-    .venv/bin/python bench/monitors_preview.py [--queries 40] [--days 7] [--work DIR]
+    .venv/bin/python bench/monitors_preview.py --data DATA [--queries 40] [--days 7] [--work DIR]
 
 The store is the monitors benchmark's base state (``bench/monitors_hourly.py``: 200,000
 synthetic items from ``search_synthetic``'s batch writer over the 60 days before 2026-11-25
@@ -11,6 +11,9 @@ in-process) for monitor queries drawn from that benchmark's pool. Each preview r
 dated-job searches (limit 1000, the threshold) and loads the top items. Printed: latency
 percentiles (wall and CPU time: the CPU time does not grow with other
 processes' load), the mean captured per preview, and the load average (the machine is shared).
+
+DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-2015-09`` datasets
+(docs/benchmarks.md, "Datasets"): the query pool and, when the base state is built, its items.
 """
 
 from __future__ import annotations
@@ -27,16 +30,19 @@ from fastapi.testclient import TestClient
 
 import monitors_hourly as hourly
 import search_scifact_data as scifact
+import search_synthetic as synthetic
 from herald.api.app import create_app
 from herald.config import Settings
 from herald.core.clock import FrozenClock
 from herald.db.migrate import upgrade
 from herald.runtime import Runtime
 from herald.workspaces.service import create_key
+from public_data import add_data_argument
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_data_argument(parser, *synthetic.DATASETS)
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--days", type=int, default=7)
     parser.add_argument("--items", type=int, default=200_000)
@@ -50,7 +56,7 @@ def main() -> None:
     )
     ns = argparse.Namespace(items=args.items, days=60, work=args.work, database_url=None)
     base = Path(args.work) / f"base-{args.items}-60d"
-    corpus = None if (base / "built.ok").exists() else hourly.Corpus()
+    corpus = None if (base / "built.ok").exists() else hourly.Corpus(args.data)
     home, url = hourly.prepare_home(ns, corpus)  # type: ignore[arg-type]
     try:
         upgrade(url)
@@ -61,7 +67,7 @@ def main() -> None:
         print(f"  search service open  {time.monotonic() - started:7.1f} s")
         with runtime.sessions.write() as session:
             key = create_key(session, workspace="bench", role="member", clock=clock).api_key
-        queries = hourly.query_pool()[: args.queries]
+        queries = hourly.query_pool(args.data)[: args.queries]
         times: list[float] = []
         cpu: list[float] = []
         captured: list[int] = []

@@ -1,6 +1,6 @@
 """What reading only the sentences that can hold a name costs in entities, and saves in CPU.
 
-    .venv/bin/python bench/ner_passages_eval.py [--items 2000]
+    .venv/bin/python bench/ner_passages_eval.py --data DATA [--items 2000]
 
 The recogniser reads only runs of sentences with a capitalised word (``name_passages``). This
 script runs spaCy's recogniser and Herald's linker (bundled 40,000-entity knowledge base) over
@@ -9,6 +9,9 @@ transcript passages of 300-800 words) twice, reading the whole text and reading 
 and prints per part of the corpus: the share of text read, the recogniser's CPU per article,
 how many recognised mentions are identical, and how many linked entities (all, and each item's
 three most salient) are the same.
+
+DATA: the folder holding the ``ecbplus`` and ``changelog-podcast-transcripts`` datasets
+(docs/benchmarks.md, "Datasets").
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ import argparse
 import time
 from typing import Any
 
-from enrich_throughput import corpus
+from enrich_throughput import DATASETS, corpus
 from herald.enrich.ner import EntityRecognizer, Mention, name_passages
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
+from public_data import add_data_argument
 
 
 def run(
@@ -45,9 +49,10 @@ def run(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_data_argument(parser, *DATASETS)
     parser.add_argument("--items", type=int, default=2000)
     args = parser.parse_args()
-    texts, origin = corpus(args.items)
+    texts, origin = corpus(args.items, args.data)
     whole = run(texts, passages_only=False)
     passages = run(texts, passages_only=True)
     news = origin.get("ECB+ news articles", 0)

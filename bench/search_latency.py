@@ -1,7 +1,10 @@
 """End-to-end latency of POST /v1/content/search over HTTP at a million items, both adapters.
 
-    .venv/bin/python bench/search_latency.py [--items 1000000] [--backend both|embedded|postgresql]
-                                             [--queries 400] [--work DIR] [--fresh] [--build-only]
+    .venv/bin/python bench/search_latency.py --data DATA [--items 1000000]
+        [--backend both|embedded|postgresql] [--queries 400] [--work DIR] [--fresh] [--build-only]
+
+DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-2015-09`` datasets
+(docs/benchmarks.md, "Datasets").
 
 1. Data: ``--items`` synthetic items (see ``search_synthetic.py`` for how they are made) are
    written straight into Herald's tables (items, entities and links, embeddings, change
@@ -50,6 +53,7 @@ import search_scifact_data as scifact
 import search_synthetic as synthetic
 from herald.db.migrate import upgrade
 from herald.db.models.entity import Entity
+from public_data import add_data_argument
 
 PG_ADMIN = os.environ.get("HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
 HERALD = str(Path(sys.executable).with_name("herald"))
@@ -83,7 +87,7 @@ def env_for(backend: str, work: Path) -> dict[str, str]:
     }
 
 
-def load_data(backend: str, work: Path, count: int, fresh: bool) -> None:
+def load_data(backend: str, work: Path, count: int, fresh: bool, data: Path) -> None:
     home = work / backend
     done = home / "loaded.ok"
     if done.exists() and not fresh:
@@ -109,8 +113,8 @@ def load_data(backend: str, work: Path, count: int, fresh: bool) -> None:
     from herald.enrich.embedder import build_embedder
 
     embedder = build_embedder(None)
-    passages = synthetic.passages()
-    vectors = synthetic.passage_vectors(passages, embedder)
+    passages = synthetic.passages(data)
+    vectors = synthetic.passage_vectors(passages, embedder, data)
     started = time.monotonic()
     now = synthetic.TODAY
     with engine.begin() as conn:
@@ -197,11 +201,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def make_queries(count: int, seed: int = 7) -> list[dict[str, Any]]:
+def make_queries(count: int, data: Path, seed: int = 7) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
-    data = scifact.load()
-    texts = list(data.queries.values())
-    for p in synthetic.passages()[5183:]:
+    texts = list(scifact.load(data / "scifact-beir").queries.values())
+    for p in synthetic.passages(data)[5183:]:
         words = p.sentences[0].split()
         texts.append(" ".join(words[: int(rng.integers(3, 9))]))
     rng.shuffle(texts)
@@ -327,6 +330,7 @@ def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_data_argument(parser, *synthetic.DATASETS)
     parser.add_argument("--items", type=int, default=1_000_000)
     parser.add_argument("--backend", choices=("both", "embedded", "postgresql"), default="both")
     parser.add_argument("--queries", type=int, default=400)
@@ -335,7 +339,7 @@ def main() -> None:
     parser.add_argument("--build-only", action="store_true", help="build data and indexes only")
     args = parser.parse_args()
     backends = ("embedded", "postgresql") if args.backend == "both" else (args.backend,)
-    queries = make_queries(args.queries)
+    queries = make_queries(args.queries, args.data)
     report: dict[str, Any] = {
         "items": args.items,
         "queries": len(queries),
@@ -344,7 +348,7 @@ def main() -> None:
     }
     for backend in backends:
         started = time.monotonic()
-        load_data(backend, args.work, args.items, args.fresh)
+        load_data(backend, args.work, args.items, args.fresh, args.data)
         print(f"{backend}: data ready ({time.monotonic() - started:.0f} s)", file=sys.stderr)
         built = rebuild_index(backend, args.work, args.items)
         report[f"{backend}_index"] = built

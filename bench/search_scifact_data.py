@@ -23,14 +23,6 @@ from typing import Protocol
 
 import numpy as np
 
-DEFAULT_DATA = (
-    Path(
-        os.environ.get(
-            "HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
-        )
-    )
-    / "scifact-beir"
-)
 PUBLISHED = "2024-01-01T00:00:00Z"  # SciFact has no dates: every abstract gets this one
 WINDOW = ("2023-12-15", "2024-01-15")  # the explicit window of every evaluation request
 URL_PREFIX = "https://scifact.example.org/abstract/"
@@ -44,7 +36,8 @@ class SciFact:
     test: dict[str, set[str]]
 
 
-def load(data: Path = DEFAULT_DATA) -> SciFact:
+def load(data: Path) -> SciFact:
+    """SciFact from the dataset's folder ``data`` (``scifact-beir``: BEIR's layout)."""
     docs = [json.loads(line) for line in (data / "corpus.jsonl").open()]
     queries = {}
     for line in (data / "queries.jsonl").open():

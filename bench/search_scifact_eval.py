@@ -1,6 +1,6 @@
 """Relevance of Herald's search on SciFact (BEIR), test split: nDCG@10 and recall@100.
 
-    .venv/bin/python bench/search_scifact_eval.py [--data DIR] [--split test|train]
+    .venv/bin/python bench/search_scifact_eval.py [--data DATA/scifact-beir] [--split test|train]
 
 The collection goes through Herald's own path (``search_scifact_data.herald_home``: the BEIR
 corpus written as Herald's JSON Lines, loaded by ``herald ingest``: ingestion, enrichment,
@@ -34,6 +34,7 @@ from herald.search.lexical_view import TantivyScope
 from herald.search.query_syntax import parse_query
 from herald.search.request import build_content_search
 from herald.search.service import get_search
+from public_data import add_dataset_argument
 from search_scifact_tune import content_to_doc
 
 BEIR = {"BM25 (BEIR paper)": 0.665, "BM25 + cross-encoder (BEIR paper)": 0.688}
@@ -41,7 +42,7 @@ BEIR = {"BM25 (BEIR paper)": 0.665, "BM25 + cross-encoder (BEIR paper)": 0.688}
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=scifact.DEFAULT_DATA)
+    add_dataset_argument(parser, "scifact-beir")
     parser.add_argument("--split", choices=("test", "train"), default="test")
     parser.add_argument(
         "--postgresql",

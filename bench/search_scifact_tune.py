@@ -1,6 +1,6 @@
 """Fit the search relevance model and its threshold on the SciFact *train* split only.
 
-    .venv/bin/python bench/search_scifact_tune.py [--data DIR] [--write]
+    .venv/bin/python bench/search_scifact_tune.py [--data DATA/scifact-beir] [--write]
 
 The collection is Herald's own copy (``search_scifact_data.herald_home``: loaded with
 ``herald ingest``, so items carry the summaries, key points and embeddings enrichment gives
@@ -41,6 +41,7 @@ from herald.search.lexical import FieldBoosts
 from herald.search.lexical_view import TantivyScope
 from herald.search.query_syntax import parse_query
 from herald.search.service import get_search
+from public_data import add_dataset_argument
 
 PARAMS_FILE = Path(__file__).resolve().parents[1] / "src" / "herald" / "search" / "rerank_params.py"
 TITLE_BOOSTS = (0.3, 0.5, 1.0)
@@ -173,7 +174,7 @@ def content_to_doc(runtime: Runtime) -> dict[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=scifact.DEFAULT_DATA)
+    add_dataset_argument(parser, "scifact-beir")
     parser.add_argument("--write", action="store_true", help="write rerank_params.py")
     args = parser.parse_args()
     started = time.monotonic()

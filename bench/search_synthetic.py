@@ -2,8 +2,8 @@
 
 How it is made (deterministic, seed 5):
 - Passages: the 5,183 SciFact abstracts, the 982 ECB+ news articles and the 428 WCEP event
-  summaries in the data folder, HERALD_SHARED_DATA (real English text; docs/benchmarks.md says
-  where to get each). Each passage is
+  summaries of the data folder the scripts take as ``--data DIR`` (real English text;
+  docs/benchmarks.md, "Datasets", says where to get each). Each passage is
   embedded once with Herald's embedder (what enrichment stores), cached in HERALD_BENCH_CACHE.
 - Item i picks a main passage p and a second passage q. Its title is one sentence of p (at most
   14 words); its body is 3-8 sentences of p followed by 1-3 of q; its summary is the first body
@@ -19,7 +19,6 @@ How it is made (deterministic, seed 5):
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,10 +34,7 @@ from herald.core.ids import stable_id
 from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
 from herald.enrich.embedding import embedding_text
 
-# HERALD_SHARED_DATA: where the data sets are when this checkout is not beside them
-DATA = Path(
-    os.environ.get("HERALD_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
+DATASETS = ("scifact-beir", "ecbplus", "wcep-wikitimes-2015-09")  # read from the data folder
 TODAY = datetime(2026, 11, 25, tzinfo=UTC)
 SPAN_DAYS = 365
 N_DOMAINS = 3000
@@ -56,18 +52,19 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.replace("\n", " ")) if len(s.strip()) > 20]
 
 
-def passages() -> list[Passage]:
+def passages(folder: Path) -> list[Passage]:
+    """The passages of the datasets in ``folder`` (the data folder: one sub-folder each)."""
     out = []
-    data = scifact.load()
+    data = scifact.load(folder / "scifact-beir")
     for doc in data.docs:  # all of them, in corpus order (their vectors are looked up by position)
         out.append(Passage(doc["title"], _sentences(doc["text"]) or [doc["title"]]))
-    for line in (DATA / "ecbplus" / "docs.jsonl").open():
+    for line in (folder / "ecbplus" / "docs.jsonl").open():
         doc = json.loads(line)
         lines = [x.strip() for x in doc["text"].split("\n") if x.strip()]
         if len(lines) >= 2:
             out.append(Passage(lines[0], _sentences(" ".join(lines[1:])) or lines[1:]))
     for event in json.loads(
-        (DATA / "wcep-wikitimes-2015-09" / "wikitimes_CEP_2015-09.json").read_text()
+        (folder / "wcep-wikitimes-2015-09" / "wikitimes_CEP_2015-09.json").read_text()
     ):
         text = event["description"].strip()
         out.append(
@@ -79,12 +76,14 @@ def passages() -> list[Passage]:
     return out[: len(data.docs)] + [p for p in out[len(data.docs) :] if p.sentences]
 
 
-def passage_vectors(items: list[Passage], embedder: scifact.TextEncoder) -> np.ndarray:
-    """One vector per passage. SciFact abstracts reuse the item embeddings stored by the SciFact
-    evaluation's `herald ingest` when that has run (same model, same text); the rest are
-    embedded here (and cached)."""
+def passage_vectors(
+    items: list[Passage], embedder: scifact.TextEncoder, folder: Path
+) -> np.ndarray:
+    """One vector per passage (of ``passages(folder)``). SciFact abstracts reuse the item
+    embeddings stored by the SciFact evaluation's `herald ingest` when that has run (same
+    model, same text); the rest are embedded here (and cached)."""
     texts = [embedding_text(p.title, " ".join(p.sentences)) for p in items]
-    stored = _stored_scifact_vectors()
+    stored = _stored_scifact_vectors(folder)
     if stored is None:
         return scifact.cached_embeddings(texts, embedder)
     n = len(stored)
@@ -92,13 +91,13 @@ def passage_vectors(items: list[Passage], embedder: scifact.TextEncoder) -> np.n
     return np.vstack([stored, rest]).astype(np.float32)
 
 
-def _stored_scifact_vectors() -> np.ndarray | None:
+def _stored_scifact_vectors(folder: Path) -> np.ndarray | None:
     import sqlite3
 
     db = scifact.cache_dir() / "scifact-home" / "herald.db"
     if not (scifact.cache_dir() / "scifact-home" / "ingested.ok").exists():
         return None
-    order = {doc["_id"]: i for i, doc in enumerate(scifact.load().docs)}
+    order = {doc["_id"]: i for i, doc in enumerate(scifact.load(folder / "scifact-beir").docs)}
     out = np.zeros((len(order), 384), dtype=np.float32)
     with sqlite3.connect(db) as conn:
         rows = conn.execute(

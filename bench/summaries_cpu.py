@@ -1,13 +1,14 @@
 """CPU cost of sentence splitting and extractive summaries, and whether their output changed.
 
 Corpus: the enrichment throughput corpus (ECB+ news articles and Changelog transcript pieces of
-300-800 words, ``bench/enrich_throughput.py``). Prints CPU ms per text for ``split_sentences``
-and ``summarize`` (best of three passes: the machine is shared) and, with ``--dump FILE``, writes
-every text's summary, brief, detailed summary and key points, so two versions of the code can be
-compared with ``--compare FILE``.
+300-800 words, ``bench/enrich_throughput.py``), from ``--data DATA``, the folder holding the
+``ecbplus`` and ``changelog-podcast-transcripts`` datasets (docs/benchmarks.md, "Datasets").
+Prints CPU ms per text for ``split_sentences`` and ``summarize`` (best of three passes: the
+machine is shared) and, with ``--dump FILE``, writes every text's summary, brief, detailed
+summary and key points, so two versions of the code can be compared with ``--compare FILE``.
 
-    .venv/bin/python bench/summaries_cpu.py --limit 400 --dump /tmp/after.json
-    .venv/bin/python bench/summaries_cpu.py --limit 400 --compare /tmp/before.json
+    .venv/bin/python bench/summaries_cpu.py --data DATA --limit 400 --dump /tmp/after.json
+    .venv/bin/python bench/summaries_cpu.py --data DATA --limit 400 --compare /tmp/before.json
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ import os
 import time
 from pathlib import Path
 
-from bench.enrich_throughput import corpus
+from enrich_throughput import DATASETS, corpus
 from herald.enrich.summarize import summarize
 from herald.enrich.text import split_sentences, word_count
+from public_data import add_data_argument
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_data_argument(parser, *DATASETS)
     parser.add_argument("--limit", type=int, default=400)
     parser.add_argument("--dump", type=Path)
     parser.add_argument("--compare", type=Path)
@@ -33,7 +36,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     options = {"wrapped_lines": True} if args.wrapped_lines else {}
-    texts, origin = corpus(args.limit)
+    texts, origin = corpus(args.limit, args.data)
     print(f"{len(texts)} texts: {origin}; load average {os.getloadavg()[0]:.1f}")
     for name, step in (
         ("split_sentences", lambda t, b: split_sentences(b)),
