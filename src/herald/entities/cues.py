@@ -275,11 +275,11 @@ SPORT_WORDS: Final[dict[str, frozenset[str]]] = {
     sport: frozenset(content_terms(words))
     for sport, words in {
         "american football": """nfl football quarterback touchdown touchdowns yards rushing
-            receiver linebacker kickoff afc nfc superbowl gridiron""",
+            receiver linebacker lineman kickoff afc nfc superbowl gridiron""",
         "basketball": """nba basketball rebounds rebound assists dunk layup pointers tipoff
             courtside""",
         "baseball": """mlb baseball inning innings pitcher pitchers homer homers batting
-            bullpen outfielder infielder shortstop""",
+            bullpen outfielder infielder shortstop baseman slugger hitter""",
         "ice hockey": """nhl hockey puck goaltender goalie powerplay penalty rink""",
         "association football": """soccer football striker midfielder goalkeeper penalty
             league premier""",
@@ -288,7 +288,8 @@ SPORT_WORDS: Final[dict[str, frozenset[str]]] = {
 SPORTS_WORDS: Final = frozenset(
     content_terms(
         """game games season team coach playoff playoffs win wins won victory beat defeated
-        loss lost score scored points league championship tournament match"""
+        loss lost score scored points league championship tournament match player players
+        rookie roster franchise signing contract stadium fans draft"""
     )
 ).union(*SPORT_WORDS.values())
 

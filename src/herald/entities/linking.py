@@ -240,11 +240,14 @@ class EntityLinker:
                 return self._choose_demonym(group)
             return None
         risky = _needs_context(doc, group)
+        nickname = all(len(s.split()) == 1 for s in group.surfaces)
         scored: list[tuple[float, float, EntityRecord]] = []
         for record, name_match in candidates.values():
             fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
             if fit < 0.3:
                 continue
+            if nickname and record.first_tag("sport") and not doc.terms & SPORTS_WORDS:
+                continue  # "Ducks" is a team only in a text about sport ("Ride the Ducks")
             context = self._context(doc, group, record)
             geography = self._geography(doc, record)
             if risky and context == 0.0 and geography == 0.0:
