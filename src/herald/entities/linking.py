@@ -276,9 +276,7 @@ class EntityLinker:
         the knowledge base's teams of that home fits the report's sport, or is named in it."""
         if not doc.terms & SPORTS_WORDS:
             return None
-        teams = {
-            r.id: r for s in group.surfaces for r in self._kb.lookup_home(_surface_key(s))
-        }
+        teams = {r.id: r for s in group.surfaces for r in self._kb.lookup_home(_surface_key(s))}
         if not teams or not any(team_cue(doc.text, m.start, m.end) for m in group.mentions):
             return None
         scored = []
