@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/entities_ecbplus_eval.py [--data DATA/ecbplus]
                                                     [--split test] [--show-errors 20]
+                                                    [--dump-errors errors.jsonl]
 
 Each of the 982 articles goes through Herald's recogniser and linker (bundled seed knowledge
 base, title and body as ``bench/clusters_data.load_ecbplus`` splits them; entities discovered on
@@ -24,12 +25,18 @@ k
 that match a gold entity of kind k, over Herald entities of kind k; recall: gold entities of kind k
 matched by a Herald entity of kind k. Dev topics {2,5,12,18,21,23,34,35}, test 36-45, train the
 rest.
+
+``--dump-errors FILE`` writes every error of the chosen split as JSON Lines (``type`` spurious,
+kind or missed; the document, the name(s), the kinds, the recogniser's labels for the name and the
+annotated sentence it occurs in) for reading by hand; the audit of a sample is in
+``bench/entities_ecbplus_audit.jsonl`` (see ``docs/dev/benchmark-log.md``).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import pickle
 import re
 import sys
@@ -236,6 +243,7 @@ def main() -> int:
     )
     parser.add_argument("--split", default="test", help="train, dev, test, traindev or all")
     parser.add_argument("--show-errors", type=int, default=0)
+    parser.add_argument("--dump-errors", type=Path, help="write the split's errors (JSON Lines)")
     args = parser.parse_args()
     gold = read_gold(args.data)
     docs = load_ecbplus(args.data / "docs.jsonl")
@@ -253,6 +261,7 @@ def main() -> int:
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
     link_seconds = 0.0
     shown = 0
+    dumped: list[dict[str, object]] = []
     for doc, found in zip(docs, mentions, strict=True):
         started = time.process_time()
         result = linker.link(doc.title, doc.body, found)
@@ -291,6 +300,19 @@ def main() -> int:
                 else:
                     errors["fp"][kind] += 1
                 wrong.append(f"{entity.display_name} ({kind})")
+                dumped.append(
+                    {
+                        "type": "kind" if hits else "spurious",
+                        "doc": doc.doc_id,
+                        "split": doc.split,
+                        "name": entity.display_name,
+                        "kind": kind,
+                        "gold_kind": g.entities[hits[0]].kind if hits else None,
+                        "surfaces": sorted(names),
+                        "labels": _labels(found, keys),
+                        "context": _context(names, g.annotated_text),
+                    }
+                )
         for i, e in enumerate(g.entities):
             gold_total[e.kind] += 1
             if i in matched:
@@ -298,6 +320,23 @@ def main() -> int:
             else:
                 errors["fn"][e.kind] += 1
                 missed.append(f"{sorted(e.names)} ({e.kind})")
+                as_other = [
+                    f"{x.display_name} ({x.entity_kind})"
+                    for x in result.entities
+                    if e.names & {alias_key(n) for n in (x.display_name, *x.surfaces)}
+                ]
+                dumped.append(
+                    {
+                        "type": "missed",
+                        "doc": doc.doc_id,
+                        "split": doc.split,
+                        "names": sorted(e.names),
+                        "gold_kind": e.kind,
+                        "linked_as": as_other,
+                        "labels": _labels(found, e.names),
+                        "context": _context(e.names, g.annotated_text, keys=True),
+                    }
+                )
         if args.show_errors and shown < args.show_errors and (wrong or missed):
             shown += 1
             print(f"- {doc.doc_id}: wrong {wrong}\n    missed {missed}")
@@ -312,7 +351,30 @@ def main() -> int:
     print(f"errors: {dict(errors['fp'])} spurious, {dict(errors['fn'])} missed,")
     print(f"        kind confusions (gold->herald) {dict(errors['kind'])}")
     print(f"linking CPU {1000 * link_seconds / len(docs):.2f} ms per article (all {len(docs)})")
+    if args.dump_errors:
+        with args.dump_errors.open("w", encoding="utf-8") as out:
+            for row in dumped:
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(f"{len(dumped)} errors written to {args.dump_errors}")
     return 0
+
+
+def _labels(found: list[Mention], keys: set[str]) -> list[str]:
+    """The recogniser's labels for mentions with one of these name keys ("ORG 2", "GPE 1")."""
+    labels = Counter(m.label for m in found if alias_key(m.text) in keys)
+    return [f"{label} {n}" for label, n in labels.most_common()]
+
+
+def _context(names: set[str], annotated: str, keys: bool = False) -> str:
+    """The first annotated sentence holding one of the names (or name keys)."""
+    for line in annotated.splitlines():
+        if keys:
+            words = alias_key(line)
+            if any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", words) for n in names):
+                return line
+        elif any(occurs(n, line) for n in names):
+            return line
+    return ""
 
 
 if __name__ == "__main__":

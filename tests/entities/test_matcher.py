@@ -71,3 +71,14 @@ def test_the_linker_links_what_only_the_dictionary_found() -> None:
     off = EntityLinker(kb(), LinkingConfig(dictionary=False)).link("", body, [])
     assert [e.display_name for e in on.entities] == ["United States Geological Survey"]
     assert off.entities == []
+
+
+def test_a_one_word_name_the_text_uses_as_a_word_is_not_matched() -> None:
+    known = KnowledgeBase(
+        [EntityRecord("ent_people", "People", "organization", "celebrity news magazine")]
+    )
+    assert [m.text for m in dictionary_mentions("Her rep told People on Friday.", known, [])] == [
+        "People"
+    ]
+    headline = "Thousands Of People Flee Fire\n\nMany people left their homes on Friday."
+    assert dictionary_mentions(headline, known, []) == []

@@ -88,3 +88,17 @@ def test_city_aliases_are_english_names_only() -> None:
     (paris,) = [r for r in named("Paris", "place") if r.first_tag("country") == "FR"]
     assert paris.aliases == ()
     assert all(alias_key(a) for r in seed_records() for a in r.aliases)
+
+
+def test_news_outlets_leagues_teams_and_award_ceremonies_are_known() -> None:
+    (ap,) = named("Associated Press", "organization")
+    assert "AP" in ap.aliases
+    (colts,) = named("Indianapolis Colts", "organization")
+    assert colts.first_tag("sport") == "american football"
+    assert "Colts" in colts.aliases
+    assert colts.tag_values("home") == ["Indianapolis"]
+    (pacers,) = named("Indiana Pacers", "organization")
+    assert pacers.tag_values("home") == ["Indianapolis", "Indiana"]
+    (oscars,) = named("Academy Awards", "event")
+    assert "Oscars" in oscars.aliases
+    assert named("National Football League", "organization")

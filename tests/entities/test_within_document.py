@@ -174,3 +174,79 @@ def test_a_title_the_recogniser_kept_is_not_part_of_a_new_persons_name(
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert set(entities) == {"Gary Hargrove"}  # and a time zone is no organisation
     assert entities["Gary Hargrove"].mention_count == 2
+
+
+def test_a_city_named_as_a_team_in_a_result_is_the_team(kb: KnowledgeBase) -> None:
+    body = (
+        "Andrew Luck threw for 205 yards as the Colts clinched a playoff berth. Luck said after "
+        "leading Indianapolis to a 20-13 victory over Kansas City that the quarterback's job "
+        "was easy with this defense."
+    )
+    found = mentions(
+        body,
+        ("Andrew Luck", "PERSON", 0),
+        ("Colts", "ORG", 0),
+        ("Luck", "PERSON", 1),
+        ("Indianapolis", "GPE", 0),
+        ("Kansas City", "GPE", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Indianapolis Colts"].entity_kind == "organization"
+    assert "Indianapolis" in entities["Indianapolis Colts"].surfaces
+    # Kansas City's NFL team, not its baseball team: the report's words tell the sport.
+    assert entities["Kansas City Chiefs"].entity_kind == "organization"
+    assert "Indianapolis" not in entities
+    assert "Kansas City" not in entities
+
+
+def test_a_city_outside_a_game_result_stays_a_place(kb: KnowledgeBase) -> None:
+    body = (
+        "Being the heir to Peyton Manning in Indianapolis is heady stuff for a rookie "
+        "quarterback taking the reins of a franchise that won two games last season."
+    )
+    found = mentions(body, ("Peyton Manning", "PERSON", 0), ("Indianapolis", "GPE", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Indianapolis"].entity_kind == "place"
+
+
+def test_a_team_nickname_links_only_in_a_text_about_sport(kb: KnowledgeBase) -> None:
+    sport = "The Saints placed running back Reggie Bush on injured reserve before the game."
+    found = mentions(sport, ("Saints", "ORG", 0), ("Reggie Bush", "PERSON", 0))
+    assert "New Orleans Saints" in by_name(EntityLinker(kb).link("", sport, found))
+    tour = "A Ride the Ducks tour vehicle and a charter bus crashed on the bridge in Seattle."
+    found = mentions(tour, ("Ducks", "ORG", 0), ("Seattle", "GPE", 0))
+    assert "Anaheim Ducks" not in by_name(EntityLinker(kb).link("", tour, found))
+
+
+def test_team_and_institution_names_are_not_people(kb: KnowledgeBase) -> None:
+    # "Red" is a given name, but the knowledge base knows the Red Sox as a team only.
+    body = "The Red Sox made an offer to first baseman Mark Teixeira, the team said."
+    found = mentions(body, ("Red Sox", "ORG", 0), ("Mark Teixeira", "PERSON", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Boston Red Sox"].entity_kind == "organization"
+    # An unknown name ending in an organisation's word is no person, whatever the label.
+    body = (
+        "Indiana State beat Evansville on Friday. Coach Greg Lansing said Indiana State "
+        "played its best game of the season."
+    )
+    found = mentions(body, ("Indiana State", "PERSON", 0), ("Indiana State", "PERSON", 1))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Indiana State"].entity_kind == "organization"
+
+
+def test_news_outlets_and_award_ceremonies_link_with_their_kinds(kb: KnowledgeBase) -> None:
+    body = (
+        "Ellen DeGeneres will host the Academy Awards again, the show's producers told "
+        "The Hollywood Reporter on Friday, and TMZ confirmed it."
+    )
+    found = mentions(
+        body,
+        ("Ellen DeGeneres", "PERSON", 0),
+        ("the Academy Awards", "ORG", 0),
+        ("The Hollywood Reporter", "ORG", 0),
+        ("TMZ", "ORG", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Academy Awards"].entity_kind == "event"
+    assert entities["The Hollywood Reporter"].entity_kind == "organization"
+    assert entities["TMZ"].entity_kind == "organization"

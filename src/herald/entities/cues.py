@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from herald.enrich.text import content_terms
+
 # Kind groups used while linking ("company" and "organization" are both spaCy ORG).
 PERSON: Final = "person"
 PLACE: Final = "place"
@@ -263,3 +265,65 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     if following in _ORG_AFTER:
         votes[ORG] = votes.get(ORG, 0.0) + 0.75
     return votes
+
+
+# --- sports teams named by their city ("Indianapolis beat Kansas City 20-13") ------------------
+
+# Words of sports reports, by sport (stemmed as :func:`content_terms` stems them): a story needs
+# some to read a city as its team, and they tell the team of one sport from another's.
+SPORT_WORDS: Final[dict[str, frozenset[str]]] = {
+    sport: frozenset(content_terms(words))
+    for sport, words in {
+        "american football": """nfl football quarterback touchdown touchdowns yards rushing
+            receiver linebacker lineman kickoff afc nfc superbowl gridiron""",
+        "basketball": """nba basketball rebounds rebound assists dunk layup pointers tipoff
+            courtside""",
+        "baseball": """mlb baseball inning innings pitcher pitchers homer homers batting
+            bullpen outfielder infielder shortstop baseman slugger hitter""",
+        "ice hockey": """nhl hockey puck goaltender goalie powerplay penalty rink""",
+        "association football": """soccer football striker midfielder goalkeeper penalty
+            league premier""",
+    }.items()
+}
+SPORTS_WORDS: Final = frozenset(
+    content_terms(
+        """game games season team coach playoff playoffs win wins won victory beat defeated
+        loss lost score scored points league championship tournament match player players
+        rookie roster franchise signing contract stadium fans draft"""
+    )
+).union(*SPORT_WORDS.values())
+
+_SCORE = r"\d{1,3}\s*[-–]\s*\d{1,3}"
+_RESULT_VERBS = (
+    r"beat|beats|beating|defeat|defeats|defeated|defeating|edged|edges|routed|routs|downed|"
+    r"downs|topped|tops|outlasted|overcame|upset|upsets|blanked|shut\s+out|rallied\s+past|"
+    r"held\s+off|lost\s+to|loses\s+to|fell\s+to|falls\s+to|tied"
+)
+# "... victory over X", "X beat Y 20-13", "Creighton 65, Drake 53", "X (7-2)".
+_TEAM_BEFORE = re.compile(
+    rf"(?:\b(?:victory|win|wins|loss|defeat|rout|game|games|matchup|playoff|playoffs)\s+"
+    rf"(?:over|against|to|by|versus|vs\.?)|\b(?:{_RESULT_VERBS}|vs\.?|versus)|{_SCORE}\s+"
+    rf"(?:victory|win|loss)\s+(?:over|against|to)|\bleading|\bled|\bhelp|\bhelped)\s+"
+    rf"(?:the\s+)?(?:visiting\s+|host\s+|top-ranked\s+|No\.\s*\d+\s+)?$",
+    re.IGNORECASE,
+)
+_TEAM_AFTER = re.compile(
+    rf"^(?:\s*\(\s*\d{{1,2}}\s*-\s*\d{{1,2}}\s*\))?\s*(?:(?:{_RESULT_VERBS})\b[^.;]{{0,50}}?"
+    rf"{_SCORE}|,?\s*\d{{1,3}}\s*,\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s+\d{{1,3}}\b|\s*\(\s*\d{{1,2}}\s*-"
+    rf"\s*\d{{1,2}}\s*\))",
+)
+
+
+def team_cue(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` reads as a team in a game's result: "a 91-73 victory over
+    Evansville", "Creighton defeated Drake 65-53", "Creighton 65, Drake 53", "Evansville (7-2)",
+    "leading Indianapolis to a 20-13 victory". A city or state named so is its team."""
+    before = text[max(0, start - 40) : start]
+    after = text[end : end + 60]
+    if _TEAM_AFTER.match(after):
+        return True
+    if not _TEAM_BEFORE.search(before):
+        return False
+    # "beat", "over", "against" also open other phrases: a score or result must be near.
+    near = text[max(0, start - 40) : end + 60]
+    return bool(re.search(_SCORE, near) or re.search(r"\b(?:victory|win|games?)\b", near))

@@ -57,6 +57,7 @@ class KnowledgeBase:
         self._priors: dict[str, float] = {}
         self._countries: dict[str, str] = {}  # ISO alpha-2 -> entity id
         self._by_demonym: dict[str, list[str]] = {}  # "french" -> France
+        self._by_home: dict[str, list[str]] = {}  # "indianapolis" -> its teams
         self._given_names: set[str] = set()  # first words of people's names ("christine")
         self._first_words: set[str] = set()  # first word of every key (the matcher's filter)
         self._longest_key = 1  # words in the longest name key (the dictionary matcher's window)
@@ -97,6 +98,10 @@ class KnowledgeBase:
                 ids = self._by_demonym.setdefault(alias_key(demonym), [])
                 if record.id not in ids:
                     ids.append(record.id)
+            for home in record.tag_values("home"):
+                ids = self._by_home.setdefault(alias_key(home), [])
+                if record.id not in ids:
+                    ids.append(record.id)
             for key in self._keys_of(record):
                 ids = self._by_key.setdefault(key, [])
                 if record.id not in ids:
@@ -120,6 +125,11 @@ class KnowledgeBase:
     def lookup_demonym(self, key: str) -> list[EntityRecord]:
         """Places whose people are called this ("French" -> France)."""
         return [self._records[i] for i in self._by_demonym.get(key, ())]
+
+    def lookup_home(self, key: str) -> list[EntityRecord]:
+        """Teams named after this place ("Indianapolis" -> the Colts and the Pacers): the
+        entities with a ``home`` tag of this key."""
+        return [self._records[i] for i in self._by_home.get(key, ())]
 
     def is_given_name(self, key: str) -> bool:
         """Whether a person of the knowledge base has this first name ("christine")."""

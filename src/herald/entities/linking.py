@@ -20,7 +20,17 @@ from dataclasses import dataclass, field
 
 from herald.enrich.ner import Mention
 from herald.enrich.text import content_terms, split_sentences
-from herald.entities.cues import GROUPS, KIND_GROUP, LABEL_GROUPS, ORG, PERSON, kind_cues
+from herald.entities.cues import (
+    GROUPS,
+    KIND_GROUP,
+    LABEL_GROUPS,
+    ORG,
+    PERSON,
+    SPORT_WORDS,
+    SPORTS_WORDS,
+    kind_cues,
+    team_cue,
+)
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import KnowledgeBase
 from herald.entities.matcher import dictionary_mentions
@@ -92,7 +102,9 @@ _NAMING_TEXT = """university college school hospital institute foundation associ
     committee party church club museum agency ministry department court county city park street
     road airport station stadium centre center hotel fund trust bureau commission union league
     team police army navy house hall bridge river lake island islands mountain valley post
-    herald times news journal tribune gazette telecom network studios records airlines"""
+    herald times news journal tribune gazette telecom network studios records airlines state
+    creamery dairy bakery brewery restaurant academy society service services magazine weekly
+    daily reporter television radio"""
 _NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -186,7 +198,7 @@ class EntityLinker:
         neighbours = _neighbours(mentions)
         for group in groups:
             kinds = self._with_kb_kind(group, _kind_distribution(text, group, neighbours, self._kb))
-            choice = self._choose(doc, group, kinds)
+            choice = self._team(doc, group) or self._choose(doc, group, kinds)
             if choice is None:
                 draft = self._new_entity(doc, group, kinds)
                 if draft is None:
@@ -228,11 +240,14 @@ class EntityLinker:
                 return self._choose_demonym(group)
             return None
         risky = _needs_context(doc, group)
+        nickname = all(len(s.split()) == 1 for s in group.surfaces)
         scored: list[tuple[float, float, EntityRecord]] = []
         for record, name_match in candidates.values():
             fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
             if fit < 0.3:
                 continue
+            if nickname and record.first_tag("sport") and not doc.terms & SPORTS_WORDS:
+                continue  # "Ducks" is a team only in a text about sport ("Ride the Ducks")
             context = self._context(doc, group, record)
             geography = self._geography(doc, record)
             if risky and context == 0.0 and geography == 0.0:
@@ -254,6 +269,26 @@ class EntityLinker:
         if confidence < self._config.min_confidence:
             return None
         return record, confidence
+
+    def _team(self, doc: _Document, group: _Group) -> tuple[EntityRecord, float] | None:
+        """The team a city or state stands for in a sports report ("a 20-13 victory over Kansas
+        City" is the Chiefs): a mention reads as a game's result (:func:`team_cue`) and one of
+        the knowledge base's teams of that home fits the report's sport, or is named in it."""
+        if not doc.terms & SPORTS_WORDS:
+            return None
+        teams = {r.id: r for s in group.surfaces for r in self._kb.lookup_home(_surface_key(s))}
+        if not teams or not any(team_cue(doc.text, m.start, m.end) for m in group.mentions):
+            return None
+        scored = []
+        for record in teams.values():
+            sport = len(doc.terms & SPORT_WORDS.get(record.first_tag("sport") or "", frozenset()))
+            named = any(alias_key(n) in doc.keys for n in (record.display_name, *record.aliases))
+            scored.append((sport + (3 if named else 0), record.id, record))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        best = scored[0][0]
+        if best == 0 or (len(scored) > 1 and scored[1][0] == best):
+            return None
+        return scored[0][2], round(min(0.9, 0.7 + 0.05 * best), 3)
 
     def _with_kb_kind(self, group: _Group, kinds: dict[str, float]) -> dict[str, float]:
         """A full name the knowledge base knows as one kind only ("Olaf Scholz", a person) is
@@ -305,6 +340,9 @@ class EntityLinker:
         if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
+        if group_kind == PERSON and name.split()[-1].lower().strip(".") in _NAMING_WORDS:
+            # "Indiana State", "Matanuska Maid Creamery": no person's name ends so.
+            group_kind, share = ORG, max(kinds.get(ORG, 0.0), share)
         if group_kind == PERSON:
             name = _without_title(name)
             key = alias_key(name)
@@ -468,7 +506,11 @@ def _has_given_name(name: str, kb: KnowledgeBase) -> bool:
     if not 2 <= len(words) <= 3 or not all(w[:1].isupper() for w in words):
         return False
     last = words[-1].lower().strip(".")
-    return kb.is_given_name(fold(words[0])) and last not in _NAMING_WORDS
+    if not kb.is_given_name(fold(words[0])) or last in _NAMING_WORDS:
+        return False
+    # "Red Sox": a name the knowledge base knows as something else only is not a person's.
+    known = kb.lookup(alias_key(_clean_surface(name)))
+    return not known or any(r.entity_kind == "person" for r in known)
 
 
 def _coordinated(

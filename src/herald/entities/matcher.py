@@ -10,7 +10,8 @@ dictionary look-up whatever the knowledge base's size: no automaton to build or 
 A match becomes a recogniser-like mention with the label of its entities' kind and then goes
 through the same grouping, kind and ambiguity rules as the recogniser's mentions. It is only
 kept when the dictionary alone is fairly sure: its entities are all of one kind, and a one-word
-match must not open a sentence, must not be a common word, and must name a well-known entity
+match must not open a sentence, must not be a common word (nor one the text uses in lower
+case: "People" beside "people"), and must name a well-known entity
 (a country, a big city, a listed company: prior >= ``ONE_WORD_MIN_PRIOR``).
 """
 
@@ -100,6 +101,8 @@ def _one_word_ok(text: str, start: int, surface: str, kb: KnowledgeBase) -> bool
         return False
     if start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start]):
         return False  # a sentence's first word is capitalised anyway
+    if not surface.isupper() and re.search(rf"(?<![\w.]){re.escape(surface.lower())}(?!\w)", text):
+        return False  # "People" where "people" is a word of the text: maybe a title's word
     return max(kb.prior(r.id) for r in kb.lookup(alias_key(surface))) >= ONE_WORD_MIN_PRIOR
 
 
