@@ -15,6 +15,7 @@ PostgreSQL with many workers alike.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,10 +23,12 @@ from typing import Any
 
 from sqlalchemy import (
     CTE,
+    BigInteger,
     ColumnElement,
+    Executable,
+    Select,
     and_,
     bindparam,
-    case,
     delete,
     exists,
     func,
@@ -37,6 +40,7 @@ from sqlalchemy import (
     union_all,
     update,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased
@@ -186,76 +190,36 @@ def claim(
     workspace's hundred thousand queued jobs cost a claim no more than its first few.
     """
     now = clock.now()
-    runnable = [kind] if kind is not None else sorted(k.name for k in kinds_in_lane(lane))
+    runnable = (kind,) if kind is not None else tuple(sorted(k.name for k in kinds_in_lane(lane)))
     if not runnable:
         return []
     postgres = session.get_bind().dialect.name == "postgresql"
     reach = limit + (_CONCURRENT_CLAIM_MARGIN if postgres else 0)
-    scope = [Job.kind == kind] if kind is not None else [Job.lane == lane, Job.kind.in_(runnable)]
-    waiting = _waiting_and_due(now)
-    line = (
-        select(Job.id, Job.team_id, Job.priority, Job.run_at)
-        .where(*scope, waiting)
-        .order_by(Job.priority.desc(), Job.run_at, Job.id)
-        .limit(reach)
-    )
-    system_line = line.where(Job.team_id.is_(None))
-    teams = _teams_with_queued_jobs(scope)
-    expired = select(Job.id, Job.team_id, Job.priority, Job.run_at).where(
-        *scope, Job.status == "running", _lease_expired(now)
-    )  # attempts whose worker died
+    plan = _claim_plan(postgres, lane, kind, runnable, reach)
     connection = session.connection()  # Core execution: a claim runs several small statements
+    at = {"now": now}
     heads: list[Any] = []
-    if postgres:  # every workspace's line in one statement: one round trip
-        lines = line.where(Job.team_id == teams.c.team_id).lateral("line")
-        team_lines = select(lines).select_from(teams).join(lines, true())
-        heads.extend(connection.execute(union_all(system_line, team_lines, expired)))
-    else:  # in-process: one cached statement per workspace is as cheap
-        heads.extend(connection.execute(system_line))
-        team_line = line.where(Job.team_id == bindparam("team_id"))
-        for team_id in connection.scalars(select(teams.c.team_id)):
+    if plan.heads is not None:  # PostgreSQL: every workspace's line in one round trip
+        heads.extend(connection.execute(plan.heads, at))
+    else:  # SQLite, in-process: one cached statement per workspace is as cheap
+        heads.extend(connection.execute(plan.system_line, at))
+        for team_id in connection.scalars(plan.teams):
             if team_id is not None:
-                heads.extend(connection.execute(team_line, {"team_id": team_id}))
-        heads.extend(connection.execute(expired))
+                heads.extend(connection.execute(plan.team_line, {**at, "team_id": team_id}))
+        heads.extend(connection.execute(plan.expired, at))
     if not heads:
         return []
     ids = _in_fair_order(session, lane, heads)[:reach]
-    order = case({job_id: position for position, job_id in enumerate(ids)}, value=Job.id)
-    chosen = (
-        select(Job.id)
-        # Again on the locked row itself: a row another claimer changed since the heads were
-        # read is re-checked by PostgreSQL before it is locked, and skipped if no longer due.
-        .where(
-            Job.id.in_(ids),
-            or_(waiting, and_(Job.status == "running", _lease_expired(now))),
-        )
-        .order_by(order)
-        .limit(limit)
-        .with_for_update(skip_locked=True, of=Job)
-    )
-    statement = (
-        update(Job)
-        .where(Job.id.in_(chosen.scalar_subquery()))
-        .values(
-            status="running",
-            worker_id=worker_id,
-            lease_expires_at=now + timedelta(seconds=lease_seconds),
-            attempts=Job.attempts + 1,
-            updated_at=now,
-        )
-        .returning(
-            Job.id,
-            Job.kind,
-            Job.payload,
-            Job.attempts,
-            Job.max_attempts,
-            Job.team_id,
-            Job.unique_key,
-            Job.created_at,
-        )
-        .execution_options(synchronize_session=False)
-    )
-    rows = session.execute(statement).all()
+    rows = connection.execute(
+        plan.take,
+        {
+            **at,
+            "ids": ids if postgres else ids[:limit],
+            "order": ids,
+            "worker_id": worker_id,
+            "lease_expires_at": now + timedelta(seconds=lease_seconds),
+        },
+    ).all()
     position = {job_id: place for place, job_id in enumerate(ids)}
     rows = sorted(rows, key=lambda r: position[r.id])
     _take_turns(session, lane, [r.team_id or "" for r in rows])
@@ -280,7 +244,89 @@ def claim(
 _CONCURRENT_CLAIM_MARGIN = 16
 
 
-def _waiting_and_due(now: datetime) -> ColumnElement[bool]:
+@dataclass(frozen=True, slots=True)
+class _ClaimPlan:
+    """A claim's statements, built once per lane and kinds (their compiled forms are cached)."""
+
+    heads: Executable | None  # PostgreSQL: every line's head in one statement
+    system_line: Executable  # SQLite: the system's line, then each workspace's, then expired
+    teams: Select[tuple[str | None]]
+    team_line: Executable
+    expired: Executable
+    take: Executable  # lease the chosen heads
+
+
+@functools.lru_cache(maxsize=64)
+def _claim_plan(
+    postgres: bool, lane: str, kind: str | None, runnable: tuple[str, ...], reach: int
+) -> _ClaimPlan:
+    now = bindparam("now", type_=Job.run_at.type)
+    scope = [Job.kind == kind] if kind is not None else [Job.lane == lane, Job.kind.in_(runnable)]
+    waiting = _waiting_and_due(now)
+    line = (
+        select(Job.id, Job.team_id, Job.priority, Job.run_at)
+        .where(*scope, waiting)
+        .order_by(Job.priority.desc(), Job.run_at, Job.id)
+        .limit(reach)
+    )
+    system_line = line.where(Job.team_id.is_(None))
+    teams = _teams_with_queued_jobs(scope)
+    expired = select(Job.id, Job.team_id, Job.priority, Job.run_at).where(
+        *scope, Job.status == "running", _lease_expired(now)
+    )  # attempts whose worker died
+    heads = None
+    if postgres:
+        lines = line.where(Job.team_id == teams.c.team_id).lateral("line")
+        heads = union_all(
+            system_line, select(lines).select_from(teams).join(lines, true()), expired
+        )
+    # Again on the locked row itself: a row another claimer changed since the heads were read is
+    # re-checked by PostgreSQL before it is locked, and skipped if no longer due. Rows are taken
+    # in claim order (SKIP LOCKED passes over those other claimers hold); SQLite has one writer,
+    # so the first ``limit`` heads are taken as they are.
+    chosen = select(Job.id).where(
+        Job.id.in_(bindparam("ids", expanding=True)),
+        or_(waiting, and_(Job.status == "running", _lease_expired(now))),
+    )
+    if postgres:
+        order = bindparam("order", type_=ARRAY(BigInteger()))
+        chosen = (
+            chosen.order_by(func.array_position(order, Job.id))
+            .limit(reach - _CONCURRENT_CLAIM_MARGIN)
+            .with_for_update(skip_locked=True, of=Job)
+        )
+    take = (
+        update(Job)
+        .where(Job.id.in_(chosen.scalar_subquery()))
+        .values(
+            status="running",
+            worker_id=bindparam("worker_id"),
+            lease_expires_at=bindparam("lease_expires_at"),
+            attempts=Job.attempts + 1,
+            updated_at=now,
+        )
+        .returning(
+            Job.id,
+            Job.kind,
+            Job.payload,
+            Job.attempts,
+            Job.max_attempts,
+            Job.team_id,
+            Job.unique_key,
+            Job.created_at,
+        )
+    )
+    return _ClaimPlan(
+        heads=heads,
+        system_line=system_line,
+        teams=select(teams.c.team_id),
+        team_line=line.where(Job.team_id == bindparam("team_id")),
+        expired=expired,
+        take=take,
+    )
+
+
+def _waiting_and_due(now: ColumnElement[datetime]) -> ColumnElement[bool]:
     """Queued, due, and no job with its unique key running (a key's runs never overlap)."""
     other = aliased(Job)
     key_running = exists().where(
@@ -293,7 +339,7 @@ def _waiting_and_due(now: datetime) -> ColumnElement[bool]:
     )
 
 
-def _lease_expired(now: datetime) -> ColumnElement[bool]:
+def _lease_expired(now: ColumnElement[datetime]) -> ColumnElement[bool]:
     return and_(Job.lease_expires_at < now, Job.attempts < Job.max_attempts)
 
 
