@@ -19,6 +19,7 @@ import atexit
 import ipaddress
 import logging
 import os
+import secrets
 import signal
 import socket
 import struct
@@ -157,10 +158,14 @@ def main() -> None:
         runtime.service("webhooks.sender", build_sender)
 
         # 19 good workspaces and a hostile one, each with a key and a webhook target.
+        # Names of this run only: a database kept from an earlier run (``--database-url``) adds
+        # no workspaces, events or runs to the figures.
+        run = secrets.token_hex(4)
         keys = {}
         with runtime.sessions.write() as session:
             for i in range(20):
-                keys[i] = create_key(session, workspace=f"ws{i}", role="member", clock=clock)
+                workspace = f"fair-{run}-{i}"
+                keys[i] = create_key(session, workspace=workspace, role="member", clock=clock)
         good = [keys[i].team_id for i in range(1, 20)]
         hostile = keys[0].team_id
         good_url = service.checked_target_url(runtime, f"https://{GOOD_NAME}:{port}/hook")
