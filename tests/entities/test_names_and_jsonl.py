@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 
 import pytest
 from hypothesis import given
@@ -14,7 +16,7 @@ from herald.entities.jsonl import (
     parse_entity_lines,
 )
 from herald.entities.model import EntityRecord
-from herald.entities.names import alias_key, name_keys
+from herald.entities.names import alias_key, name_keys, word_positions
 
 
 @pytest.mark.parametrize(
@@ -104,3 +106,41 @@ def test_a_file_reports_bad_lines_by_number_and_keeps_the_rest() -> None:
     assert [p.display_name for p in parsed if isinstance(p, EntityRecord)] == ["Oslo", "Bergen"]
     problems = [p for p in parsed if isinstance(p, ImportProblem)]
     assert [p.line for p in problems] == [2]
+
+
+def _regex_positions(text: str, word: str, not_after: str, plural: bool) -> list[int]:
+    before = rf"(?<![\w{re.escape(not_after)}])" if not_after else r"(?<!\w)"
+    pattern = before + re.escape(word) + ("s?" if plural else "") + r"(?!\w)"
+    return [m.start() for m in re.finditer(pattern, text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "not_after", "plural", "expected"),
+    [
+        ("Paris and Paris Hilton; Parisian", "Paris", "", False, [0, 10]),
+        ("the apple, apples and Apple.", "apple", "", True, [4, 11]),
+        ("U.S. and .us", "us", ".", False, []),
+        ("Ünited Zürich, zürichs", "zürich", "", True, [15]),
+        ("Kennedy_x Kennedy", "Kennedy", "", False, [10]),
+        ("aaa", "aa", "", False, []),
+        ("", "x", "", False, []),
+    ],
+)
+def test_word_positions(
+    text: str, word: str, not_after: str, plural: bool, expected: list[int]
+) -> None:
+    assert word_positions(text, word, not_after=not_after, plural=plural) == expected
+    assert _regex_positions(text, word, not_after, plural) == expected
+
+
+def test_word_positions_agree_with_the_regular_expression_on_random_text() -> None:
+    rng = random.Random(7)
+    alphabet = "ab s.\u00e9_1,"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        word = "".join(rng.choice("ab") for _ in range(rng.randint(1, 3)))
+        not_after = rng.choice(("", "."))
+        plural = rng.random() < 0.5
+        assert word_positions(text, word, not_after=not_after, plural=plural) == (
+            _regex_positions(text, word, not_after, plural)
+        ), (text, word, not_after, plural)

@@ -35,7 +35,7 @@ from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import KnowledgeBase
 from herald.entities.matcher import dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord
-from herald.entities.names import alias_key, fold, strip_corporate_suffix
+from herald.entities.names import alias_key, fold, strip_corporate_suffix, word_positions
 
 # Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
 GENERIC_CONTEXT: dict[str, frozenset[str]] = {
@@ -542,8 +542,8 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
         return False
     for surface in surfaces:
         lowered = fold(surface)
-        if surface != surface.lower() and re.search(
-            rf"(?<![\w.]){re.escape(lowered)}s?(?![\w])", doc.text
+        if surface != surface.lower() and word_positions(
+            doc.text, lowered, not_after=".", plural=True
         ):
             return True  # "apple" in lower case elsewhere: the word is used as a word
     if any(s.isupper() for s in surfaces):
@@ -605,8 +605,7 @@ def _measure(
         names = set(group.surfaces)
         names.update(n for n in (record.display_name, *record.aliases) if len(n) >= 3)
         for name in names:
-            for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", doc.text):
-                spans.append((match.start(), match.end(), entity_id))
+            spans.extend((at, at + len(name), entity_id) for at in word_positions(doc.text, name))
         spans.extend((m.start, m.end, entity_id) for m in group.mentions)
     # Longest match wins where names overlap ("Paris" inside "Paris Hilton").
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))

@@ -24,7 +24,7 @@ from typing import Final
 from herald.enrich.ner import Mention, stop_words
 from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT
 from herald.entities.kb import KnowledgeBase
-from herald.entities.names import alias_key
+from herald.entities.names import alias_key, word_positions
 
 MAX_WORDS: Final = 6
 ONE_WORD_MIN_PRIOR: Final = 0.7
@@ -101,7 +101,7 @@ def _one_word_ok(text: str, start: int, surface: str, kb: KnowledgeBase) -> bool
         return False
     if start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start]):
         return False  # a sentence's first word is capitalised anyway
-    if not surface.isupper() and re.search(rf"(?<![\w.]){re.escape(surface.lower())}(?!\w)", text):
+    if not surface.isupper() and word_positions(text, surface.lower(), not_after="."):
         return False  # "People" where "people" is a word of the text: maybe a title's word
     return max(kb.prior(r.id) for r in kb.lookup(alias_key(surface))) >= ONE_WORD_MIN_PRIOR
 
