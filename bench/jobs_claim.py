@@ -1,12 +1,12 @@
 """Cost of one fair claim as the queue grows.
 
     .venv/bin/python bench/jobs_claim.py [--sizes 1000,10000,100000] [--claims 200]
-        [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/herald_bench]
+        [--workspaces 20] [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/herald_bench]
 
 A claim serves workspaces in turn: it ranks the due jobs of its lane within each workspace and
 takes the first job of the workspace served longest ago. This measures what that costs when one
-workspace has a huge backlog (a hostile or busy workspace: 95% of the due jobs) and 19 others
-share the rest, on a fresh database (a temporary SQLite file by default): for each queue size,
+workspace has a huge backlog (a hostile or busy workspace: 95% of the due jobs) and the others
+(``--workspaces`` in all, 20 by default) share the rest, on a fresh database (a temporary SQLite file by default): for each queue size,
 ``--claims`` claims of one job each, every claim in its own transaction and the claimed job then
 finished (deleted) as a handler would, so the queue keeps its size. Printed per size: claim
 latency p50 / p99 (ms) and which workspaces the first 20 claims served (fairness check).
@@ -25,13 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 KIND = "bench.claim"
 LANE = "bench"
-WORKSPACES = 20
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--claims", type=int, default=200)
+    parser.add_argument("--workspaces", type=int, default=20, help="workspaces with queued jobs")
     parser.add_argument("--database-url", default=None)
     args = parser.parse_args()
 
@@ -62,7 +62,8 @@ def main() -> None:
                 rows = []
                 for i in range(size):
                     # 95% of the backlog is one workspace's; the others share the rest.
-                    team = "ws-00" if i % 20 != 0 else f"ws-{1 + (i // 20) % (WORKSPACES - 1):02d}"
+                    others = args.workspaces - 1
+                    team = "ws-0" if i % 20 != 0 else f"ws-{1 + (i // 20) % others}"
                     rows.append(
                         {
                             "kind": KIND,
@@ -70,7 +71,7 @@ def main() -> None:
                             "payload": {"i": i},
                             "team_id": team,
                             "status": "queued",
-                            "priority": 10 if team == "ws-00" else 0,
+                            "priority": 10 if team == "ws-0" else 0,
                             "run_at": now,
                             "attempts": 0,
                             "max_attempts": 3,

@@ -16,7 +16,7 @@ PostgreSQL with many workers alike.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,7 +26,7 @@ from sqlalchemy import (
     BigInteger,
     ColumnElement,
     Executable,
-    Select,
+    String,
     and_,
     bindparam,
     delete,
@@ -37,12 +37,12 @@ from sqlalchemy import (
     select,
     text,
     true,
-    union_all,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
 from herald.core.clock import Clock
@@ -198,18 +198,27 @@ def claim(
     plan = _claim_plan(postgres, lane, kind, runnable, reach)
     connection = session.connection()  # Core execution: a claim runs several small statements
     at = {"now": now}
-    heads: list[Any] = []
-    if plan.heads is not None:  # PostgreSQL: every workspace's line in one round trip
-        heads.extend(connection.execute(plan.heads, at))
-    else:  # SQLite, in-process: one cached statement per workspace is as cheap
-        heads.extend(connection.execute(plan.system_line, at))
-        for team_id in connection.scalars(plan.teams):
-            if team_id is not None:
-                heads.extend(connection.execute(plan.team_line, {**at, "team_id": team_id}))
-        heads.extend(connection.execute(plan.expired, at))
+    # Workspaces with queued jobs (the system's, None, always looked at), in turn order.
+    turns: dict[str, int] = {"": connection.execute(plan.system_turn).scalar() or 0}
+    for team_id, served in connection.execute(plan.teams):
+        if team_id is not None:
+            turns[team_id] = served or 0
+    order = sorted(turns, key=lambda key: (turns[key], key))  # ties: by workspace id
+    heads: list[Any] = list(connection.execute(plan.expired, at))  # attempts whose worker died
+    lines_read = 0  # workspaces whose line has a due job
+    step = _LINES_PER_READ if postgres else 1  # SQLite reads a line per statement anyway
+    i = 0
+    while i < len(order) and lines_read < reach:
+        # Lines in turn order, until ``reach`` of them have a due job: every first job goes
+        # before any second, so a workspace after those cannot be among the first ``reach``.
+        batch, i = order[i : i + step], i + step
+        for _, line in _read_lines(connection, plan, batch, at, postgres):
+            if line:
+                heads.extend(line)
+                lines_read += 1
     if not heads:
         return []
-    ids = _in_fair_order(session, lane, heads)[:reach]
+    ids = _in_fair_order(turns, heads)[:reach]
     rows = connection.execute(
         plan.take,
         {
@@ -248,12 +257,17 @@ _CONCURRENT_CLAIM_MARGIN = 16
 class _ClaimPlan:
     """A claim's statements, built once per lane and kinds (their compiled forms are cached)."""
 
-    heads: Executable | None  # PostgreSQL: every line's head in one statement
-    system_line: Executable  # SQLite: the system's line, then each workspace's, then expired
-    teams: Select[tuple[str | None]]
-    team_line: Executable
-    expired: Executable
+    system_turn: Executable  # the system's turn
+    teams: Executable  # workspaces with queued jobs and their turns
+    system_line: Executable  # the head of the system's line
+    team_line: Executable  # the head of one workspace's line (SQLite)
+    team_lines: Executable | None  # the heads of several workspaces' lines (PostgreSQL)
+    expired: Executable  # attempts whose worker died
     take: Executable  # lease the chosen heads
+
+
+# Workspaces whose lines one PostgreSQL statement reads.
+_LINES_PER_READ = 32
 
 
 @functools.lru_cache(maxsize=64)
@@ -271,15 +285,19 @@ def _claim_plan(
     )
     system_line = line.where(Job.team_id.is_(None))
     teams = _teams_with_queued_jobs(scope)
+    turn = and_(JobTurn.lane == lane, JobTurn.team_key == teams.c.team_id)
     expired = select(Job.id, Job.team_id, Job.priority, Job.run_at).where(
         *scope, Job.status == "running", _lease_expired(now)
-    )  # attempts whose worker died
-    heads = None
+    )
+    team_lines = None
     if postgres:
-        lines = line.where(Job.team_id == teams.c.team_id).lateral("line")
-        heads = union_all(
-            system_line, select(lines).select_from(teams).join(lines, true()), expired
+        wanted = (
+            func.unnest(bindparam("teams", type_=ARRAY(String())))
+            .table_valued("team_id")
+            .render_derived(name="wanted")
         )
+        lines = line.where(Job.team_id == wanted.c.team_id).lateral("line")
+        team_lines = select(lines).select_from(wanted).join(lines, true())
     # Again on the locked row itself: a row another claimer changed since the heads were read is
     # re-checked by PostgreSQL before it is locked, and skipped if no longer due. Rows are taken
     # in claim order (SKIP LOCKED passes over those other claimers hold); SQLite has one writer,
@@ -317,13 +335,35 @@ def _claim_plan(
         )
     )
     return _ClaimPlan(
-        heads=heads,
+        system_turn=select(JobTurn.served).where(JobTurn.lane == lane, JobTurn.team_key == ""),
+        teams=select(teams.c.team_id, JobTurn.served).outerjoin(JobTurn, turn),
         system_line=system_line,
-        teams=select(teams.c.team_id),
         team_line=line.where(Job.team_id == bindparam("team_id")),
+        team_lines=team_lines,
         expired=expired,
         take=take,
     )
+
+
+def _read_lines(
+    connection: Connection,
+    plan: _ClaimPlan,
+    keys: Sequence[str],
+    at: dict[str, Any],
+    postgres: bool,
+) -> Iterator[tuple[str, list[Any]]]:
+    """The heads of these workspaces' lines ("" the system's), workspace by workspace."""
+    teams = [key for key in keys if key]
+    if "" in keys:
+        yield "", list(connection.execute(plan.system_line, at))
+    if postgres and teams and plan.team_lines is not None:
+        lines: dict[str, list[Any]] = {key: [] for key in teams}
+        for head in connection.execute(plan.team_lines, {**at, "teams": teams}):
+            lines[head.team_id].append(head)
+        yield from lines.items()
+        return
+    for key in teams:
+        yield key, list(connection.execute(plan.team_line, {**at, "team_id": key}))
 
 
 def _waiting_and_due(now: ColumnElement[datetime]) -> ColumnElement[bool]:
@@ -365,12 +405,10 @@ def _teams_with_queued_jobs(scope: Sequence[ColumnElement[bool]]) -> CTE:
     return teams.union_all(select(following.label("team_id")).where(teams.c.team_id.is_not(None)))
 
 
-def _in_fair_order(session: Session, lane: str, heads: Sequence[Any]) -> list[int]:
+def _in_fair_order(turns: dict[str, int], heads: Sequence[Any]) -> list[int]:
     """Job ids in claim order: every workspace's first job before any second, and among firsts
-    the workspace served longest ago (then priority, then due time)."""
-    turns = dict(
-        session.execute(select(JobTurn.team_key, JobTurn.served).where(JobTurn.lane == lane)).all()
-    )
+    the workspace served longest ago (workspaces never served, or served at once by concurrent
+    claimers, by id); inside a workspace by priority, then due time."""
     lines: dict[str, list[Any]] = {}
     for head in heads:
         lines.setdefault(head.team_id or "", []).append(head)
@@ -379,7 +417,8 @@ def _in_fair_order(session: Session, lane: str, heads: Sequence[Any]) -> list[in
         line.sort(key=lambda h: (-h.priority, h.run_at, h.id))
         served = turns.get(team_key, 0)
         ranked.extend(
-            ((place, served, -h.priority, h.run_at, h.id), h.id) for place, h in enumerate(line)
+            ((place, served, team_key, -h.priority, h.run_at, h.id), h.id)
+            for place, h in enumerate(line)
         )
     ranked.sort()
     return [job_id for _, job_id in ranked]
