@@ -3,13 +3,13 @@
     .venv/bin/python bench/jobs_claim.py [--sizes 1000,10000,100000] [--claims 200]
         [--workspaces 20] [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/herald_bench]
 
-A claim serves workspaces in turn: it ranks the due jobs of its lane within each workspace and
-takes the first job of the workspace served longest ago. This measures what that costs when one
-workspace has a huge backlog (a hostile or busy workspace: 95% of the due jobs) and the others
-(``--workspaces`` in all, 20 by default) share the rest, on a fresh database (a temporary SQLite file by default): for each queue size,
-``--claims`` claims of one job each, every claim in its own transaction and the claimed job then
-finished (deleted) as a handler would, so the queue keeps its size. Printed per size: claim
-latency p50 / p99 (ms) and which workspaces the first 20 claims served (fairness check).
+A claim serves workspaces in turn: inside each workspace its jobs go by priority, and the
+workspace served longest ago goes first. This measures what a claim costs when one workspace has
+a huge backlog (a hostile or busy workspace: 95% of the due jobs) and the others (``--workspaces``
+in all, 20 by default) share the rest, on a fresh database (a temporary SQLite file by default):
+for each queue size, ``--claims`` claims of one job each, every claim in its own transaction and
+the claimed job then finished (deleted) as a handler would, so the queue keeps its size. Printed
+per size: claim latency p50 / p99 (ms) and how many workspaces the first 20 claims served.
 """
 
 from __future__ import annotations
