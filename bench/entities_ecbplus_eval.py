@@ -128,6 +128,7 @@ def name_parts(
     return head, others
 
 
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s$")
 _HEAD_ENDS = frozenset({",", "in", "of", "at", "on", "near", "(", "-", "--"})
 
 
@@ -174,7 +175,10 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
             continue
         m_id = markable.get("m_id", "")
         kinds[m_id] = kind
-        words = [tokens[a].text or "" for a in anchors]
+        # A possessive left in a token ("Newton's" in "Cam Newton's") is not part of the name.
+        words = [
+            _POSSESSIVE.sub("", tokens[a].text or "") or (tokens[a].text or "") for a in anchors
+        ]
         names[m_id] = name_parts(words, [first[a] for a in anchors], mid_capitals)
     # Chains: mentions pointing at the same target; the rest are singletons.
     chain_of = {m: m for m in kinds}
