@@ -283,6 +283,19 @@ def test_a_batch_claim_takes_one_job_per_workspace_before_a_second(runtime: Runt
     assert sorted(job.team_id or "" for job in jobs) == ["a", "b", "c", "hostile"]
 
 
+def test_every_waiting_workspace_is_served_once_before_any_twice(runtime: Runtime) -> None:
+    """More waiting workspaces than one read of lines takes (32 on PostgreSQL): a claim reads
+    lines in turn order and stops early, and still serves them all in turn."""
+    teams = [f"team-{n:02d}" for n in range(40)]
+    for round_ in range(2):
+        for team in teams:
+            enqueue(runtime, "test.create_team", {"name": f"{team}-{round_}"}, team_id=team)
+    first = [claim_one(runtime).team_id for _ in teams]
+    second = [claim_one(runtime).team_id for _ in teams]
+    assert sorted(first, key=str) == teams  # each workspace once, in some order
+    assert second == first  # then again, in the same turn order
+
+
 def test_many_workers_share_turns_fairly(runtime: Runtime) -> None:
     """Concurrent claimers (SKIP LOCKED on PostgreSQL) still serve a lone job of a quiet
     workspace among the first claims, never after the busy workspace's backlog."""
