@@ -17,15 +17,18 @@ down_revision: str | Sequence[str] | None = "0008_job_workspace"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-_LINE = [sa.literal_column("priority DESC"), "run_at", "id"]
+
+def _line() -> list[str | sa.ColumnElement[object]]:
+    """A line of jobs: priority first, then due time, then id."""
+    return [sa.literal_column("priority DESC"), "run_at", "id"]
 
 
 def upgrade() -> None:
     with op.batch_alter_table("jobs", schema=None) as batch_op:
         batch_op.drop_index("ix_jobs_claim")
         batch_op.drop_index("ix_jobs_kind_status")
-        batch_op.create_index("ix_jobs_claim", ["lane", "status", "team_id", *_LINE])
-        batch_op.create_index("ix_jobs_kind_claim", ["kind", "status", "team_id", *_LINE])
+        batch_op.create_index("ix_jobs_claim", ["lane", "status", "team_id", *_line()])
+        batch_op.create_index("ix_jobs_kind_claim", ["kind", "status", "team_id", *_line()])
 
 
 def downgrade() -> None:
@@ -33,4 +36,4 @@ def downgrade() -> None:
         batch_op.drop_index("ix_jobs_kind_claim")
         batch_op.drop_index("ix_jobs_claim")
         batch_op.create_index("ix_jobs_kind_status", ["kind", "status"])
-        batch_op.create_index("ix_jobs_claim", ["lane", "status", *_LINE])
+        batch_op.create_index("ix_jobs_claim", ["lane", "status", *_line()])
