@@ -178,16 +178,7 @@ class HeraldMiddleware:
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        return replay, None
+        return _replaying(body, receive), None
 
     @staticmethod
     async def _reply(
@@ -200,6 +191,20 @@ class HeraldMiddleware:
         ]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the app the already-read ``body`` once, then the real one."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 def _is_chunked(scope: Scope) -> bool:
@@ -265,13 +270,4 @@ async def _unstorable_in_body(receive: Receive) -> tuple[Receive, Rejection | No
     if found is not None:
         field, problem = found
         rejection = _unstorable(field or "body", problem)
-    replayed = False
-
-    async def replay() -> Message:
-        nonlocal replayed
-        if not replayed:
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay, rejection
+    return _replaying(body, receive), rejection

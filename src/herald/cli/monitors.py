@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from itertools import islice
 from typing import Annotated, Any
 
 import herald_client
@@ -251,15 +252,11 @@ def results(
     api_key: ApiKeyOption = None,
 ) -> None:
     """The monitor's captured results, newest published first."""
-    found = []
     with api_client(base_url, api_key) as client:
         pages = client.monitors.results_all(
             monitor_id, start_date=start_date, end_date=end_date, page_size=min(limit, 100)
         )
-        for result in pages:
-            found.append(result)
-            if len(found) >= limit:
-                break
+        found = list(islice(pages, limit))
     if as_json:
         print_json({"monitor_id": monitor_id, "results": [dump(r) for r in found]})
         return

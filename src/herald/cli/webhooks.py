@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from itertools import islice
 from typing import Annotated
 
 import typer
@@ -92,12 +93,8 @@ def deliveries(
     api_key: ApiKeyOption = None,
 ) -> None:
     """Delivery attempts to the target, newest first, with their HTTP status and error."""
-    found = []
     with api_client(base_url, api_key) as client:
-        for attempt in client.webhooks.events_all(start=start, end=end):
-            found.append(attempt)
-            if len(found) >= limit:
-                break
+        found = list(islice(client.webhooks.events_all(start=start, end=end), limit))
     if as_json:
         print_json({"attempts": [dump(a) for a in found]})
         return
