@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp
+from herald.api.schemas.common import DateText, Meta, RequestModel, ResponseModel, UtcTimestamp
 from herald.webhooks.replay import MAX_REPLAY_DELIVERIES, MAX_REPLAY_WINDOW
 
 
 class WindowReplayRequest(RequestModel):
-    start: str | None = Field(
+    start: DateText | None = Field(
         default=None, description="Window start, a date or datetime (default: 7 days before end)."
     )
-    end: str | None = Field(
+    end: DateText | None = Field(
         default=None,
         description="Window end, inclusive; a date covers that whole day (default: now).",
     )
