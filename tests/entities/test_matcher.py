@@ -82,3 +82,20 @@ def test_a_one_word_name_the_text_uses_as_a_word_is_not_matched() -> None:
     ]
     headline = "Thousands Of People Flee Fire\n\nMany people left their homes on Friday."
     assert dictionary_mentions(headline, known, []) == []
+
+
+def test_a_known_name_holding_the_recognisers_shorter_spans_is_returned() -> None:
+    text = "Scientists at the United States Geological Survey measured the quake."
+    start = text.index("the United States")
+    # The recogniser cut the name in two: "the United States" and "Geological Survey".
+    recognised = [
+        Mention("the United States", "GPE", start, start + 17),
+        Mention("Geological Survey", "ORG", start + 18, start + 35),
+    ]
+    found = dictionary_mentions(text, kb(), recognised)
+    assert [(m.text, m.label) for m in found] == [("United States Geological Survey", "ORG")]
+    # A known name inside a longer recognised one is not.
+    text = "Scientists at the United States Geological Survey Cascades Observatory said so."
+    start = text.index("United States")
+    longer = "United States Geological Survey Cascades Observatory"
+    assert dictionary_mentions(text, kb(), [Mention(longer, "ORG", start, start + 52)]) == []

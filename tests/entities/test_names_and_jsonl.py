@@ -23,6 +23,8 @@ from herald.entities.names import alias_key, name_keys, word_positions
     ("a", "b"),
     [
         ("U.K.", "UK"),
+        ("U.S", "US"),  # a sentence's full stop took the acronym's last dot
+        ("Washington, D.C", "Washington DC"),
         ("Zürich", "Zurich"),
         ("The Hague", "Hague"),
         ("Procter & Gamble", "Procter and Gamble"),

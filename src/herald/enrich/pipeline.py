@@ -142,15 +142,7 @@ class EnrichmentPipeline:
                         # batch can have failed): hand it on again; storing it is idempotent.
                         record = self.linker.kb.get(linked.entity_id)
                         if record is not None and record.origin == "discovered":
-                            drafts.setdefault(
-                                record.id,
-                                EntityDraft(
-                                    record.id,
-                                    record.display_name,
-                                    record.entity_kind,
-                                    list(record.aliases),
-                                ),
-                            )
+                            drafts.setdefault(record.id, EntityDraft.of(record))
                     links.append(result.entities)
             with clock("embedding_wait"):
                 vectors = future.result()

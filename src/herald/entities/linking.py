@@ -26,6 +26,7 @@ from herald.entities.cues import (
     LABEL_GROUPS,
     ORG,
     PERSON,
+    PLACE,
     SPORT_WORDS,
     SPORTS_WORDS,
     kind_cues,
@@ -33,8 +34,8 @@ from herald.entities.cues import (
 )
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import KnowledgeBase
-from herald.entities.matcher import dictionary_mentions
-from herald.entities.model import EntityDraft, EntityKind, EntityRecord
+from herald.entities.matcher import ONE_WORD_MIN_PRIOR, with_dictionary_mentions
+from herald.entities.model import EntityDraft, EntityKind, EntityRecord, Tag
 from herald.entities.names import alias_key, fold, strip_corporate_suffix, word_positions
 
 # Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
@@ -104,7 +105,9 @@ _NAMING_TEXT = """university college school hospital institute foundation associ
     team police army navy house hall bridge river lake island islands mountain valley post
     herald times news journal tribune gazette telecom network studios records airlines state
     creamery dairy bakery brewery restaurant academy society service services magazine weekly
-    daily reporter television radio"""
+    daily reporter television radio administration authority force forces guard corps office
+    parliament assembly senate congress front movement organization organisation federation
+    observatory festival championship cup marathon awards games"""
 _NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -183,8 +186,9 @@ class EntityLinker:
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
+        mentions = _split_glued(mentions, self._kb)
         if self._config.dictionary:
-            mentions = [*mentions, *dictionary_mentions(text, self._kb, mentions)]
+            mentions = with_dictionary_mentions(text, self._kb, mentions)
         groups = _group_mentions(text, mentions)
         doc = _Document(
             text=text,
@@ -204,9 +208,7 @@ class EntityLinker:
                 if draft is None:
                     continue
                 record, confidence = draft
-                drafts[record.id] = EntityDraft(
-                    record.id, record.display_name, record.entity_kind, list(record.aliases)
-                )
+                drafts[record.id] = EntityDraft.of(record)
             else:
                 record, confidence = choice
             previous = resolved.get(record.id)
@@ -241,11 +243,14 @@ class EntityLinker:
             return None
         risky = _needs_context(doc, group)
         nickname = all(len(s.split()) == 1 for s in group.surfaces)
+        located = self._located_in(doc, group)
         scored: list[tuple[float, float, EntityRecord]] = []
         for record, name_match in candidates.values():
             fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
             if fit < 0.3:
                 continue
+            if located is not None and not _lies_in(record, located):
+                continue  # "Lake County, California" is not the one in Illinois
             if nickname and record.first_tag("sport") and not doc.terms & SPORTS_WORDS:
                 continue  # "Ducks" is a team only in a text about sport ("Ride the Ducks")
             context = self._context(doc, group, record)
@@ -295,6 +300,13 @@ class EntityLinker:
         half decided by that: the recogniser's label for it matters less than what it is."""
         full = [s for s in group.surfaces if len(_surface_key(s).split()) > 1]
         found = {KIND_GROUP[r.entity_kind] for s in full for r in self._kb.lookup(_surface_key(s))}
+        if not full:
+            # A one-word name only when it is well known and of one kind ("Dushanbe", a
+            # capital, which the small model may call an organisation).
+            records = [r for s in group.surfaces for r in self._kb.lookup(_surface_key(s))]
+            if not records or max(self._kb.prior(r.id) for r in records) < ONE_WORD_MIN_PRIOR:
+                return kinds
+            found = {KIND_GROUP[r.entity_kind] for r in records}
         if len(found) != 1:
             return kinds
         known = next(iter(found))
@@ -302,6 +314,16 @@ class EntityLinker:
 
     def _choose_demonym(self, group: _Group) -> tuple[EntityRecord, float] | None:
         found = {r.id: r for s in group.surfaces for r in self._kb.lookup_demonym(_surface_key(s))}
+        if not found:
+            # spaCy also calls a country's own name a nationality ("Tajikistan's capital").
+            countries = {
+                r.id: r
+                for s in group.surfaces
+                for r in self._kb.lookup(_surface_key(s))
+                if r.first_tag("place_type") == "country"
+            }
+            if len(countries) == 1:
+                return next(iter(countries.values())), 0.8
         if len(found) != 1:
             return None
         record = next(iter(found.values()))
@@ -328,6 +350,27 @@ class EntityLinker:
         keys = {alias_key(country.display_name)} | {alias_key(a) for a in country.aliases}
         return 1.0 if keys & doc.keys else 0.0
 
+    def _located_in(self, doc: _Document, group: _Group) -> EntityRecord | None:
+        """The region or country written right after the group's name, as in "Harriman,
+        Tennessee" or "Yola, Nigeria" (one the knowledge base knows, and only one)."""
+        for mention in group.mentions:
+            after = _AFTER_COMMA.match(doc.text, mention.end)
+            if after is None:
+                continue
+            words = after.group(1).split()
+            for n in range(len(words), 0, -1):
+                key = alias_key(" ".join(words[:n]))
+                places = [
+                    r
+                    for r in self._kb.lookup(key)
+                    if r.first_tag("place_type") in ("region", "country")
+                ]
+                if len(places) == 1:
+                    return places[0]
+                if places:
+                    return None  # "Georgia": the state or the country
+        return None
+
     def _new_entity(
         self, doc: _Document, group: _Group, kinds: dict[str, float]
     ) -> tuple[EntityRecord, float] | None:
@@ -337,9 +380,12 @@ class EntityLinker:
         key = alias_key(name)
         if not key or key in _NOT_NAMES or not _looks_like_a_name(name):
             return None
+        group_kind, share = max(kinds.items(), key=lambda item: item[1])
+        located = self._located_in(doc, group) if group_kind == PLACE else None
+        if located is not None:
+            return self._new_place(group, name, located, share)
         if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
-        group_kind, share = max(kinds.items(), key=lambda item: item[1])
         if group_kind == PERSON and name.split()[-1].lower().strip(".") in _NAMING_WORDS:
             # "Indiana State", "Matanuska Maid Creamery": no person's name ends so.
             group_kind, share = ORG, max(kinds.get(ORG, 0.0), share)
@@ -349,6 +395,8 @@ class EntityLinker:
         words = name.split()
         if group_kind == PERSON and len(words) < 2:
             return None  # "Reid" alone is too ambiguous to become an entity
+        if "and" in words and words[-1].lower() not in _NAMING_WORDS:
+            return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
         body = [m for m in group.mentions if m.start >= doc.title_end]
         if not body:
             return None  # headlines are title-cased: capitalisation proves nothing there
@@ -359,8 +407,8 @@ class EntityLinker:
         confidence = share * (0.55 + 0.45 * min(1.0, count / 3))
         if in_title:
             confidence += 0.1
-        if group_kind == PERSON:
-            confidence += 0.1  # spaCy's multi-word person names are rarely wrong
+        if group_kind == PERSON or len(words) >= 2:
+            confidence += 0.1  # spaCy's multi-word names are rarely wrong
         confidence = round(min(1.0, confidence), 3)
         if confidence < self._config.new_entity_min_confidence:
             return None
@@ -369,9 +417,50 @@ class EntityLinker:
             id=entity_id_for(kind, name, f"discovered:{kind}:{key}"),
             display_name=name,
             entity_kind=kind,
+            aliases=_national_aliases(name) if kind in ("organization", "company") else (),
             origin="discovered",
         )
         return record, confidence
+
+    def _new_place(
+        self, group: _Group, name: str, located: EntityRecord, share: float
+    ) -> tuple[EntityRecord, float] | None:
+        """A place the text locates ("Harriman, Tennessee"): one mention is enough, and the
+        region or country it lies in is kept with it (two Lake Counties stay apart)."""
+        confidence = round(min(1.0, share * 0.8 + 0.1), 3)
+        if confidence < self._config.new_entity_min_confidence:
+            return None
+        tags = [Tag("place_type", "place")]
+        if located.first_tag("place_type") == "region":
+            tags.append(Tag("region", located.display_name))
+        country = located.first_tag("country")
+        if country:
+            tags.append(Tag("country", country))
+        where = alias_key(located.display_name)
+        record = EntityRecord(
+            id=entity_id_for("place", name, f"discovered:place:{alias_key(name)}|{where}"),
+            display_name=name,
+            entity_kind="place",
+            description=f"Place in {located.display_name}",
+            tags=tuple(tags),
+            origin="discovered",
+        )
+        return record, confidence
+
+
+_AFTER_COMMA = re.compile(r",\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})")
+
+
+def _lies_in(record: EntityRecord, located: EntityRecord) -> bool:
+    """Whether ``record`` is another place that may lie in ``located``: nothing the knowledge
+    base says of it puts it elsewhere."""
+    if record.entity_kind != "place" or record.id == located.id:
+        return False
+    region = record.first_tag("region")
+    if located.first_tag("place_type") == "region" and region:
+        return alias_key(region) == alias_key(located.display_name)
+    country, where = record.first_tag("country"), located.first_tag("country")
+    return not (country and where) or country == where
 
 
 def document_text(title: str, body: str) -> str:
@@ -563,7 +652,8 @@ _NOT_NAMES = frozenset(
 )
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
-    prince princess mayor coach"""
+    prince princess mayor coach ayatollah archbishop cardinal bishop sheikh emir imam rabbi
+    reverend"""
 _TITLES = frozenset(_TITLE_TEXT.split())
 
 
@@ -578,12 +668,16 @@ def _looks_like_a_name(name: str) -> bool:
     words = name.split()
     if not 1 <= len(words) <= 5 or len(name) < 2 or len(name) > 80 or "," in name:
         return False
+    if words[-1].lower() in _CONNECTING:
+        return False  # a name cut short ("National Player of")
     if not any(ch.isalpha() for ch in name):
         return False
     return all(w[0].isupper() or w[0].isdigit() or w.lower() in _CONNECTING for w in words)
 
 
 def _entity_kind(group: str, name: str) -> EntityKind:
+    if _STORM.match(name):
+        return "event"  # the recogniser calls storms organisations or people
     if group == ORG:
         words = {w.strip(".,").lower() for w in name.split()}
         return "company" if words & _COMPANY_WORDS else "organization"
@@ -594,6 +688,59 @@ def _entity_kind(group: str, name: str) -> EntityKind:
     if group == "event":
         return "event"
     return "place"
+
+
+_STORM = re.compile(r"^(?:hurricane|typhoon|cyclone|tropical (?:storm|depression))\s", re.I)
+# How a country is written before an organisation's name, and its name in full.
+_NATIONAL_PREFIXES = {
+    "u.s.": "United States",
+    "u.s": "United States",
+    "us": "United States",
+    "u.k.": "United Kingdom",
+    "uk": "United Kingdom",
+}
+
+
+def _national_aliases(name: str) -> tuple[str, ...]:
+    """Other names of a discovered organisation named with its country's abbreviation: "U.S.
+    Environmental Protection Agency" is also the "United States Environmental Protection
+    Agency" and, with three words or more left, the "Environmental Protection Agency"."""
+    first, _, rest = name.partition(" ")
+    full = _NATIONAL_PREFIXES.get(first.lower())
+    if full is None or not rest:
+        return ()
+    aliases = [f"{full} {rest}"]
+    if len(rest.split()) >= 3:
+        aliases.append(rest)
+    return tuple(aliases)
+
+
+def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
+    """Mentions where the recogniser glued a place to the person after it ("Governor of
+    Wisconsin Scott Walker" read as the organisation "Wisconsin Scott Walker") as two: the
+    well-known place, then the person (a known first name and one or two more words)."""
+    out: list[Mention] = []
+    for mention in mentions:
+        words = mention.text.split()
+        if mention.label in ("PERSON", "NORP") or not 3 <= len(words) <= 5:
+            out.append(mention)
+            continue
+        for n in (1, 2):
+            place, rest = " ".join(words[:n]), " ".join(words[n:])
+            if not 2 <= len(words) - n <= 3 or not _has_given_name(rest, kb):
+                continue
+            if not any(
+                r.entity_kind == "place" and kb.prior(r.id) >= 0.5
+                for r in kb.lookup(alias_key(place))
+            ):
+                continue
+            at = mention.start + mention.text.index(rest, len(place))
+            out.append(Mention(place, "GPE", mention.start, mention.start + len(place)))
+            out.append(Mention(rest, "PERSON", at, at + len(rest)))
+            break
+        else:
+            out.append(mention)
+    return out
 
 
 def _measure(

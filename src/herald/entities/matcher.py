@@ -26,7 +26,7 @@ from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT
 from herald.entities.kb import KnowledgeBase
 from herald.entities.names import alias_key, word_positions
 
-MAX_WORDS: Final = 6
+MAX_WORDS: Final = 8
 ONE_WORD_MIN_PRIOR: Final = 0.7
 _LABEL_OF_GROUP: Final = {
     PERSON: "PERSON",
@@ -40,10 +40,26 @@ _WORD = re.compile(r"[^\W_][\w'’.&-]*", re.UNICODE)
 _JOIN = re.compile(r"^[ \t]{1,2}$")
 _SENTENCE_END = re.compile(r"[.!?:;\"“”()\n]\s*$")
 _CONNECTING: Final = frozenset({"of", "the", "and", "for", "de", "du", "la", "le", "von", "van"})
+_ARTICLES: Final = frozenset({"the", "a", "an"})
+
+
+def with_dictionary_mentions(
+    text: str, kb: KnowledgeBase, found: Sequence[Mention]
+) -> list[Mention]:
+    """The ``found`` mentions and the knowledge-base names of ``text``
+    (:func:`dictionary_mentions`), without the found mentions a longer knowledge-base name
+    covers."""
+    extra = dictionary_mentions(text, kb, found)
+    if not extra:
+        return list(found)
+    kept = [m for m in found if not any(_covers(text, d, m) for d in extra)]
+    return [*kept, *extra]
 
 
 def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) -> list[Mention]:
-    """Knowledge-base names in ``text`` that overlap none of the ``found`` mentions."""
+    """Knowledge-base names in ``text`` that overlap none of the ``found`` mentions, or that
+    are longer names holding the found mentions they overlap: "Islamic State of Iraq and the
+    Levant" where the recogniser saw "the Islamic State of Iraq" and "Levant"."""
     words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     taken = sorted((m.start, m.end) for m in found)
     longest = min(MAX_WORDS, kb.longest_name)
@@ -64,10 +80,13 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
         span_end = words[last][1]
         surface = text[start:span_end].rstrip(".")
         span_end = start + len(surface)
-        if not _overlaps(taken, start, span_end) and (
-            last > i or _one_word_ok(text, start, surface, kb)
-        ):
-            out.append(Mention(surface, label, start, span_end))
+        match_ = Mention(surface, label, start, span_end)
+        if last > i:
+            overlapping = [m for m in found if m.start < span_end and start < m.end]
+            if all(_covers(text, match_, m) for m in overlapping):
+                out.append(match_)
+        elif not _overlaps(taken, start, span_end) and _one_word_ok(text, start, surface, kb):
+            out.append(match_)
         i = last + 1
     return out
 
@@ -104,6 +123,16 @@ def _one_word_ok(text: str, start: int, surface: str, kb: KnowledgeBase) -> bool
     if not surface.isupper() and word_positions(text, surface.lower(), not_after="."):
         return False  # "People" where "people" is a word of the text: maybe a title's word
     return max(kb.prior(r.id) for r in kb.lookup(alias_key(surface))) >= ONE_WORD_MIN_PRIOR
+
+
+def _covers(text: str, name: Mention, mention: Mention) -> bool:
+    """Whether ``name`` holds ``mention`` and is longer: the mention lies inside it (but for a
+    leading article the recogniser kept: "the Islamic State of Iraq")."""
+    if mention.end > name.end or (mention.start, mention.end) == (name.start, name.end):
+        return False
+    if mention.start >= name.start:
+        return True
+    return text[mention.start : name.start].strip().lower() in _ARTICLES
 
 
 def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:

@@ -59,6 +59,14 @@ class EntityDraft:
     display_name: str
     entity_kind: EntityKind
     aliases: list[str] = field(default_factory=list)
+    # What the text said of it: a place's region and country ("Harriman, Tennessee").
+    tags: tuple[Tag, ...] = ()
+
+    @classmethod
+    def of(cls, record: EntityRecord) -> EntityDraft:
+        return cls(
+            record.id, record.display_name, record.entity_kind, list(record.aliases), record.tags
+        )
 
     def to_record(self) -> EntityRecord:
         return EntityRecord(
@@ -67,7 +75,7 @@ class EntityDraft:
             entity_kind=self.entity_kind,
             description="",
             aliases=tuple(self.aliases),
-            tags=(),
+            tags=self.tags,
             origin="discovered",
         )
 

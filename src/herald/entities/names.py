@@ -1,7 +1,7 @@
 """Name normalisation shared by the knowledge base, linking and entity search.
 
 Two spellings that a reader takes for the same name get the same key: case, accents, dots in
-acronyms ("U.K." = "UK"), "&" vs "and", hyphens, a leading "The" and a company's legal-form
+acronyms ("U.K." = "U.K" = "UK"), "&" vs "and", hyphens, a leading "The" and a company's legal-form
 suffix ("Apple Inc." = "Apple") do not matter.
 """
 
@@ -11,7 +11,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-_ACRONYM_DOTS = re.compile(r"\b((?:[^\W\d_]\.){2,})", re.UNICODE)
+# Letters joined by dots, the last dot optional ("U.S." and "U.S", whose dot a sentence's full
+# stop took, are both "US").
+_ACRONYM_DOTS = re.compile(r"\b([^\W\d_](?:\.[^\W\d_])+\.?)(?!\w)", re.UNICODE)
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 _APOSTROPHES = re.compile(r"['’`´]")
 _SPACES = re.compile(r"\s+")
