@@ -12,9 +12,10 @@ Failures raise :class:`FetchError` with a ``kind`` the source record can show as
 The transport is injectable (``httpx.BaseTransport``); tests use a real loopback server.
 
 With ``block_private_addresses`` (what ingestion runs with) every connection, redirect hops
-included, goes through :class:`CheckedBackend`: it resolves the host once, checks every address
-by the same rules (and operator allow-list) as webhook targets, and connects to exactly the
-checked addresses. The socket layer never resolves the name again, so a name that answers with a
+included, goes through :class:`herald.core.net.client.PinnedBackend`, as webhook deliveries do:
+the host is resolved once, every address is checked by the same rules (and operator
+allow-list) as webhook targets, and the connection goes to exactly the checked addresses. The
+socket layer never resolves the name again, so a name that answers with a
 public address to the check and with an internal one afterwards (DNS rebinding) cannot reach the
 inside of the network.
 """
@@ -26,16 +27,15 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 from urllib.parse import urlsplit
 
-import httpcore
 import httpx
 
 from herald import __version__
 from herald.core.clock import Clock
 from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resolver
-from herald.core.net.client import BoundedResolution, RequestFailed
+from herald.core.net.client import BoundedResolution, PinnedBackend, RequestFailed
 from herald.errors import HeraldError
 
 __all__ = [
@@ -195,7 +195,7 @@ class HttpFetcher:
         pool = transport._pool  # httpx takes no network backend; its pool does (httpx 0.28)
         if not hasattr(pool, "_network_backend"):
             raise RuntimeError("this httpx version cannot pin connections to checked addresses")
-        pool._network_backend = CheckedBackend(self._checked_addresses)
+        pool._network_backend = PinnedBackend(self._checked_addresses)
         return transport
 
     def _checked_addresses(self, host: str) -> list[IPAddress]:
@@ -300,42 +300,6 @@ class HttpFetcher:
             self._next_slot[host] = slot + interval
         if slot > now:
             self._clock.sleep(slot - now)
-
-
-class CheckedBackend(httpcore.NetworkBackend):
-    """Connects to the addresses ``check(host)`` returns, never to a fresh resolution of the
-    name (TLS still uses the name for SNI and certificate checks)."""
-
-    def __init__(self, check: Callable[[str], Sequence[IPAddress]]) -> None:
-        self._check = check
-        self._inner = httpcore.SyncBackend()
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.NetworkStream:
-        failure: httpcore.ConnectError | None = None
-        for ip in self._check(host):
-            try:
-                return self._inner.connect_tcp(
-                    str(ip), port, timeout, local_address, socket_options
-                )
-            except httpcore.ConnectError as exc:
-                failure = exc
-        assert failure is not None  # the check never returns no address
-        raise failure
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("unix sockets are not used for fetching")
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
 
 
 def _media_type(header: str | None) -> str | None:

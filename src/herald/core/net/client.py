@@ -8,7 +8,7 @@ import ssl
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextvars import ContextVar
@@ -120,12 +120,14 @@ class _DeadlineStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class _PinnedBackend(httpcore.NetworkBackend):
-    """Connects only to addresses that were checked; the host name httpcore passes is ignored on
-    purpose (it would be resolved again by the socket layer)."""
+class PinnedBackend(httpcore.NetworkBackend):
+    """Connects only to the checked addresses ``addresses_for(host)`` returns, never to a fresh
+    resolution of the name (the socket layer would resolve it again; TLS still uses the name for
+    SNI and certificate checks). Every socket operation is also capped by the request's total
+    deadline when one is set (webhook deliveries set one)."""
 
-    def __init__(self, addresses: tuple[IPAddress, ...]) -> None:
-        self._addresses = addresses
+    def __init__(self, addresses_for: Callable[[str], Sequence[IPAddress]]) -> None:
+        self._addresses_for = addresses_for
         self._inner = httpcore.SyncBackend()
 
     def connect_tcp(
@@ -137,7 +139,7 @@ class _PinnedBackend(httpcore.NetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
         failure: httpcore.ConnectError | None = None
-        for ip in self._addresses:
+        for ip in self._addresses_for(host):
             try:
                 stream = self._inner.connect_tcp(
                     str(ip), port, _bounded(timeout), local_address, socket_options
@@ -146,7 +148,7 @@ class _PinnedBackend(httpcore.NetworkBackend):
                 failure = exc
                 continue
             return _DeadlineStream(stream, str(ip))
-        assert failure is not None  # addresses is never empty
+        assert failure is not None  # a check never returns no address
         raise failure
 
     def connect_unix_socket(
@@ -377,7 +379,8 @@ class SafeHttpsClient:
                     ssl_context=self._ssl,
                     max_connections=self._max_connections,
                     keepalive_expiry=30.0,
-                    network_backend=_PinnedBackend(addresses),
+                    # The pool is the target's: its checked addresses, whatever the name.
+                    network_backend=PinnedBackend(lambda _host: addresses),
                 )
                 self._pools[key] = pool
                 evicted = self._evict_idle_pools()
