@@ -171,3 +171,14 @@ def test_a_place_located_elsewhere_is_not_the_known_place_of_that_name() -> None
     found = mentions(body, ("Springfield", "GPE"), ("Illinois", "GPE"))
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert entities["Springfield"].entity_id == "ent_springfield_il"
+
+
+def test_a_place_located_by_a_news_style_state_abbreviation(kb: KnowledgeBase) -> None:
+    body = "A tornado damaged homes in Huntsville, Ala., and in Athens, Ga., on Sunday."
+    found = mentions(body, ("Huntsville", "GPE"), ("Athens", "GPE"))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    huntsville = kb.get(entities["Huntsville"].entity_id)
+    athens = kb.get(entities["Athens"].entity_id)
+    assert huntsville is not None and huntsville.first_tag("region") == "Alabama"
+    # "Ga." is the US state, not the country Georgia: not the Greek capital either.
+    assert athens is not None and athens.first_tag("country") == "US"

@@ -352,18 +352,23 @@ class EntityLinker:
 
     def _located_in(self, doc: _Document, group: _Group) -> EntityRecord | None:
         """The region or country written right after the group's name, as in "Harriman,
-        Tennessee" or "Yola, Nigeria" (one the knowledge base knows, and only one)."""
+        Tennessee", "Huntsville, Ala." or "Yola, Nigeria" (one the knowledge base knows, and
+        only one)."""
         for mention in group.mentions:
-            after = _AFTER_COMMA.match(doc.text, mention.end)
-            if after is None:
+            state = _AP_STATE.match(doc.text, mention.end)
+            if state is not None:  # news style for a US state
+                words = _AP_STATES[state.group(1)].split()
+            elif (after := _AFTER_COMMA.match(doc.text, mention.end)) is not None:
+                words = after.group(1).split()
+            else:
                 continue
-            words = after.group(1).split()
             for n in range(len(words), 0, -1):
                 key = alias_key(" ".join(words[:n]))
                 places = [
                     r
                     for r in self._kb.lookup(key)
                     if r.first_tag("place_type") in ("region", "country")
+                    and (state is None or r.first_tag("country") == "US")
                 ]
                 if len(places) == 1:
                     return places[0]
@@ -449,6 +454,55 @@ class EntityLinker:
 
 
 _AFTER_COMMA = re.compile(r",\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})")
+# The news agencies' abbreviations of US states, read only right after a place and a comma
+# ("Huntsville, Ala."), where they cannot be a word or a title.
+_AP_STATES = {
+    "Ala": "Alabama",
+    "Ariz": "Arizona",
+    "Ark": "Arkansas",
+    "Calif": "California",
+    "Colo": "Colorado",
+    "Conn": "Connecticut",
+    "Del": "Delaware",
+    "Fla": "Florida",
+    "Ga": "Georgia",
+    "Ill": "Illinois",
+    "Ind": "Indiana",
+    "Kan": "Kansas",
+    "Ky": "Kentucky",
+    "La": "Louisiana",
+    "Md": "Maryland",
+    "Mass": "Massachusetts",
+    "Mich": "Michigan",
+    "Minn": "Minnesota",
+    "Miss": "Mississippi",
+    "Mo": "Missouri",
+    "Mont": "Montana",
+    "Neb": "Nebraska",
+    "Nev": "Nevada",
+    "N.H": "New Hampshire",
+    "N.J": "New Jersey",
+    "N.M": "New Mexico",
+    "N.Y": "New York",
+    "N.C": "North Carolina",
+    "N.D": "North Dakota",
+    "Okla": "Oklahoma",
+    "Ore": "Oregon",
+    "Pa": "Pennsylvania",
+    "R.I": "Rhode Island",
+    "S.C": "South Carolina",
+    "S.D": "South Dakota",
+    "Tenn": "Tennessee",
+    "Va": "Virginia",
+    "Vt": "Vermont",
+    "Wash": "Washington",
+    "W.Va": "West Virginia",
+    "Wis": "Wisconsin",
+    "Wyo": "Wyoming",
+}
+_AP_STATE = re.compile(
+    r",\s+(" + "|".join(re.escape(k) for k in sorted(_AP_STATES, key=len, reverse=True)) + r")\."
+)
 
 
 def _lies_in(record: EntityRecord, located: EntityRecord) -> bool:
