@@ -179,6 +179,8 @@ def test_a_place_located_by_a_news_style_state_abbreviation(kb: KnowledgeBase) -
     entities = by_name(EntityLinker(kb).link("", body, found))
     huntsville = kb.get(entities["Huntsville"].entity_id)
     athens = kb.get(entities["Athens"].entity_id)
-    assert huntsville is not None and huntsville.first_tag("region") == "Alabama"
+    assert huntsville is not None
+    assert huntsville.first_tag("region") == "Alabama"
     # "Ga." is the US state, not the country Georgia: not the Greek capital either.
-    assert athens is not None and athens.first_tag("country") == "US"
+    assert athens is not None
+    assert athens.first_tag("country") == "US"
