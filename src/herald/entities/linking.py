@@ -435,7 +435,7 @@ class EntityLinker:
         confidence = round(min(1.0, share * 0.8 + 0.1), 3)
         if confidence < self._config.new_entity_min_confidence:
             return None
-        tags = [Tag("place_type", "place")]
+        tags = []
         if located.first_tag("place_type") == "region":
             tags.append(Tag("region", located.display_name))
         country = located.first_tag("country")
@@ -744,6 +744,7 @@ def _entity_kind(group: str, name: str) -> EntityKind:
     return "place"
 
 
+_NON_SPACE = re.compile(r"\S+")
 _STORM = re.compile(r"^(?:hurricane|typhoon|cyclone|tropical (?:storm|depression))\s", re.I)
 # How a country is written before an organisation's name, and its name in full.
 _NATIONAL_PREFIXES = {
@@ -775,12 +776,13 @@ def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention
     well-known place, then the person (a known first name and one or two more words)."""
     out: list[Mention] = []
     for mention in mentions:
-        words = mention.text.split()
+        words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(mention.text)]
         if mention.label in ("PERSON", "NORP") or not 3 <= len(words) <= 5:
             out.append(mention)
             continue
         for n in (1, 2):
-            place, rest = " ".join(words[:n]), " ".join(words[n:])
+            place = mention.text[: words[n - 1][1]]
+            rest = mention.text[words[n][0] :]
             if not 2 <= len(words) - n <= 3 or not _has_given_name(rest, kb):
                 continue
             if not any(
@@ -788,7 +790,7 @@ def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention
                 for r in kb.lookup(alias_key(place))
             ):
                 continue
-            at = mention.start + mention.text.index(rest, len(place))
+            at = mention.start + words[n][0]
             out.append(Mention(place, "GPE", mention.start, mention.start + len(place)))
             out.append(Mention(rest, "PERSON", at, at + len(rest)))
             break
