@@ -8,6 +8,8 @@ September 2015), so each case is tested whatever a model version does with the s
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
@@ -186,3 +188,44 @@ def test_a_place_located_by_a_news_style_state_abbreviation(kb: KnowledgeBase) -
     # "Ga." is the US state, not the country Georgia: not the Greek capital either.
     assert athens is not None
     assert athens.first_tag("country") == "US"
+
+
+_WORDS = [
+    "Governor", "of", "Wisconsin", "Scott", "Walker", "Harriman", "Tennessee", "Ala.", "U.S",
+    "Islamic", "State", "Iraq", "and", "the", "Levant", "Tropical", "Storm", "Etau", "Dushanbe",
+]  # fmt: skip
+_GAPS = [" ", "  ", "\n", ", ", "'s ", ". "]
+_LABELS = ["PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT"]
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    words=st.lists(
+        st.tuples(st.sampled_from(_WORDS), st.sampled_from(_GAPS)), min_size=1, max_size=14
+    ),
+    spans=st.lists(
+        st.tuples(st.integers(0, 13), st.integers(0, 5), st.sampled_from(_LABELS)), max_size=6
+    ),
+)
+def test_any_spans_the_recogniser_may_return_link_without_error(
+    kb: KnowledgeBase, words: list[tuple[str, str]], spans: list[tuple[int, int, str]]
+) -> None:
+    """Spans over whole words (as the recogniser's are), with any label, over words joined by
+    any spacing or punctuation."""
+    starts, body = [], ""
+    for word, gap in words:
+        starts.append(len(body))
+        body += word + gap
+    ends = [start + len(word) for start, (word, _) in zip(starts, words, strict=True)]
+    found = []
+    for first, extra, label in spans:
+        if first < len(words):
+            last = min(len(words) - 1, first + extra)
+            found.append(
+                Mention(body[starts[first] : ends[last]], label, starts[first], ends[last])
+            )
+    result = EntityLinker(kb).link("", body, found)
+    assert all(0.0 <= e.confidence <= 1.0 for e in result.entities)
+    assert {d.id for d in result.new_entities} <= {e.entity_id for e in result.entities}
