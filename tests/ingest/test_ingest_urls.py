@@ -134,6 +134,17 @@ def test_source_domains_are_normalised(given_domain: str) -> None:
     assert normalise_domain(given_domain) == "bbc.co.uk"
 
 
+def test_an_internationalised_domain_is_stored_in_its_ascii_form() -> None:
+    assert normalise_domain("Bücher.de") == "xn--bcher-kva.de"
+    assert normalise_domain("https://www.bücher.de/shop") == "xn--bcher-kva.de"
+
+
+@pytest.mark.parametrize("junk", ["°", "👍🏻", "¡hola.com", "$defs", "a b.com", "bbc.co.uk?x"])
+def test_symbols_and_spaces_are_not_domains(junk: str) -> None:
+    with pytest.raises(InvalidUrl, match="not a domain"):
+        normalise_domain(junk)
+
+
 def test_content_ids_are_stable_and_keyed_on_canonical_url() -> None:
     a = content_id_for_key(
         canonical_key(canonical_url("http://www.example.com/a?utm_source=x"), "example.com", None)

@@ -13,6 +13,7 @@ import functools
 import ipaddress
 import posixpath
 import re
+import unicodedata
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from publicsuffixlist import PublicSuffixList
@@ -241,6 +242,12 @@ def registrable_domain(host: str) -> str | None:
     return result
 
 
+def _is_name_char(char: str) -> bool:
+    """A character a host name may hold: a letter or digit of any script, a combining mark, a
+    hyphen, an underscore or a dot."""
+    return char.isalnum() or char in "-_." or unicodedata.category(char).startswith("M")
+
+
 def host_of(url: str) -> str:
     try:
         host = urlsplit(url.strip()).hostname
@@ -256,14 +263,28 @@ _HOSTNAME = re.compile(
 )
 
 
+# The shape of a source domain as a user may give it (what :func:`normalise_domain` reads), in
+# JSON Schema's pattern dialect for the API's documents: a host name, optionally as a URL (scheme,
+# port, path). Letters outside ASCII are an internationalised name's; which of those encode, and
+# which names are public suffixes ("co.uk"), a pattern cannot say.
+_LABEL_CHARS = "A-Za-z0-9_\\u00a1-\\uffff"
+SOURCE_DOMAIN_PATTERN = (
+    f"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?[{_LABEL_CHARS}](?:[{_LABEL_CHARS}-]{{0,61}}"
+    f"[{_LABEL_CHARS}])?(?:\\.[{_LABEL_CHARS}-]{{1,63}})*\\.?(?::[0-9]{{1,5}})?(?:/\\S*)?$"
+)
+
+
 def normalise_domain(value: str) -> str:
-    """A source domain as given by a user (``www.BBC.co.uk``, ``https://bbc.co.uk/news``) in its
-    documented form: the registrable domain in lower case. Raises :class:`InvalidUrl`."""
+    """A source domain as given by a user (``www.BBC.co.uk``, ``https://bbc.co.uk/news``,
+    ``bücher.de``) in its documented form: the registrable domain in lower case (an
+    internationalised name in its ASCII ``xn--`` form). Raises :class:`InvalidUrl`."""
     text = value.strip().lower()
     if "://" in text:
         text = host_of(text)
     text = text.split("/")[0].split(":")[0].rstrip(".")
     if not text.isascii():
+        if not all(_is_name_char(ch) for ch in text):
+            raise InvalidUrl(f"not a domain: {value[:100]!r}")  # "°", "👍": no name's letters
         try:
             text = text.encode("idna").decode("ascii")
         except UnicodeError as exc:

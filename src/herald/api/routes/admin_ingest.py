@@ -34,6 +34,7 @@ from herald.ingest.source_records import (
 )
 from herald.ingest.sources import Document
 from herald.ingest.sources.detect import UnknownFormat
+from herald.ingest.urls import SOURCE_DOMAIN_PATTERN
 
 router = APIRouter(tags=["operator"])
 
@@ -192,7 +193,14 @@ class SourceIn(RequestModel):
         default=None, description="Source name for items (default: the feed's)."
     )
     domain: str | None = Field(
-        default=None, description="Source domain for items (default: each link's)."
+        default=None,
+        description=(
+            "Source domain for items (default: each link's): a host name or a URL of it "
+            "(`www.bbc.co.uk`, `https://bbc.co.uk/news`, `bücher.de`), stored as its registrable "
+            "domain in lower case (`bbc.co.uk`, `xn--bcher-kva.de`); a public suffix such as "
+            "`co.uk` is refused."
+        ),
+        json_schema_extra={"pattern": SOURCE_DOMAIN_PATTERN, "maxLength": 253},
     )
 
 

@@ -20,6 +20,7 @@ class PreviewRequest(RequestModel):
             f"Past UTC days to preview, today included (default {DEFAULT_PREVIEW_DAYS}, "
             f"at most {MAX_PREVIEW_DAYS})."
         ),
+        json_schema_extra={"minimum": 1, "maximum": MAX_PREVIEW_DAYS},
     )
     explain: bool = Field(default=False, description="Add `match` evidence to each top item.")
 
