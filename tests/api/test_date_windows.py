@@ -148,3 +148,16 @@ def test_a_window_from_the_first_day_of_the_calendar_is_answered(
     end_of_calendar = client.get("/v1/webhooks/events", params={"end": "9999-12-31"}, headers=auth)
     assert end_of_calendar.status_code == 400
     assert end_of_calendar.json()["details"][0]["field"] == "end"
+
+
+@pytest.mark.parametrize("name", ["start", "end"])
+def test_an_empty_date_parameter_is_a_400_not_an_absent_one(
+    client: TestClient, auth: dict[str, str], monitor_id: str, name: str
+) -> None:
+    calls = {k: v for k, v in endpoints(client, auth, monitor_id).items() if "search" not in k}
+    for endpoint, call in calls.items():
+        response = call({name: ""})
+        assert response.status_code == 400, (endpoint, response.text)
+        body = response.json()
+        assert body["error"] == "invalid_request", endpoint
+        assert body["details"][0]["field"].startswith(name), (endpoint, body)

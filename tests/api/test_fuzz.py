@@ -16,8 +16,9 @@ webhook target stays enabled; a schedule's time zone is a name of the time zone 
 string carries a NUL character; a new source's `domain` is one the server reads as a domain
 (letters outside ASCII that encode, not a public suffix); a schedule gives `minute` only when
 hourly and `run_time` only when daily; `POST /v1/admin/content` is sent in the ingestion format
-(JSON Lines or an array). Target host names resolve to loopback, which this workspace's
-settings admit, so no request leaves the machine.
+(JSON Lines or an array); a filter domain is a name once its scheme, path and port are cut
+off; a webhook replay window is at most 30 days. Target host names resolve to loopback, which
+this workspace's settings admit, so no request leaves the machine.
 """
 
 from __future__ import annotations
@@ -39,11 +40,14 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
 from herald.api.app import create_app
+from herald.api.schemas.search_fields import DOMAIN_SCHEMA
 from herald.config import Settings
 from herald.core.clock import FrozenClock
 from herald.db.migrate import upgrade
 from herald.ingest.urls import SOURCE_DOMAIN_PATTERN, InvalidUrl, normalise_domain
 from herald.runtime import Runtime
+from herald.search.domains import normalize_domain
+from herald.webhooks.replay import MAX_REPLAY_WINDOW
 from herald.workspaces.service import create_key
 from tests.conftest import START
 
@@ -80,6 +84,7 @@ _WINDOWS = {  # path: (start name, end name)
     "/v1/news/clusters": ("start_date", "end_date"),
     "/v1/webhooks/events": ("start", "end"),
     "/v1/webhooks/stats": ("start", "end"),
+    "/v1/webhooks/replay": ("start", "end"),
 }
 _FIRST_DAY, _LAST_DAY = date(1, 3, 1), date(9999, 12, 29)
 
@@ -119,6 +124,13 @@ def _window_is_valid(path: str, values: dict[str, Any] | None) -> bool:
             return False
     elif isinstance(start, str) and days[0] > START.date() and path not in _SEARCHES:
         return False  # a lone start runs through now
+    if path == "/v1/webhooks/replay" and days:
+        # A replay window is at most 30 days (a lone start runs to now, a lone end starts a
+        # week before); days are compared, so a window of 30 calendar days is not sent.
+        first = days[0] if isinstance(start, str) else days[-1] - timedelta(days=7)
+        last = days[-1] if isinstance(end, str) else START.date()
+        if (last - first).days >= MAX_REPLAY_WINDOW.days:
+            return False
     return True
 
 
@@ -140,6 +152,10 @@ def filter_body(ctx: Any, body: Any) -> bool:
     filters = body.get("search", body) if isinstance(body.get("search"), dict) else body
     if filters.get("include_domains") and filters.get("exclude_domains"):
         return False  # domain_filter_conflict
+    for name in ("include_domains", "exclude_domains"):
+        values = filters.get(name)
+        if isinstance(values, list) and not all(_agree_on_filter_domain(v) for v in values):
+            return False
     if path == "/v1/webhooks" and body.get("enabled") is False:
         return False
     if path == "/v1/admin/sources" and isinstance(body.get("domain"), str):
@@ -158,6 +174,16 @@ def filter_body(ctx: Any, body: Any) -> bool:
 
 
 _DOMAIN = re.compile(SOURCE_DOMAIN_PATTERN)
+_FILTER_DOMAIN = re.compile(DOMAIN_SCHEMA["pattern"])
+
+
+def _agree_on_filter_domain(value: Any) -> bool:
+    """Whether the schema and the search rules agree on a filter domain: what is left once a
+    scheme, path, port and user are cut off must be a name (which a pattern cannot say)."""
+    if not isinstance(value, str):
+        return True
+    name = normalize_domain(value)
+    return bool(_FILTER_DOMAIN.fullmatch(value)) == bool(name and " " not in name)
 
 
 def _is_domain(value: str) -> bool:

@@ -319,8 +319,8 @@ def results(
     ] = False,
 ) -> ResultsResponse:
     page_request = PageRequest.checked(limit, offset, max_limit=100)
-    start = parse_date_input(start_date, field="start_date") if start_date else None
-    end = parse_date_input(end_date, field="end_date") if end_date else None
+    start = parse_date_input(start_date, field="start_date") if start_date is not None else None
+    end = parse_date_input(end_date, field="end_date") if end_date is not None else None
     check_order(start, end)
     with runtime.sessions.read() as session:
         monitor = service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)

@@ -20,8 +20,9 @@ def _array(items: dict[str, Any], most: int) -> dict[str, Any]:
 QUERY_SCHEMA: dict[str, Any] = NOT_BLANK_SCHEMA | {"maxLength": MAX_QUERY_CHARS}
 MediaTypes = Annotated[list[str], WithJsonSchema(_array(MEDIA_TYPE_SCHEMA, 3))]
 # A domain is checked by the search rules (herald.search.request); the schema states the part a
-# pattern can: a name without whitespace.
-DOMAIN_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": "^\\S+$"}
+# pattern can: no whitespace, and not a bare path, query or fragment (what remains once a
+# scheme, path and port are cut off must be a name, which a pattern cannot fully say).
+DOMAIN_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": "^[^\\s/?#]\\S*$"}
 Domains = Annotated[list[str], WithJsonSchema(_array(DOMAIN_SCHEMA, MAX_DOMAINS))]
 EntityIds = Annotated[
     list[str], WithJsonSchema(_array(NOT_BLANK_SCHEMA | {"maxLength": 200}, MAX_ENTITY_IDS))
