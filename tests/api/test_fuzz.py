@@ -90,10 +90,11 @@ _FIRST_DAY, _LAST_DAY = date(1, 3, 1), date(9999, 12, 29)
 
 
 def _day(value: str) -> date:
+    """The UTC day of a date or date-time (the server compares windows in UTC)."""
     parsed = datetime.fromisoformat(value) if "T" in value.upper() else None
     if parsed is None:
         return date.fromisoformat(value)
-    return parsed.date()
+    return _utc(parsed).astimezone(UTC).date()
 
 
 def _utc(instant: datetime) -> datetime:
@@ -111,6 +112,8 @@ def _window_is_valid(path: str, values: dict[str, Any] | None) -> bool:
         days = [_day(v) for v in (start, end) if isinstance(v, str)]
         # A date-time without an offset is UTC, as the server reads it.
         instants = [_utc(datetime.fromisoformat(v)) for v in (start, end) if isinstance(v, str)]
+    except OverflowError:
+        return False  # past the calendar's ends once in UTC: a 400 by the calendar rule
     except ValueError:
         return True  # not a date: the schema's own business
     if any(not _FIRST_DAY <= d <= _LAST_DAY for d in days):

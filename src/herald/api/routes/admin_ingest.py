@@ -15,7 +15,14 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from herald.api.deps import AdminDep, ClockDep, RuntimeDep, SessionsDep
-from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp, current_meta
+from herald.api.schemas.common import (
+    SPACE_CHARS,
+    Meta,
+    RequestModel,
+    ResponseModel,
+    UtcTimestamp,
+    current_meta,
+)
 from herald.core.clock import Clock
 from herald.db.session import SessionFactory
 from herald.errors import FieldIssue, InvalidRequest
@@ -72,7 +79,7 @@ INGEST_BODY: dict[str, Any] = {
             "schema": {
                 "description": "One JSON item per line (the body as text).",
                 "minLength": 1,
-                "pattern": "\\S",
+                "pattern": f"[^{SPACE_CHARS}]",
             }
         },
     },
@@ -198,9 +205,9 @@ class SourceIn(RequestModel):
             "Source domain for items (default: each link's): a host name or a URL of it "
             "(`www.bbc.co.uk`, `https://bbc.co.uk/news`, `bücher.de`), stored as its registrable "
             "domain in lower case (`bbc.co.uk`, `xn--bcher-kva.de`); a public suffix such as "
-            "`co.uk` is refused."
+            "`co.uk`, or a host name longer than 253 characters, is refused."
         ),
-        json_schema_extra={"pattern": SOURCE_DOMAIN_PATTERN, "maxLength": 253},
+        json_schema_extra={"pattern": SOURCE_DOMAIN_PATTERN},
     )
 
 

@@ -30,7 +30,17 @@ DATE_SCHEMA: dict[str, Any] = {"type": "string", "format": "date"}
 DATE_OR_DATETIME_SCHEMA: dict[str, Any] = {
     "anyOf": [DATE_SCHEMA, {"type": "string", "format": "date-time"}]
 }
-NOT_BLANK_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": r"\S"}
+# The characters Python's str.strip() takes for white space, which is what the server calls
+# blank; spelled out because JSON Schema's "\s" is not the same set (it has no U+001C-U+001F
+# nor U+0085, and has U+FEFF).
+SPACE_CHARS = (
+    "\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+NOT_BLANK_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "pattern": f"[^{SPACE_CHARS}]",
+}
 MEDIA_TYPE_SCHEMA: dict[str, Any] = {"type": "string", "enum": ["news", "wire", "podcast"]}
 DateText = Annotated[str, WithJsonSchema(DATE_OR_DATETIME_SCHEMA)]
 DayText = Annotated[str, WithJsonSchema(DATE_SCHEMA)]
