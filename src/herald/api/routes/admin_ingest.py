@@ -15,14 +15,7 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from herald.api.deps import AdminDep, ClockDep, RuntimeDep, SessionsDep
-from herald.api.schemas.common import (
-    SPACE_CHARS,
-    Meta,
-    RequestModel,
-    ResponseModel,
-    UtcTimestamp,
-    current_meta,
-)
+from herald.api.schemas.common import Meta, RequestModel, ResponseModel, UtcTimestamp, current_meta
 from herald.core.clock import Clock
 from herald.db.session import SessionFactory
 from herald.errors import FieldIssue, InvalidRequest
@@ -79,7 +72,8 @@ INGEST_BODY: dict[str, Any] = {
             "schema": {
                 "description": "One JSON item per line (the body as text).",
                 "minLength": 1,
-                "pattern": f"[^{SPACE_CHARS}]",
+                # The body is read as bytes, whose strip() takes ASCII white space only.
+                "pattern": "[^\\t-\\r ]",
             }
         },
     },
