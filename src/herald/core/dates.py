@@ -91,6 +91,12 @@ def parse_date_input(value: str, *, field: str) -> DateInput:
     return DateInput(instant, date_only=False, field=field)
 
 
+def parse_optional_date_input(value: str | None, *, field: str) -> DateInput | None:
+    """:func:`parse_date_input` for a parameter that may be left out: ``None`` when it is, and
+    an error for an empty string as for any other text that is not a date."""
+    return None if value is None else parse_date_input(value, field=field)
+
+
 def end_instant(value: DateInput) -> datetime:
     """The exclusive end of a window whose inclusive end is ``value``."""
     return shift(value.instant, timedelta(days=1) if value.date_only else _TICK, field=value.field)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from herald.core.clock import Clock
-from herald.core.dates import Window, parse_date_input, resolve_window
+from herald.core.dates import Window, parse_optional_date_input, resolve_window
 from herald.errors import DomainFilterConflict, FieldIssue, InvalidRequest, TooManyDomains
 from herald.search.domains import normalize_domain
 from herald.search.types import MEDIA_TYPES, SearchRequest
@@ -172,6 +172,6 @@ def check_limit(limit: int) -> None:
 
 def parse_window(start_date: str | None, end_date: str | None, clock: Clock) -> Window:
     """The window of a search: both dates or neither (then the last 60 days through today)."""
-    start = parse_date_input(start_date, field="start_date") if start_date is not None else None
-    end = parse_date_input(end_date, field="end_date") if end_date is not None else None
+    start = parse_optional_date_input(start_date, field="start_date")
+    end = parse_optional_date_input(end_date, field="end_date")
     return resolve_window(start, end, today=clock.now().date())

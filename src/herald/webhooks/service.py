@@ -16,7 +16,7 @@ from herald.core.clock import Clock
 from herald.core.dates import (
     check_order,
     end_instant,
-    parse_date_input,
+    parse_optional_date_input,
     shift,
     start_after_end,
 )
@@ -245,8 +245,8 @@ def inspection_window(
     Missing ``end`` is now; missing ``start`` is ``default`` before the end. A start after the end
     is ``date_window_too_long``, as for every other window.
     """
-    first = parse_date_input(start, field="start") if start is not None else None
-    last = parse_date_input(end, field="end") if end is not None else None
+    first = parse_optional_date_input(start, field="start")
+    last = parse_optional_date_input(end, field="end")
     check_order(first, last)
     end_at = now if last is None else end_instant(last) - timedelta(microseconds=1)
     start_at = first.instant if first else shift(end_at, -default, field="end")

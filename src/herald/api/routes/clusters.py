@@ -21,7 +21,7 @@ from herald.clusters.queries import (
     list_clusters,
     list_window,
 )
-from herald.core.dates import parse_date_input
+from herald.core.dates import parse_optional_date_input
 from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.db.models.clusters import StoryCluster, StoryClusterMember
 from herald.db.models.content import ContentItem
@@ -136,8 +136,8 @@ def list_story_clusters(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Default 0.")] = 0,
 ) -> ClusterListResponse:
     del principal  # clusters are shared by all workspaces
-    start = parse_date_input(start_date, field="start_date") if start_date is not None else None
-    end = parse_date_input(end_date, field="end_date") if end_date is not None else None
+    start = parse_optional_date_input(start_date, field="start_date")
+    end = parse_optional_date_input(end_date, field="end_date")
     window = list_window(start, end, now=clock.now())
     page = PageRequest.checked(limit, offset, max_limit=LIST_MAX_LIMIT)
     with sessions.read() as session:

@@ -21,7 +21,7 @@ from herald.api.schemas.common import (
     UtcTimestamp,
     current_meta,
 )
-from herald.core.dates import lookback_window, parse_date_input
+from herald.core.dates import lookback_window, parse_optional_date_input
 from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.entities.model import EntityRecord
 from herald.entities.service import (
@@ -146,8 +146,8 @@ def timeline(
     limit: Annotated[int, Query(ge=1, le=TIMELINE_MAX_LIMIT)] = 25,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> TimelineResponse:
-    start = parse_date_input(start_date, field="start_date") if start_date is not None else None
-    end = parse_date_input(end_date, field="end_date") if end_date is not None else None
+    start = parse_optional_date_input(start_date, field="start_date")
+    end = parse_optional_date_input(end_date, field="end_date")
     window = lookback_window(
         start, end, now=runtime.clock.now(), days=TIMELINE_DEFAULT_DAYS, from_midnight=True
     )

@@ -42,7 +42,7 @@ from herald.core.dates import (
     check_order,
     end_instant,
     midnight,
-    parse_date_input,
+    parse_optional_date_input,
 )
 from herald.core.pagination import MAX_OFFSET, PageRequest
 from herald.errors import FieldIssue, InvalidRequest
@@ -319,8 +319,8 @@ def results(
     ] = False,
 ) -> ResultsResponse:
     page_request = PageRequest.checked(limit, offset, max_limit=100)
-    start = parse_date_input(start_date, field="start_date") if start_date is not None else None
-    end = parse_date_input(end_date, field="end_date") if end_date is not None else None
+    start = parse_optional_date_input(start_date, field="start_date")
+    end = parse_optional_date_input(end_date, field="end_date")
     check_order(start, end)
     with runtime.sessions.read() as session:
         monitor = service.get_monitor(session, team_id=principal.team_id, monitor_id=monitor_id)
