@@ -46,7 +46,7 @@ from herald.core.clock import FrozenClock
 from herald.db.migrate import upgrade
 from herald.ingest.urls import SOURCE_DOMAIN_PATTERN, InvalidUrl, normalise_domain
 from herald.runtime import Runtime
-from herald.search.domains import normalize_domain
+from herald.search.domains import filter_domain
 from herald.webhooks.replay import MAX_REPLAY_WINDOW
 from herald.workspaces.service import create_key
 from tests.conftest import START
@@ -185,8 +185,7 @@ def _agree_on_filter_domain(value: Any) -> bool:
     scheme, path, port and user are cut off must be a name (which a pattern cannot say)."""
     if not isinstance(value, str):
         return True
-    name = normalize_domain(value)
-    return bool(_FILTER_DOMAIN.fullmatch(value)) == bool(name and " " not in name)
+    return bool(_FILTER_DOMAIN.fullmatch(value)) == (filter_domain(value) is not None)
 
 
 def _is_domain(value: str) -> bool:

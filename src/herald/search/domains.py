@@ -32,6 +32,13 @@ def normalize_domain(value: str) -> str:
     return domain
 
 
+def filter_domain(value: str) -> str | None:
+    """The domain a search filter means by ``value`` (:func:`normalize_domain`), or ``None``
+    when nothing is left that names one (``https://``, ``/news``, a name with a space)."""
+    domain = normalize_domain(value)
+    return domain if domain and " " not in domain else None
+
+
 def domain_and_parents(value: str) -> list[str]:
     """``news.example.co.uk`` -> ``["news.example.co.uk", "example.co.uk"]``."""
     host = normalize_domain(value)

@@ -22,7 +22,7 @@ from datetime import datetime
 from herald.core.clock import Clock
 from herald.core.dates import Window, parse_optional_date_input, resolve_window
 from herald.errors import DomainFilterConflict, FieldIssue, InvalidRequest, TooManyDomains
-from herald.search.domains import normalize_domain
+from herald.search.domains import filter_domain
 from herald.search.types import MEDIA_TYPES, SearchRequest
 
 MAX_QUERY_CHARS = 2000
@@ -128,8 +128,8 @@ def _domains(values: Sequence[str] | None, field: str) -> tuple[str, ...]:
         )
     out = []
     for value in values:
-        domain = normalize_domain(value)
-        if not domain or " " in domain:
+        domain = filter_domain(value)
+        if domain is None:
             raise InvalidRequest(
                 f"{field} has an invalid domain",
                 details=[FieldIssue(field, f"not a domain: {value!r}")],
