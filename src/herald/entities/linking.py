@@ -202,9 +202,11 @@ class EntityLinker:
         neighbours = _neighbours(mentions)
         for group in groups:
             kinds = self._with_kb_kind(group, _kind_distribution(text, group, neighbours, self._kb))
-            choice = self._team(doc, group) or self._choose(doc, group, kinds)
+            # The region or country the text puts the name in ("Harriman, Tennessee").
+            located = self._located_in(doc, group)
+            choice = self._team(doc, group) or self._choose(doc, group, kinds, located)
             if choice is None:
-                draft = self._new_entity(doc, group, kinds)
+                draft = self._new_entity(doc, group, kinds, located)
                 if draft is None:
                     continue
                 record, confidence = draft
@@ -226,7 +228,11 @@ class EntityLinker:
         return LinkResult(linked, [d for i, d in drafts.items() if i in kept])
 
     def _choose(
-        self, doc: _Document, group: _Group, kinds: dict[str, float]
+        self,
+        doc: _Document,
+        group: _Group,
+        kinds: dict[str, float],
+        located: EntityRecord | None,
     ) -> tuple[EntityRecord, float] | None:
         if _is_demonym(group):
             return self._choose_demonym(group)
@@ -243,7 +249,6 @@ class EntityLinker:
             return None
         risky = _needs_context(doc, group)
         nickname = all(len(s.split()) == 1 for s in group.surfaces)
-        located = self._located_in(doc, group)
         scored: list[tuple[float, float, EntityRecord]] = []
         for record, name_match in candidates.values():
             fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
@@ -377,7 +382,11 @@ class EntityLinker:
         return None
 
     def _new_entity(
-        self, doc: _Document, group: _Group, kinds: dict[str, float]
+        self,
+        doc: _Document,
+        group: _Group,
+        kinds: dict[str, float],
+        located: EntityRecord | None,
     ) -> tuple[EntityRecord, float] | None:
         if _is_demonym(group):
             return None  # nationalities and groups ("Icelanders") only link to known places
@@ -386,8 +395,7 @@ class EntityLinker:
         if not key or key in _NOT_NAMES or not _looks_like_a_name(name):
             return None
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
-        located = self._located_in(doc, group) if group_kind == PLACE else None
-        if located is not None:
+        if located is not None and group_kind == PLACE:
             return self._new_place(group, name, located, share)
         if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
@@ -746,14 +754,9 @@ def _entity_kind(group: str, name: str) -> EntityKind:
 
 _NON_SPACE = re.compile(r"\S+")
 _STORM = re.compile(r"^(?:hurricane|typhoon|cyclone|tropical (?:storm|depression))\s", re.I)
-# How a country is written before an organisation's name, and its name in full.
-_NATIONAL_PREFIXES = {
-    "u.s.": "United States",
-    "u.s": "United States",
-    "us": "United States",
-    "u.k.": "United Kingdom",
-    "uk": "United Kingdom",
-}
+# How a country is written before an organisation's name (by name key: "U.S.", "U.S" and
+# "US" are one), and its name in full.
+_NATIONAL_PREFIXES = {"us": "United States", "uk": "United Kingdom"}
 
 
 def _national_aliases(name: str) -> tuple[str, ...]:
@@ -761,7 +764,7 @@ def _national_aliases(name: str) -> tuple[str, ...]:
     Environmental Protection Agency" is also the "United States Environmental Protection
     Agency" and, with three words or more left, the "Environmental Protection Agency"."""
     first, _, rest = name.partition(" ")
-    full = _NATIONAL_PREFIXES.get(first.lower())
+    full = _NATIONAL_PREFIXES.get(alias_key(first))
     if full is None or not rest:
         return ()
     aliases = [f"{full} {rest}"]
