@@ -258,19 +258,22 @@ def host_of(url: str) -> str:
     return host.lower()
 
 
-_HOSTNAME = re.compile(
-    r"^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_-]{1,63})*$"
-)
+def _host_name(chars: str) -> str:
+    """A host name's labels of ``chars``, joined by dots, as a regular expression (also valid
+    as a JSON Schema pattern): at most 63 characters each, the first neither starting nor ending
+    with a hyphen."""
+    return f"[{chars}](?:[{chars}-]{{0,61}}[{chars}])?(?:\\.[{chars}-]{{1,63}})*"
 
+
+_HOSTNAME = re.compile(f"^(?=.{{1,253}}$){_host_name('a-z0-9_')}$")
 
 # The shape of a source domain as a user may give it (what :func:`normalise_domain` reads), in
 # JSON Schema's pattern dialect for the API's documents: a host name, optionally as a URL (scheme,
 # port, path). Letters outside ASCII are an internationalised name's; which of those encode, and
 # which names are public suffixes ("co.uk"), a pattern cannot say.
-_LABEL_CHARS = "A-Za-z0-9_\\u00a1-\\uffff"
+_USER_HOST = _host_name("A-Za-z0-9_\\u00a1-\\uffff")
 SOURCE_DOMAIN_PATTERN = (
-    f"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?[{_LABEL_CHARS}](?:[{_LABEL_CHARS}-]{{0,61}}"
-    f"[{_LABEL_CHARS}])?(?:\\.[{_LABEL_CHARS}-]{{1,63}})*\\.?(?::[0-9]{{1,5}})?(?:/\\S*)?$"
+    f"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?{_USER_HOST}\\.?(?::[0-9]{{1,5}})?(?:/\\S*)?$"
 )
 
 
