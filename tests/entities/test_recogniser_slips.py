@@ -36,6 +36,11 @@ def by_name(result: LinkResult) -> dict[str, LinkedEntity]:
     return {e.display_name: e for e in result.entities}
 
 
+def linked(kb: KnowledgeBase, body: str, *spans: tuple[str, str]) -> dict[str, LinkedEntity]:
+    """The entities linked in ``body`` from the mentions ``spans`` (see :func:`mentions`)."""
+    return by_name(EntityLinker(kb).link("", body, mentions(body, *spans)))
+
+
 def test_a_known_name_longer_than_the_recognisers_spans_replaces_them(kb: KnowledgeBase) -> None:
     body = (
         "The United Nations confirms the Islamic State of Iraq and the Levant has destroyed "
@@ -60,8 +65,7 @@ def test_a_country_labelled_a_nationality_and_a_capital_labelled_an_organisation
     kb: KnowledgeBase,
 ) -> None:
     body = "Clashes in and around Tajikistan's capital Dushanbe kill at least 17 people."
-    found = mentions(body, ("Tajikistan", "NORP"), ("Dushanbe", "ORG"))
-    entities = by_name(EntityLinker(kb).link("", body, found))
+    entities = linked(kb, body, ("Tajikistan", "NORP"), ("Dushanbe", "ORG"))
     assert entities["Tajikistan"].entity_kind == "place"
     assert entities["Dushanbe"].entity_kind == "place"
 
@@ -92,8 +96,7 @@ def test_two_names_joined_or_a_name_cut_short_are_not_entities(
 @pytest.mark.parametrize("gap", [" ", "  ", "\n"])
 def test_a_place_glued_to_the_person_after_it_is_split(kb: KnowledgeBase, gap: str) -> None:
     body = f"Governor of Wisconsin{gap}Scott{gap}Walker ends his presidential campaign."
-    found = mentions(body, (f"Wisconsin{gap}Scott{gap}Walker", "ORG"))
-    entities = by_name(EntityLinker(kb).link("", body, found))
+    entities = linked(kb, body, (f"Wisconsin{gap}Scott{gap}Walker", "ORG"))
     assert entities["Wisconsin"].entity_kind == "place"
     (person,) = (e for e in entities.values() if e.entity_kind == "person")
     assert " ".join(person.display_name.split()) == "Scott Walker"
@@ -121,15 +124,13 @@ def test_an_agency_named_with_its_countrys_abbreviation_gets_its_full_names(
 
 def test_a_storm_is_an_event_whatever_the_recogniser_called_it(kb: KnowledgeBase) -> None:
     body = "Tropical Storm Etau brings record rainfall to eastern Japan."
-    found = mentions(body, ("Tropical Storm Etau", "ORG"), ("Japan", "GPE"))
-    entities = by_name(EntityLinker(kb).link("", body, found))
+    entities = linked(kb, body, ("Tropical Storm Etau", "ORG"), ("Japan", "GPE"))
     assert entities["Tropical Storm Etau"].entity_kind == "event"
 
 
 def test_a_religious_title_is_not_part_of_a_new_persons_name(kb: KnowledgeBase) -> None:
     body = "The pope was greeted by Archbishop Carlo Maria Viganò at the airport."
-    found = mentions(body, ("Archbishop Carlo Maria Viganò", "PERSON"))
-    entities = by_name(EntityLinker(kb).link("", body, found))
+    entities = linked(kb, body, ("Archbishop Carlo Maria Viganò", "PERSON"))
     assert set(entities) == {"Carlo Maria Viganò"}
 
 
@@ -167,20 +168,17 @@ def test_a_place_located_elsewhere_is_not_the_known_place_of_that_name() -> None
     )
     kb = KnowledgeBase([springfield, region("Illinois", "il"), region("Missouri", "mo")])
     body = "A tornado hit Springfield, Missouri on Sunday night."
-    found = mentions(body, ("Springfield", "GPE"), ("Missouri", "GPE"))
-    entities = by_name(EntityLinker(kb).link("", body, found))
+    entities = linked(kb, body, ("Springfield", "GPE"), ("Missouri", "GPE"))
     assert entities["Springfield"].entity_id != "ent_springfield_il"
     assert entities["Missouri"].entity_id == "ent_mo"
     body = "A tornado hit Springfield, Illinois on Sunday night."
-    found = mentions(body, ("Springfield", "GPE"), ("Illinois", "GPE"))
-    entities = by_name(EntityLinker(kb).link("", body, found))
+    entities = linked(kb, body, ("Springfield", "GPE"), ("Illinois", "GPE"))
     assert entities["Springfield"].entity_id == "ent_springfield_il"
 
 
 def test_a_place_located_by_a_news_style_state_abbreviation(kb: KnowledgeBase) -> None:
     body = "A tornado damaged homes in Huntsville, Ala., and in Athens, Ga., on Sunday."
-    found = mentions(body, ("Huntsville", "GPE"), ("Athens", "GPE"))
-    entities = by_name(EntityLinker(kb).link("", body, found))
+    entities = linked(kb, body, ("Huntsville", "GPE"), ("Athens", "GPE"))
     huntsville = kb.get(entities["Huntsville"].entity_id)
     athens = kb.get(entities["Athens"].entity_id)
     assert huntsville is not None
