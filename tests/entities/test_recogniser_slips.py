@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult
+from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
 from herald.entities.model import EntityRecord, Tag
 from tests.enrich.models import fresh_knowledge_base
 
@@ -143,9 +143,12 @@ def test_a_small_place_the_text_locates_is_found_with_its_region(kb: KnowledgeBa
     assert Tag("region", "Tennessee") in draft.tags
     assert Tag("country", "US") in draft.tags
     assert draft.to_record().tags == draft.tags  # stored with the entity
-    # Without the region a one-word place named once stays unknown (too often a mistake).
-    body = "Police in Harriman arrest a 41-year-old actress on Friday."
-    assert EntityLinker(kb).link("", body, mentions(body, ("Harriman", "GPE"))).entities == []
+    # Without the region it is another place, one the text does not locate.
+    body = "The storm flooded the streets of Harriman on Friday."
+    (other,) = EntityLinker(kb).link("", body, mentions(body, ("Harriman", "GPE"))).new_entities
+    assert other.entity_kind == "place"
+    assert other.tags == ()
+    assert other.id != draft.id
 
 
 def test_a_place_located_elsewhere_is_not_the_known_place_of_that_name() -> None:
@@ -186,6 +189,105 @@ def test_a_place_located_by_a_news_style_state_abbreviation(kb: KnowledgeBase) -
     # "Ga." is the US state, not the country Georgia: not the Greek capital either.
     assert athens is not None
     assert athens.first_tag("country") == "US"
+
+
+def test_capitals_in_a_sentence_case_title_are_names(kb: KnowledgeBase) -> None:
+    """A title written as a sentence ("... in Mannheim, Germany") proves its capitals are names,
+    as a sentence of the body does; a title-cased one ("Aid Worker ... Freed") proves nothing."""
+    body = "The champion retained his titles on Saturday night."
+    for title, expected in [
+        ("Aid worker Jan Kowalski freed after talks in Germany", {"Jan Kowalski", "Germany"}),
+        ("Aid Worker Jan Kowalski Freed After Talks In Germany", set()),
+    ]:
+        text = document_text(title, body)
+        found = mentions(text, ("Jan Kowalski", "PERSON"), ("Germany", "GPE"))
+        assert set(by_name(EntityLinker(kb).link(title, body, found))) == expected, title
+
+
+def test_a_state_abbreviated_after_a_place_is_the_state(kb: KnowledgeBase) -> None:
+    body = "Gigante died at the federal prison in Springfield, Mo., a prison spokesman said."
+    missouri = kb.lookup("missouri")[0]
+    # Whether or not the recogniser found "Mo" itself, the text names Missouri.
+    for spans in ([("Springfield", "GPE"), ("Mo", "GPE")], [("Springfield", "GPE")]):
+        entities = linked(kb, body, *spans)
+        assert entities["Missouri"].entity_id == missouri.id
+        assert entities["Missouri"].surfaces == ("Mo",)
+        assert kb.get(entities["Springfield"].entity_id).first_tag("region") == "Missouri"
+    # An abbreviation opening a headline names no place of its own.
+    title, text = "Mich. accountant charged with murder", "Police gave no motive."
+    found = mentions(document_text(title, text), ("Mich", "GPE"))
+    assert EntityLinker(kb).link(title, text, found).entities == []
+
+
+def test_a_surname_the_recogniser_calls_a_nationality_is_the_persons(kb: KnowledgeBase) -> None:
+    body = (
+        "Klitschko, 58-3, floored the American challenger in the fifth round. "
+        "Wladimir Klitschko keeps his titles."
+    )
+    entities = linked(
+        kb, body, ("Klitschko", "NORP"), ("American", "NORP"), ("Wladimir Klitschko", "PERSON")
+    )
+    assert entities["Wladimir Klitschko"].mention_count == 2
+    assert entities["Wladimir Klitschko"].entity_kind == "person"
+    assert "United States" in entities  # a nationality is still its country
+
+
+def test_the_last_word_of_a_venue_or_institution_decides_its_kind(kb: KnowledgeBase) -> None:
+    """Named once, with the recogniser's label and the sentence pulling the other way."""
+    body = (
+        "Protesters marched from Syntagma Square to the parliament, and the Hellenic Medical "
+        "Association called at Preston Crown Court for calm."
+    )
+    entities = linked(
+        kb,
+        body,
+        ("Syntagma Square", "ORG"),
+        ("Hellenic Medical Association", "GPE"),
+        ("Preston Crown Court", "ORG"),
+    )
+    assert entities["Syntagma Square"].entity_kind == "place"
+    assert entities["Hellenic Medical Association"].entity_kind == "organization"
+    # A court is a building and an institution: found, as whichever the text suggests.
+    assert entities["Preston Crown Court"].entity_kind in ("place", "organization")
+
+
+def test_a_place_named_once_becomes_an_entity_but_not_a_one_word_organisation(
+    kb: KnowledgeBase,
+) -> None:
+    body = "The ferry to Sicily was cancelled on Friday, and Interoute repaired the cable."
+    entities = linked(kb, body, ("Sicily", "GPE"), ("Interoute", "ORG"))
+    assert entities["Sicily"].entity_kind == "place"
+    assert "Interoute" not in entities  # one word named once: too little to go on
+
+
+def test_a_surname_alone_is_the_only_known_person_of_that_name(kb: KnowledgeBase) -> None:
+    kb.add(EntityRecord("ent_richard_nixon", "Richard Nixon", "person"))
+    body = "Fred LaRue, a Nixon administration aide, died on Saturday."
+    spans = [("Fred LaRue", "PERSON"), ("Nixon", "PERSON")]
+    entities = linked(kb, body, *spans)
+    assert entities["Richard Nixon"].entity_id == "ent_richard_nixon"
+    assert entities["Richard Nixon"].surfaces == ("Nixon",)
+    # Two known people of that surname: the surname alone decides nothing.
+    kb.add(EntityRecord("ent_pat_nixon", "Pat Nixon", "person"))
+    assert {"Richard Nixon", "Pat Nixon", "Nixon"}.isdisjoint(linked(kb, body, *spans))
+    # Renaming an entity drops its old surname from the index.
+    kb.add(EntityRecord("ent_pat_nixon", "Pat Ryan", "person"))
+    assert [r.id for r in kb.lookup_surname("nixon")] == ["ent_richard_nixon"]
+    # A surname the recogniser called a nationality or a place is not taken for the person.
+    assert "Richard Nixon" not in linked(kb, body, ("Nixon", "NORP"))
+
+
+def test_a_nickname_quoted_inside_a_name_is_not_part_of_it(kb: KnowledgeBase) -> None:
+    body = (
+        'Vincent "The Chin" Gigante, the mob boss, died in prison. '
+        "Gigante had feigned mental illness for decades."
+    )
+    later = body.rindex("Gigante")
+    found = [*mentions(body, ('Vincent "The Chin" Gigante', "PERSON"))]
+    found.append(Mention("Gigante", "PERSON", later, later + len("Gigante")))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Vincent Gigante"].entity_kind == "person"
+    assert entities["Vincent Gigante"].mention_count == 2
 
 
 _WORDS = [

@@ -58,6 +58,10 @@ class KnowledgeBase:
         self._countries: dict[str, str] = {}  # ISO alpha-2 -> entity id
         self._by_demonym: dict[str, list[str]] = {}  # "french" -> France
         self._by_home: dict[str, list[str]] = {}  # "indianapolis" -> its teams
+        # People by last name ("lagarde" -> Christine Lagarde): most surnames name one person,
+        # so those are kept as a plain id, the shared ones as a list (a third of the memory).
+        self._one_surname: dict[str, str] = {}
+        self._shared_surname: dict[str, list[str]] = {}
         self._given_names: set[str] = set()  # first words of people's names ("christine")
         self._first_words: set[str] = set()  # first word of every key (the matcher's filter)
         self._longest_key = 1  # words in the longest name key (the dictionary matcher's window)
@@ -93,6 +97,7 @@ class KnowledgeBase:
                     if ids and record.id in ids:
                         ids.remove(record.id)
                 self._profiles.pop(record.id, None)
+                self._drop_surname(_surname(old), record.id)
             self._records[record.id] = record
             for demonym in record.tag_values("demonym"):
                 ids = self._by_demonym.setdefault(alias_key(demonym), [])
@@ -112,6 +117,7 @@ class KnowledgeBase:
                 words = alias_key(record.display_name).split()
                 if len(words) >= 2 and words[0].isalpha() and len(words[0]) >= 2:
                     self._given_names.add(words[0])
+                self._add_surname(_surname(record), record.id)
             self._priors[record.id] = _prior(record)
             if record.entity_kind == "place" and record.first_tag("place_type") == "country":
                 code = record.first_tag("country")
@@ -130,6 +136,35 @@ class KnowledgeBase:
         """Teams named after this place ("Indianapolis" -> the Colts and the Pacers): the
         entities with a ``home`` tag of this key."""
         return [self._records[i] for i in self._by_home.get(key, ())]
+
+    def lookup_surname(self, key: str) -> list[EntityRecord]:
+        """People whose name ends with this word ("nixon" -> Richard Nixon)."""
+        one = self._one_surname.get(key)
+        ids = [one] if one is not None else self._shared_surname.get(key, [])
+        return [self._records[i] for i in ids]
+
+    def _add_surname(self, surname: str, entity_id: str) -> None:
+        if not surname:
+            return
+        shared = self._shared_surname.get(surname)
+        if shared is not None:
+            if entity_id not in shared:
+                shared.append(entity_id)
+            return
+        other = self._one_surname.setdefault(surname, entity_id)
+        if other != entity_id:
+            self._shared_surname[surname] = [self._one_surname.pop(surname), entity_id]
+
+    def _drop_surname(self, surname: str, entity_id: str) -> None:
+        if self._one_surname.get(surname) == entity_id:
+            del self._one_surname[surname]
+            return
+        shared = self._shared_surname.get(surname)
+        if shared is None or entity_id not in shared:
+            return
+        shared.remove(entity_id)
+        if len(shared) == 1:
+            self._one_surname[surname] = self._shared_surname.pop(surname)[0]
 
     def is_given_name(self, key: str) -> bool:
         """Whether a person of the knowledge base has this first name ("christine")."""
@@ -198,6 +233,20 @@ def short_place_name(name: str) -> str:
     """The name a place goes by in running text: "Frankfurt am Main", "Frankfurt (Oder)" and
     "Newcastle upon Tyne" are "Frankfurt" and "Newcastle" (then the prior picks the bigger)."""
     return _PLACE_QUALIFIER.sub("", name) or name
+
+
+_NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+
+
+def _surname(record: EntityRecord) -> str:
+    """The key of a person's last name ("Arcade Joseph Comeaux Jr." -> "comeaux"), or "" when
+    the record is not a person named with at least two words."""
+    if record.entity_kind != "person":
+        return ""
+    words = alias_key(record.display_name).split()
+    while words and words[-1] in _NAME_SUFFIXES:
+        words.pop()
+    return words[-1] if len(words) >= 2 and len(words[-1]) >= 2 else ""
 
 
 def _prior(record: EntityRecord) -> float:

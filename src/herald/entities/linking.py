@@ -107,9 +107,67 @@ _NAMING_TEXT = """university college school hospital institute foundation associ
     creamery dairy bakery brewery restaurant academy society service services magazine weekly
     daily reporter television radio administration authority force forces guard corps office
     parliament assembly senate congress front movement organization organisation federation
-    observatory festival championship cup marathon awards games"""
+    observatory festival championship cup marathon awards games square avenue boulevard lane
+    highway route plaza arena theatre theater pier beach bay coast"""
 _NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
+# Of those, the last words that make a name a place's ("Syntagma Square"), and the ones that fit
+# both a place and an organisation ("Tulane University", "Preston Crown Court"): the rest name
+# organisations ("American Medical Association").
+_PLACE_ENDINGS = frozenset(
+    [
+        "street",
+        "road",
+        "avenue",
+        "boulevard",
+        "lane",
+        "highway",
+        "route",
+        "square",
+        "plaza",
+        "bridge",
+        "airport",
+        "station",
+        "stadium",
+        "arena",
+        "theatre",
+        "theater",
+        "hotel",
+        "pier",
+        "park",
+        "river",
+        "lake",
+        "island",
+        "islands",
+        "mountain",
+        "valley",
+        "beach",
+        "bay",
+        "coast",
+    ]
+)
+_EITHER_ENDINGS = frozenset(
+    [
+        "university",
+        "college",
+        "school",
+        "hospital",
+        "centre",
+        "center",
+        "court",
+        "church",
+        "museum",
+        "house",
+        "hall",
+        "academy",
+        "observatory",
+        "county",
+        "city",
+        "state",
+    ]
+)
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+# A nickname quoted inside a name: "Vincent 'The Chin' Gigante" is Vincent Gigante.
+_NICKNAME = re.compile(r"(?<=\w) [\"'“‘][^\"'“”‘’]{1,30}[\"'”’] (?=\w)")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _CONNECTING = frozenset(
     {"of", "the", "and", "for", "de", "du", "la", "le", "von", "van", "al", "bin"}
@@ -169,6 +227,8 @@ class _Group:
 class _Document:
     text: str
     title_end: int
+    # Where capitals prove nothing: the title when it is title-cased ("Man Bites Dog"), else 0.
+    title_cased_end: int
     terms: frozenset[str]
     sentence_starts: frozenset[int]
     keys: set[str]
@@ -186,13 +246,14 @@ class EntityLinker:
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
-        mentions = _split_glued(mentions, self._kb)
+        mentions = _with_state_mentions(text, _split_glued(mentions, self._kb))
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
-        groups = _group_mentions(text, mentions)
+        groups = _group_mentions(text, mentions, self._kb)
         doc = _Document(
             text=text,
             title_end=len(title),
+            title_cased_end=len(title) if _title_cased(title) else 0,
             terms=frozenset(content_terms(text)),
             sentence_starts=frozenset(s.start for s in split_sentences(text)),
             keys={g.key for g in groups},
@@ -204,7 +265,11 @@ class EntityLinker:
             kinds = self._with_kb_kind(group, _kind_distribution(text, group, neighbours, self._kb))
             # The region or country the text puts the name in ("Harriman, Tennessee").
             located = self._located_in(doc, group)
-            choice = self._team(doc, group) or self._choose(doc, group, kinds, located)
+            choice = (
+                self._team(doc, group)
+                or self._choose(doc, group, kinds, located)
+                or self._by_surname(doc, group, kinds)
+            )
             if choice is None:
                 draft = self._new_entity(doc, group, kinds, located)
                 if draft is None:
@@ -236,6 +301,10 @@ class EntityLinker:
     ) -> tuple[EntityRecord, float] | None:
         if _is_demonym(group):
             return self._choose_demonym(group)
+        state = _abbreviated_state(doc.text, group)
+        if state is not None:  # "Springfield, Mo.": the US state
+            states = [r for r in self._kb.lookup(alias_key(state)) if _is_us_state(r)]
+            return (states[0], 0.9) if len(states) == 1 else None
         candidates: dict[str, tuple[EntityRecord, float]] = {}
         for surface in group.surfaces:
             key = _surface_key(surface)
@@ -299,6 +368,22 @@ class EntityLinker:
         if best == 0 or (len(scored) > 1 and scored[1][0] == best):
             return None
         return scored[0][2], round(min(0.9, 0.7 + 0.05 * best), 3)
+
+    def _by_surname(
+        self, doc: _Document, group: _Group, kinds: dict[str, float]
+    ) -> tuple[EntityRecord, float] | None:
+        """A person named by surname alone in this item ("Nixon administration aide") is the
+        knowledge base's only person of that surname, if it has exactly one: a surname shared
+        by several known people, or one the item uses as a word, links nowhere."""
+        if len(group.surfaces) != 1 or len(group.key.split()) != 1:
+            return None
+        if _is_demonym(group) or kinds.get(PERSON, 0.0) < 0.5 or _needs_context(doc, group):
+            return None
+        people = self._kb.lookup_surname(group.key)
+        if len(people) != 1:
+            return None
+        count = len(group.mentions)
+        return people[0], round(kinds[PERSON] * (0.6 + 0.4 * min(1.0, count / 3)), 3)
 
     def _with_kb_kind(self, group: _Group, kinds: dict[str, float]) -> dict[str, float]:
         """A full name the knowledge base knows as one kind only ("Olaf Scholz", a person) is
@@ -372,8 +457,7 @@ class EntityLinker:
                 places = [
                     r
                     for r in self._kb.lookup(key)
-                    if r.first_tag("place_type") in ("region", "country")
-                    and (state is None or r.first_tag("country") == "US")
+                    if (_is_us_state(r) if state else r.first_tag("place_type") in _AREAS)
                 ]
                 if len(places) == 1:
                     return places[0]
@@ -392,16 +476,24 @@ class EntityLinker:
             return None  # nationalities and groups ("Icelanders") only link to known places
         name = _clean_surface(group.name)
         key = alias_key(name)
-        if not key or key in _NOT_NAMES or not _looks_like_a_name(name):
-            return None
+        if not key or key in _NOT_NAMES or key in _STATE_KEYS or not _looks_like_a_name(name):
+            return None  # (an abbreviated state, "Mich.", is not a new place)
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
         if located is not None and group_kind == PLACE:
             return self._new_place(group, name, located, share)
         if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
-        if group_kind == PERSON and name.split()[-1].lower().strip(".") in _NAMING_WORDS:
+        last = name.split()[-1].lower().strip(".")
+        if group_kind == PERSON and last in _NAMING_WORDS:
             # "Indiana State", "Matanuska Maid Creamery": no person's name ends so.
-            group_kind, share = ORG, max(kinds.get(ORG, 0.0), share)
+            group_kind = PLACE if last in _PLACE_ENDINGS else ORG
+            share = max(kinds.get(group_kind, 0.0), share)
+        elif group_kind in (PLACE, ORG) and last in _NAMING_WORDS and len(name.split()) > 1:
+            # "Syntagma Square" is a place and the "American Medical Association" an
+            # organisation, whatever the sentence around them suggests.
+            if last not in _EITHER_ENDINGS:
+                group_kind = PLACE if last in _PLACE_ENDINGS else ORG
+            share = kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
         if group_kind == PERSON:
             name = _without_title(name)
             key = alias_key(name)
@@ -410,10 +502,13 @@ class EntityLinker:
             return None  # "Reid" alone is too ambiguous to become an entity
         if "and" in words and words[-1].lower() not in _NAMING_WORDS:
             return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
+        if all(m.start < doc.title_cased_end for m in group.mentions):
+            return None  # capitalisation proves nothing in a title-cased headline
         body = [m for m in group.mentions if m.start >= doc.title_end]
-        if not body:
-            return None  # headlines are title-cased: capitalisation proves nothing there
-        if len(words) == 1 and (len(group.mentions) < 2 or _needs_context(doc, group)):
+        if len(words) == 1 and (
+            (len(group.mentions) < 2 and not all(m.label in ("GPE", "LOC") for m in group.mentions))
+            or _needs_context(doc, group)
+        ):
             return None
         count = len(group.mentions)
         in_title = len(body) < count
@@ -508,9 +603,48 @@ _AP_STATES = {
     "Wis": "Wisconsin",
     "Wyo": "Wyoming",
 }
+_STATE_KEYS = frozenset(alias_key(k) for k in _AP_STATES)
 _AP_STATE = re.compile(
     r",\s+(" + "|".join(re.escape(k) for k in sorted(_AP_STATES, key=len, reverse=True)) + r")\."
 )
+
+
+_AREAS = ("region", "country")
+
+
+def _is_us_state(record: EntityRecord) -> bool:
+    return record.first_tag("place_type") == "region" and record.first_tag("country") == "US"
+
+
+def _with_state_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
+    """The mentions, with a US state abbreviated after a place ("Springfield, Mo.") as a
+    mention of its own where the recogniser did not find it."""
+    out = list(mentions)
+    for mention in mentions:
+        match = _AP_STATE.match(text, mention.end)
+        if match is None:
+            continue
+        start, end = match.span(1)
+        if not any(m.start < end and start < m.end for m in out):
+            out.append(Mention(match.group(1), "GPE", start, end))
+    return out
+
+
+def _abbreviated_state(text: str, group: _Group) -> str | None:
+    """The state a group names when each of its mentions is a news agency's abbreviation of a
+    US state written after a place and a comma ("Springfield, Mo."), else None."""
+    states = set()
+    for mention in group.mentions:
+        abbreviation = mention.text.rstrip(".")
+        end = mention.start + len(abbreviation)
+        if (
+            abbreviation not in _AP_STATES
+            or text[end : end + 1] != "."
+            or not re.search(r"\w,\s+$", text[max(0, mention.start - 3) : mention.start])
+        ):
+            return None
+        states.add(_AP_STATES[abbreviation])
+    return states.pop() if len(states) == 1 else None
 
 
 def _lies_in(record: EntityRecord, located: EntityRecord) -> bool:
@@ -535,13 +669,13 @@ def _surface_key(surface: str) -> str:
 
 
 def _clean_surface(surface: str) -> str:
-    text = " ".join(surface.split())
+    text = _NICKNAME.sub(" ", " ".join(surface.split()))
     text = _LEADING.sub("", text)
     text = _POSSESSIVE.sub("", text) if text.endswith(("'s", "’s", "'", "’")) else text
     return text.strip(' ,.;:!?"“”()[]')
 
 
-def _group_mentions(text: str, mentions: Sequence[Mention]) -> list[_Group]:
+def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[_Group]:
     groups: dict[str, _Group] = {}
     for mention in mentions:
         surface = _clean_surface(mention.text)
@@ -553,14 +687,33 @@ def _group_mentions(text: str, mentions: Sequence[Mention]) -> list[_Group]:
         group.mentions.append(mention)
     long_names = [g for g in groups.values() if len(g.key.split()) > 1 and not _is_demonym(g)]
     for key, group in list(groups.items()):
-        if len(key.split()) != 1 or _is_demonym(group):
+        if len(key.split()) != 1:
             continue
-        owner = _short_form_owner(group, long_names)
+        if _is_demonym(group):
+            owner = _surname_called_a_nationality(group, long_names, kb)
+        else:
+            owner = _short_form_owner(group, long_names)
         if owner is not None:
             owner.surfaces.update(group.surfaces)
             owner.mentions.extend(group.mentions)
             del groups[key]
     return list(groups.values())
+
+
+def _surname_called_a_nationality(
+    group: _Group, long_names: list[_Group], kb: KnowledgeBase
+) -> _Group | None:
+    """The person whose surname the small model called a nationality ("Klitschko, 58-3,
+    floored Thompson" after "Wladimir Klitschko"): only a word that names no nationality nor
+    anything else the knowledge base knows, and the surname of exactly one person named here.
+    Its mentions become the person's."""
+    if kb.lookup_demonym(group.key) or kb.lookup(group.key):
+        return None
+    people = [g for g in long_names if g.key.split()[-1] == group.key and _is_person(g)]
+    if len(people) != 1:
+        return None
+    group.mentions = [_as_person(m) for m in group.mentions]
+    return people[0]
 
 
 def _short_form_owner(group: _Group, long_names: list[_Group]) -> _Group | None:
@@ -700,7 +853,7 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
     if any(s.isupper() for s in surfaces):
         return False  # acronyms are names
     opening = [
-        m.start in doc.sentence_starts or m.start < doc.title_end or m.start == 0
+        m.start in doc.sentence_starts or m.start < doc.title_cased_end or m.start == 0
         for m in group.mentions
     ]
     return all(opening)
@@ -724,6 +877,52 @@ def _without_title(name: str) -> str:
     if len(words) >= 3 and words[0].lower().strip(".") in _TITLES:
         return " ".join(words[1:])
     return name
+
+
+# Words a title-cased headline leaves in lower case ("Man Charged in Fire at Church").
+_TITLE_CASE_LOWER = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "but",
+        "or",
+        "nor",
+        "for",
+        "so",
+        "yet",
+        "as",
+        "at",
+        "by",
+        "in",
+        "of",
+        "off",
+        "on",
+        "per",
+        "to",
+        "up",
+        "via",
+        "vs",
+        "v",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "over",
+        "than",
+        "upon",
+        "out",
+        "down",
+    ]
+)
+
+
+def _title_cased(title: str) -> bool:
+    """Whether a title capitalises every word but the small ones ("Lohan Checks Into Rehab"),
+    rather than only its names, as a sentence does ("Lohan checks into rehab in Malibu")."""
+    words = [w for w in re.findall(r"[\w'’-]+", title)[1:] if w[0].isalpha() and len(w) > 1]
+    return not any(w.islower() and w not in _TITLE_CASE_LOWER for w in words)
 
 
 def _looks_like_a_name(name: str) -> bool:
