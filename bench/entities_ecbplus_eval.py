@@ -12,7 +12,8 @@ the way are added to the knowledge base, as in production). The recogniser's out
 Gold: the XML's entity markables (``HUMAN_PART_PER`` -> person; ``HUMAN_PART_ORG`` -> organisation;
 ``HUMAN_PART_GPE``, ``LOC_GEO``, ``LOC_FAC`` -> place) grouped by their within-document coreference
 relations; a chain counts when one of its mentions is a name (a capitalised word that is not just
-the sentence's first word or "I"); chains sharing a name are one entity. ECB+ annotates entities
+the sentence's first word or "I"; a word of digits and letters continues a name: "Philadelphia
+76ers"); chains sharing a name are one entity. ECB+ annotates entities
 only in some sentences (those listed in ``ECBplus_coreference_sentences.csv`` and those holding a
 markable), so a Herald entity is scored only when one of its names occurs in such a sentence, and
 not when it matches only a name inside another entity's mention ("Indonesia" in the place
@@ -98,6 +99,8 @@ def name_parts(
     start = None
     for i, token in enumerate(tokens):
         capital = token[:1].isupper() and token.lower() not in _PRONOUNS
+        # "76ers" continues a name ("Philadelphia 76ers"), as a capitalised word would.
+        capital = capital or (start is not None and _DIGITS_AND_LETTERS.fullmatch(token))
         joins = start is not None and (
             token.lower() in _CONNECT or (token == "." and len(tokens[i - 1]) == 1)
         )
@@ -129,6 +132,7 @@ def name_parts(
 
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$")
+_DIGITS_AND_LETTERS = re.compile(r"\d+[A-Za-z]{2,}")
 _HEAD_ENDS = frozenset({",", "in", "of", "at", "on", "near", "(", "-", "--"})
 
 

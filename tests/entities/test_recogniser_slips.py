@@ -7,6 +7,8 @@ September 2015), so each case is tested whatever a model version does with the s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -288,6 +290,35 @@ def test_a_nickname_quoted_inside_a_name_is_not_part_of_it(kb: KnowledgeBase) ->
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert entities["Vincent Gigante"].entity_kind == "person"
     assert entities["Vincent Gigante"].mention_count == 2
+
+
+def every(text: str, surface: str, label: str) -> list[Mention]:
+    """Mentions of ``surface`` at each of its occurrences in ``text``."""
+    starts = [m.start() for m in re.finditer(re.escape(surface), text)]
+    return [Mention(surface, label, start, start + len(surface)) for start in starts]
+
+
+def test_offices_and_sports_abbreviations_are_not_organisations(kb: KnowledgeBase) -> None:
+    body = (
+        "Obama named Regina Benjamin U.S. Surgeon General. A spokesman said the Surgeon General "
+        "starts soon. Thomas went on IR after a TD run; IR ends his season, his TD the last one."
+    )
+    found = [
+        *mentions(body, ("Regina Benjamin", "PERSON"), ("U.S. Surgeon General", "ORG")),
+        *every(body, "IR", "ORG"),
+        *every(body, "TD", "ORG"),
+    ]
+    later = body.rindex("Surgeon General")
+    found.append(Mention("Surgeon General", "ORG", later, later + len("Surgeon General")))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Regina Benjamin" in entities
+    assert not {"U.S. Surgeon General", "Surgeon General", "IR", "TD"} & set(entities)
+
+
+def test_a_prison_is_a_place_whatever_the_recogniser_called_it(kb: KnowledgeBase) -> None:
+    body = "He was moved from the county jail to Folsom State Prison on Monday."
+    entities = linked(kb, body, ("Folsom State Prison", "PERSON"))
+    assert entities["Folsom State Prison"].entity_kind == "place"
 
 
 _WORDS = [

@@ -108,7 +108,7 @@ _NAMING_TEXT = """university college school hospital institute foundation associ
     daily reporter television radio administration authority force forces guard corps office
     parliament assembly senate congress front movement organization organisation federation
     observatory festival championship cup marathon awards games square avenue boulevard lane
-    highway route plaza arena theatre theater pier beach bay coast"""
+    highway route plaza arena theatre theater pier beach bay coast prison jail penitentiary"""
 _NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
 # Of those, the last words that make a name a place's ("Syntagma Square"), and the ones that fit
 # both a place and an organisation ("Tulane University", "Preston Crown Court"): the rest name
@@ -116,6 +116,9 @@ _NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
 _PLACE_ENDINGS = frozenset(
     [
         "street",
+        "prison",
+        "jail",
+        "penitentiary",
         "road",
         "avenue",
         "boulevard",
@@ -476,24 +479,28 @@ class EntityLinker:
             return None  # nationalities and groups ("Icelanders") only link to known places
         name = _clean_surface(group.name)
         key = alias_key(name)
-        if not key or key in _NOT_NAMES or key in _STATE_KEYS or not _looks_like_a_name(name):
-            return None  # (an abbreviated state, "Mich.", is not a new place)
+        if not key or key in _NOT_NAMES or key in _STATE_KEYS or _POSITION.match(key):
+            return None  # ("Mich." is an abbreviated state, "Surgeon General" an office)
+        if not _looks_like_a_name(name):
+            return None
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
         if located is not None and group_kind == PLACE:
             return self._new_place(group, name, located, share)
         if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
         last = name.split()[-1].lower().strip(".")
-        if group_kind == PERSON and last in _NAMING_WORDS:
-            # "Indiana State", "Matanuska Maid Creamery": no person's name ends so.
-            group_kind = PLACE if last in _PLACE_ENDINGS else ORG
-            share = max(kinds.get(group_kind, 0.0), share)
-        elif group_kind in (PLACE, ORG) and last in _NAMING_WORDS and len(name.split()) > 1:
-            # "Syntagma Square" is a place and the "American Medical Association" an
-            # organisation, whatever the sentence around them suggests.
-            if last not in _EITHER_ENDINGS:
+        several = len(name.split()) > 1
+        if last in _NAMING_WORDS:
+            # The name says what it is, whatever the label and the sentence suggest: no
+            # person's name ends so ("Indiana State", "Matanuska Maid Creamery"), "Syntagma
+            # Square" is a place, the "American Medical Association" an organisation (a
+            # university or a court is either: the text decides).
+            if group_kind == PERSON or (
+                several and group_kind in (PLACE, ORG) and last not in _EITHER_ENDINGS
+            ):
                 group_kind = PLACE if last in _PLACE_ENDINGS else ORG
-            share = kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
+            if several:  # and the labels and words around it then only say it is a name
+                share = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
         if group_kind == PERSON:
             name = _without_title(name)
             key = alias_key(name)
@@ -860,10 +867,42 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
 
 
 # Titles the recogniser often keeps in a person's name ("Coroner Gary Hargrove").
-# Capitalised tokens the recogniser calls organisations that name nothing: time zones and
-# abbreviations of common words.
+# Capitalised tokens the recogniser calls organisations that name nothing: time zones,
+# abbreviations of common words, and sports reports' abbreviations (touchdown, injured
+# reserve, knockout, most valuable player, quarterback, runs batted in, earned run average).
 _NOT_NAMES = frozenset(
-    ["gmt", "bst", "est", "edt", "cst", "cdt", "pst", "pdt", "cet", "cest", "utc", "dui", "ie"]
+    [
+        "gmt",
+        "bst",
+        "est",
+        "edt",
+        "cst",
+        "cdt",
+        "pst",
+        "pdt",
+        "cet",
+        "cest",
+        "utc",
+        "dui",
+        "ie",
+        "td",
+        "tds",
+        "ir",
+        "ko",
+        "kos",
+        "tko",
+        "mvp",
+        "qb",
+        "rbi",
+        "rbis",
+        "era",
+        "injured reserve",
+    ]
+)
+# Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
+_POSITION = re.compile(
+    r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
+    r"(?:surgeon|attorney|solicitor|inspector|secretary|postmaster|governor|adjutant) general$"
 )
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
