@@ -34,6 +34,12 @@ def mentions(text: str, *spans: tuple[str, str]) -> list[Mention]:
     return out
 
 
+def every(text: str, surface: str, label: str) -> list[Mention]:
+    """Mentions of ``surface`` at each of its occurrences in ``text``."""
+    starts = [m.start() for m in re.finditer(re.escape(surface), text)]
+    return [Mention(surface, label, start, start + len(surface)) for start in starts]
+
+
 def by_name(result: LinkResult) -> dict[str, LinkedEntity]:
     return {e.display_name: e for e in result.entities}
 
@@ -284,18 +290,13 @@ def test_a_nickname_quoted_inside_a_name_is_not_part_of_it(kb: KnowledgeBase) ->
         'Vincent "The Chin" Gigante, the mob boss, died in prison. '
         "Gigante had feigned mental illness for decades."
     )
-    later = body.rindex("Gigante")
-    found = [*mentions(body, ('Vincent "The Chin" Gigante', "PERSON"))]
-    found.append(Mention("Gigante", "PERSON", later, later + len("Gigante")))
+    found = [
+        *mentions(body, ('Vincent "The Chin" Gigante', "PERSON")),
+        every(body, "Gigante", "PERSON")[-1],
+    ]
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert entities["Vincent Gigante"].entity_kind == "person"
     assert entities["Vincent Gigante"].mention_count == 2
-
-
-def every(text: str, surface: str, label: str) -> list[Mention]:
-    """Mentions of ``surface`` at each of its occurrences in ``text``."""
-    starts = [m.start() for m in re.finditer(re.escape(surface), text)]
-    return [Mention(surface, label, start, start + len(surface)) for start in starts]
 
 
 def test_offices_and_sports_abbreviations_are_not_organisations(kb: KnowledgeBase) -> None:
@@ -307,9 +308,8 @@ def test_offices_and_sports_abbreviations_are_not_organisations(kb: KnowledgeBas
         *mentions(body, ("Regina Benjamin", "PERSON"), ("U.S. Surgeon General", "ORG")),
         *every(body, "IR", "ORG"),
         *every(body, "TD", "ORG"),
+        every(body, "Surgeon General", "ORG")[-1],
     ]
-    later = body.rindex("Surgeon General")
-    found.append(Mention("Surgeon General", "ORG", later, later + len("Surgeon General")))
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert "Regina Benjamin" in entities
     assert not {"U.S. Surgeon General", "Surgeon General", "IR", "TD"} & set(entities)

@@ -97,7 +97,8 @@ class KnowledgeBase:
                     if ids and record.id in ids:
                         ids.remove(record.id)
                 self._profiles.pop(record.id, None)
-                self._drop_surname(_surname(old), record.id)
+                if old.entity_kind == "person":
+                    self._drop_surname(_last_name(alias_key(old.display_name).split()), old.id)
             self._records[record.id] = record
             for demonym in record.tag_values("demonym"):
                 ids = self._by_demonym.setdefault(alias_key(demonym), [])
@@ -117,7 +118,7 @@ class KnowledgeBase:
                 words = alias_key(record.display_name).split()
                 if len(words) >= 2 and words[0].isalpha() and len(words[0]) >= 2:
                     self._given_names.add(words[0])
-                self._add_surname(_surname(record), record.id)
+                self._add_surname(_last_name(words), record.id)
             self._priors[record.id] = _prior(record)
             if record.entity_kind == "place" and record.first_tag("place_type") == "country":
                 code = record.first_tag("country")
@@ -238,14 +239,11 @@ def short_place_name(name: str) -> str:
 _NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 
 
-def _surname(record: EntityRecord) -> str:
-    """The key of a person's last name ("Arcade Joseph Comeaux Jr." -> "comeaux"), or "" when
-    the record is not a person named with at least two words."""
-    if record.entity_kind != "person":
-        return ""
-    words = alias_key(record.display_name).split()
+def _last_name(words: list[str]) -> str:
+    """The last name among a person's name key's words ("arcade joseph comeaux jr" ->
+    "comeaux"), or "" for a name of fewer than two words."""
     while words and words[-1] in _NAME_SUFFIXES:
-        words.pop()
+        words = words[:-1]
     return words[-1] if len(words) >= 2 and len(words[-1]) >= 2 else ""
 
 

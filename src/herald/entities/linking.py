@@ -99,74 +99,24 @@ _COMPANY_WORDS = frozenset(
     ]
 )
 # Last words of organisation and place names: a first name before them does not make a person.
-_NAMING_TEXT = """university college school hospital institute foundation association council
-    committee party church club museum agency ministry department court county city park street
-    road airport station stadium centre center hotel fund trust bureau commission union league
-    team police army navy house hall bridge river lake island islands mountain valley post
-    herald times news journal tribune gazette telecom network studios records airlines state
-    creamery dairy bakery brewery restaurant academy society service services magazine weekly
-    daily reporter television radio administration authority force forces guard corps office
-    parliament assembly senate congress front movement organization organisation federation
-    observatory festival championship cup marathon awards games square avenue boulevard lane
-    highway route plaza arena theatre theater pier beach bay coast prison jail penitentiary"""
-_NAMING_WORDS = _COMPANY_WORDS | frozenset(_NAMING_TEXT.split())
-# Of those, the last words that make a name a place's ("Syntagma Square"), and the ones that fit
-# both a place and an organisation ("Tulane University", "Preston Crown Court"): the rest name
-# organisations ("American Medical Association").
-_PLACE_ENDINGS = frozenset(
-    [
-        "street",
-        "prison",
-        "jail",
-        "penitentiary",
-        "road",
-        "avenue",
-        "boulevard",
-        "lane",
-        "highway",
-        "route",
-        "square",
-        "plaza",
-        "bridge",
-        "airport",
-        "station",
-        "stadium",
-        "arena",
-        "theatre",
-        "theater",
-        "hotel",
-        "pier",
-        "park",
-        "river",
-        "lake",
-        "island",
-        "islands",
-        "mountain",
-        "valley",
-        "beach",
-        "bay",
-        "coast",
-    ]
-)
-_EITHER_ENDINGS = frozenset(
-    [
-        "university",
-        "college",
-        "school",
-        "hospital",
-        "centre",
-        "center",
-        "court",
-        "church",
-        "museum",
-        "house",
-        "hall",
-        "academy",
-        "observatory",
-        "county",
-        "city",
-        "state",
-    ]
+# Those of places ("Syntagma Square"), those of either a place or an organisation ("Tulane
+# University", "Preston Crown Court"), and those of organisations ("American Medical Association").
+_PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
+    square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
+    island islands mountain valley beach bay coast"""
+_EITHER_ENDING_TEXT = """university college school hospital centre center court church museum
+    house hall academy observatory county city state"""
+_ORG_ENDING_TEXT = """institute foundation association council committee party club agency
+    ministry department fund trust bureau commission union league team police army navy post
+    herald times news journal tribune gazette telecom network studios records airlines creamery
+    dairy bakery brewery restaurant society service services magazine weekly daily reporter
+    television radio administration authority force forces guard corps office parliament assembly
+    senate congress front movement organization organisation federation festival championship cup
+    marathon awards games"""
+_PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
+_EITHER_ENDINGS = frozenset(_EITHER_ENDING_TEXT.split())
+_NAMING_WORDS = (
+    _COMPANY_WORDS | _PLACE_ENDINGS | _EITHER_ENDINGS | frozenset(_ORG_ENDING_TEXT.split())
 )
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 # A nickname quoted inside a name: "Vincent 'The Chin' Gigante" is Vincent Gigante.
@@ -642,13 +592,10 @@ def _abbreviated_state(text: str, group: _Group) -> str | None:
     US state written after a place and a comma ("Springfield, Mo."), else None."""
     states = set()
     for mention in group.mentions:
+        # The grammar _with_state_mentions reads, found where this mention starts.
+        found = _AP_STATE.search(text, max(0, mention.start - 3), mention.end + 1)
         abbreviation = mention.text.rstrip(".")
-        end = mention.start + len(abbreviation)
-        if (
-            abbreviation not in _AP_STATES
-            or text[end : end + 1] != "."
-            or not re.search(r"\w,\s+$", text[max(0, mention.start - 3) : mention.start])
-        ):
+        if found is None or found.start(1) != mention.start or found.group(1) != abbreviation:
             return None
         states.add(_AP_STATES[abbreviation])
     return states.pop() if len(states) == 1 else None
@@ -870,35 +817,9 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
 # Capitalised tokens the recogniser calls organisations that name nothing: time zones,
 # abbreviations of common words, and sports reports' abbreviations (touchdown, injured
 # reserve, knockout, most valuable player, quarterback, runs batted in, earned run average).
-_NOT_NAMES = frozenset(
-    [
-        "gmt",
-        "bst",
-        "est",
-        "edt",
-        "cst",
-        "cdt",
-        "pst",
-        "pdt",
-        "cet",
-        "cest",
-        "utc",
-        "dui",
-        "ie",
-        "td",
-        "tds",
-        "ir",
-        "ko",
-        "kos",
-        "tko",
-        "mvp",
-        "qb",
-        "rbi",
-        "rbis",
-        "era",
-        "injured reserve",
-    ]
-)
+_NOT_NAME_TEXT = """gmt bst est edt cst cdt pst pdt cet cest utc dui ie td tds ir ko kos tko mvp
+    qb rbi rbis era"""
+_NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | {"injured reserve"}
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
     r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
@@ -919,42 +840,9 @@ def _without_title(name: str) -> str:
 
 
 # Words a title-cased headline leaves in lower case ("Man Charged in Fire at Church").
-_TITLE_CASE_LOWER = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "but",
-        "or",
-        "nor",
-        "for",
-        "so",
-        "yet",
-        "as",
-        "at",
-        "by",
-        "in",
-        "of",
-        "off",
-        "on",
-        "per",
-        "to",
-        "up",
-        "via",
-        "vs",
-        "v",
-        "with",
-        "from",
-        "into",
-        "onto",
-        "over",
-        "than",
-        "upon",
-        "out",
-        "down",
-    ]
-)
+_TITLE_CASE_LOWER_TEXT = """a an the and but or nor for so yet as at by in of off on per to up via
+    vs v with from into onto over than upon out down"""
+_TITLE_CASE_LOWER = frozenset(_TITLE_CASE_LOWER_TEXT.split())
 
 
 def _title_cased(title: str) -> bool:
