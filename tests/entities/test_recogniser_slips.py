@@ -360,3 +360,109 @@ def test_any_spans_the_recogniser_may_return_link_without_error(
     result = EntityLinker(kb).link("", body, found)
     assert all(0.0 <= e.confidence <= 1.0 for e in result.entities)
     assert {d.id for d in result.new_entities} <= {e.entity_id for e in result.entities}
+
+
+def test_a_word_the_recogniser_kept_before_a_persons_name_is_not_part_of_it(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "Unemployed John Jenkin, 23, was arrested at the house. Jenkin denied the charge. "
+        "Klitschko beat the American Hasim Rahman in 2008; Hasim Rahman has not fought since."
+    )
+    found = [
+        *mentions(body, ("Unemployed John Jenkin", "PERSON"), ("the American Hasim Rahman", "ORG")),
+        every(body, "Jenkin", "PERSON")[-1],
+        every(body, "Hasim Rahman", "PERSON")[-1],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["John Jenkin"].mention_count == 2
+    assert entities["Hasim Rahman"].entity_kind == "person"
+    assert entities["Hasim Rahman"].mention_count == 2
+    # A title and a surname only name nobody in particular.
+    body = "Sheriff's Deputy Ortiz, 35, was killed outside an apartment."
+    assert linked(kb, body, ("Deputy Ortiz", "PERSON")) == {}
+
+
+def test_the_first_word_of_a_place_name_says_it_is_a_place(kb: KnowledgeBase) -> None:
+    body = (
+        "The climber fell near the hut on Mt Sefton, and the thieves fled Place Vendôme. "
+        "Klitschko fought at the Stade de Suisse in Bern."
+    )
+    entities = linked(
+        kb, body, ("Mt Sefton", "ORG"), ("Place Vendôme", "PERSON"), ("Stade de Suisse", "ORG")
+    )
+    for name in ("Mt Sefton", "Place Vendôme", "Stade de Suisse"):
+        assert entities[name].entity_kind == "place", name
+
+
+def test_ships_and_quoted_titles_are_not_people(kb: KnowledgeBase) -> None:
+    body = (
+        "Gary Ross will direct 'Catching Fire', the sequel. Lionsgate wants 'Catching Fire' "
+        "out next year. INS Sukanya foiled a piracy attempt; INS Sukanya escorted the ships."
+    )
+    found = [*every(body, "Catching Fire", "PERSON"), *every(body, "INS Sukanya", "PERSON")]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Catching Fire" not in entities
+    assert "INS Sukanya" not in entities
+
+
+def test_the_region_named_tells_places_of_one_name_apart() -> None:
+    def bloomington(region: str) -> EntityRecord:
+        return EntityRecord(
+            f"ent_bloomington_{region.lower()}",
+            "Bloomington",
+            "place",
+            tags=(Tag("place_type", "city"), Tag("country", "US"), Tag("region", region)),
+        )
+
+    minnesota = EntityRecord(
+        "ent_mn", "Minnesota", "place", tags=(Tag("place_type", "region"), Tag("country", "US"))
+    )
+    kb = KnowledgeBase([bloomington("Indiana"), bloomington("Minnesota"), minnesota])
+    body = "A woman was struck outside a store in Bloomington, police in Minnesota said."
+    entities = linked(kb, body, ("Bloomington", "GPE"), ("Minnesota", "GPE"))
+    assert entities["Bloomington"].entity_id == "ent_bloomington_minnesota"
+
+
+def test_a_headline_name_run_into_the_words_after_it(kb: KnowledgeBase) -> None:
+    kb.add(EntityRecord("ent_lindsay_lohan", "Lindsay Lohan", "person"))
+    title = "Lindsay Lohan Checks Into Rehab, Checks Out Two Minutes Later"
+    body = "The actress left the clinic in Newport Beach after a few minutes."
+    found = mentions(document_text(title, body), ("Lindsay Lohan Checks Into Rehab", "PERSON"))
+    entities = by_name(EntityLinker(kb).link(title, body, found))
+    assert entities["Lindsay Lohan"].entity_id == "ent_lindsay_lohan"
+    assert entities["Lindsay Lohan"].surfaces == ("Lindsay Lohan",)
+
+
+def test_a_lower_case_province_after_a_place_is_not_part_of_its_name(kb: KnowledgeBase) -> None:
+    kb.add(EntityRecord("ent_aceh", "Aceh", "place", tags=(Tag("place_type", "region"),)))
+    body = "The earthquake struck Aceh province on Tuesday, killing at least 22 people."
+    assert linked(kb, body, ("Aceh province", "GPE"))["Aceh"].entity_id == "ent_aceh"
+
+
+def test_words_around_a_name_read_closely(kb: KnowledgeBase) -> None:
+    # "to Goldwater's campaign": the preposition governs the campaign, not the name.
+    body = (
+        "He backed the defeated candidate Barry Goldwater in 1964. After contributing heavily "
+        "to Goldwater's campaign, he became a leading supporter of the party."
+    )
+    found = [*mentions(body, ("Barry Goldwater", "PERSON")), *every(body, "Goldwater's", "PERSON")]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Barry Goldwater"].mention_count == 2
+    # A kinship word far after a name says nothing about it; a place in apposition is a place.
+    body = (
+        "A climber stuck on Mount Aspiring after seeing his brother die was rescued. The "
+        "rioting spread to Greece's second city, Thessaloniki."
+    )
+    entities = linked(kb, body, ("Mount Aspiring", "LOC"), ("Thessaloniki", "ORG"))
+    assert entities["Mount Aspiring"].entity_kind == "place"
+    assert entities["Thessaloníki"].entity_kind == "place"
+
+
+def test_a_plural_name_after_the_in_a_sports_report_is_a_team(kb: KnowledgeBase) -> None:
+    body = (
+        "The Jays led 33-26 at the half, and the top-ranked Jays won the game 65-53 to reach "
+        "the tournament semifinals, their coach said."
+    )
+    entities = by_name(EntityLinker(kb).link("", body, every(body, "Jays", "PERSON")))
+    assert entities["Jays"].entity_kind == "organization"

@@ -78,7 +78,13 @@ _PLACE_BEFORE = frozenset(
 )
 _PLACE_OF = re.compile(
     r"\b(city|capital|streets|suburbs|outskirts|mayor|centre|center|residents|people|region|"
-    r"province|state|county|north|south|east|west|heart|part|parts|citizens)\s+of\s*$",
+    r"province|state|county|district|borough|neighbourhood|neighborhood|suburb|town|towns|village|"
+    r"villages|island|hamlet|municipality|north|south|east|west|heart|part|parts|citizens)\s+of\s*$",
+    re.IGNORECASE,
+)
+# A place named in apposition after what it is: "Greece's second city, Thessaloniki".
+_PLACE_APPOSITION = re.compile(
+    r"\b(?:city|capital|town|village|hometown|island|suburb|province|region)\s*,\s*$",
     re.IGNORECASE,
 )
 _PERSON_BEFORE = frozenset(
@@ -235,6 +241,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _AGE_APPOSITION = re.compile(r"^\s*,\s*(\d{1,3})\s*,")
 _AKA = re.compile(r"^\s*,?\s*(also known as|aka|known as|born)\b", re.IGNORECASE)
 _BASED = re.compile(r"^-based\b")
+_POSSESSIVE_AFTER = re.compile(r"^['’]s?(?!\w)")
 
 
 def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
@@ -248,7 +255,16 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     previous = before_words[-1] if before_words else ""
     if previous == "the" and len(before_words) > 1:
         previous = before_words[-2]
-    if previous in _PLACE_BEFORE or _PLACE_OF.search(before) or _BASED.match(after):
+    # "in Paris", "the city of Paris"; not "to Goldwater's campaign", where the preposition
+    # governs what the name owns.
+    owner = _POSSESSIVE_AFTER.match(after) or text[start:end].endswith(("'s", "’s"))
+    governed = previous in _PLACE_BEFORE and not owner
+    if (
+        governed
+        or _PLACE_OF.search(before)
+        or _PLACE_APPOSITION.search(before)
+        or _BASED.match(after)
+    ):
         votes[PLACE] = votes.get(PLACE, 0.0) + 1.0
     if previous in _PERSON_BEFORE:
         votes[PERSON] = votes.get(PERSON, 0.0) + 1.0
@@ -260,7 +276,7 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     elif following in _PERSON_AFTER:
         # Weak: countries and cities "say" things too (their governments do).
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.4
-    if _KINSHIP & set(after_words[:8]):
+    if _KINSHIP & set(after_words[:3]):
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.75
     if following in _ORG_AFTER:
         votes[ORG] = votes.get(ORG, 0.0) + 0.75

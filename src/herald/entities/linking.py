@@ -114,6 +114,9 @@ _ORG_ENDING_TEXT = """institute foundation association council committee party c
     senate congress front movement organization organisation federation festival championship cup
     marathon awards games"""
 _PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
+# First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione").
+_PLACE_START_TEXT = "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio"
+_PLACE_STARTS = frozenset(_PLACE_START_TEXT.split())
 _EITHER_ENDINGS = frozenset(_EITHER_ENDING_TEXT.split())
 _NAMING_WORDS = (
     _COMPANY_WORDS | _PLACE_ENDINGS | _EITHER_ENDINGS | frozenset(_ORG_ENDING_TEXT.split())
@@ -199,14 +202,16 @@ class EntityLinker:
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
-        mentions = _with_state_mentions(text, _split_glued(mentions, self._kb))
+        title_cased_end = len(title) if _title_cased(title) else 0
+        mentions = _without_openers(_split_glued(mentions, self._kb), self._kb)
+        mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
         groups = _group_mentions(text, mentions, self._kb)
         doc = _Document(
             text=text,
             title_end=len(title),
-            title_cased_end=len(title) if _title_cased(title) else 0,
+            title_cased_end=title_cased_end,
             terms=frozenset(content_terms(text)),
             sentence_starts=frozenset(s.start for s in split_sentences(text)),
             keys={g.key for g in groups},
@@ -215,9 +220,11 @@ class EntityLinker:
         drafts: dict[str, EntityDraft] = {}
         neighbours = _neighbours(mentions)
         for group in groups:
-            kinds = self._with_kb_kind(group, _kind_distribution(text, group, neighbours, self._kb))
+            kinds = self._with_kb_kind(group, _kind_distribution(doc, group, neighbours, self._kb))
             # The region or country the text puts the name in ("Harriman, Tennessee").
             located = self._located_in(doc, group)
+            if located is not None:  # and so a place, whatever the recogniser called it
+                kinds = {k: 0.5 * v + (0.5 if k == PLACE else 0.0) for k, v in kinds.items()}
             choice = (
                 self._team(doc, group)
                 or self._choose(doc, group, kinds, located)
@@ -384,14 +391,22 @@ class EntityLinker:
         return 1.0 - math.exp(-evidence / 2.0)
 
     def _geography(self, doc: _Document, record: EntityRecord) -> float:
-        """1 when a place's country is also named in the document (Paris ... France)."""
+        """1 when a place's region ("Bloomington ... Minnesota") or, for a place the knowledge
+        base puts in no region, its country (Paris ... France) is also named in the document;
+        0.75 when only the country of a place with a region is (the region tells the country's
+        Bloomingtons apart)."""
         if record.entity_kind != "place":
             return 0.0
+        region = record.first_tag("region")
+        if region is not None and alias_key(region) in doc.keys:
+            return 1.0
         country = self._kb.country_of(record)
         if country is None:
             return 0.0
         keys = {alias_key(country.display_name)} | {alias_key(a) for a in country.aliases}
-        return 1.0 if keys & doc.keys else 0.0
+        if not keys & doc.keys:
+            return 0.0
+        return 0.75 if region is not None else 1.0
 
     def _located_in(self, doc: _Document, group: _Group) -> EntityRecord | None:
         """The region or country written right after the group's name, as in "Harriman,
@@ -440,7 +455,10 @@ class EntityLinker:
             return None  # a known name that did not fit here is not a new entity
         last = name.split()[-1].lower().strip(".")
         several = len(name.split()) > 1
-        if last in _NAMING_WORDS:
+        if several and last not in _NAMING_WORDS and name.split()[0].lower() in _PLACE_STARTS:
+            group_kind = PLACE  # "Mount Sefton", "Place Vendôme": the first word says so
+            share = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
+        elif last in _NAMING_WORDS:
             # The name says what it is, whatever the label and the sentence suggest: no
             # person's name ends so ("Indiana State", "Matanuska Maid Creamery"), "Syntagma
             # Square" is a place, the "American Medical Association" an organisation (a
@@ -455,8 +473,12 @@ class EntityLinker:
             name = _without_title(name)
             key = alias_key(name)
         words = name.split()
-        if group_kind == PERSON and len(words) < 2:
-            return None  # "Reid" alone is too ambiguous to become an entity
+        if group_kind == PERSON and (
+            len(words) < 2 or (len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES)
+        ):
+            return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
+        if words[0] in _VESSEL_PREFIXES or _quoted(doc.text, group):
+            return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
         if "and" in words and words[-1].lower() not in _NAMING_WORDS:
             return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
         if all(m.start < doc.title_cased_end for m in group.mentions):
@@ -634,6 +656,11 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
     for mention in mentions:
         surface = _clean_surface(mention.text)
         key = alias_key(surface)
+        generic = _GENERIC_TAIL.search(surface)
+        if generic is not None and not kb.is_known_name(key):
+            # "Aceh province", "New York state": the name is "Aceh", "New York"
+            surface = surface[: generic.start()]
+            key = alias_key(surface)
         if len(key) < 2 or not any(ch.isalpha() for ch in key):
             continue
         group = groups.setdefault(key, _Group(key))
@@ -652,6 +679,12 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
             owner.mentions.extend(group.mentions)
             del groups[key]
     return list(groups.values())
+
+
+# A common noun the recogniser kept after a place's name, in lower case as it is not part of it.
+_GENERIC_TAIL = re.compile(
+    r"(?<=\w) (?:province|region|state|county|district|city|town|village|prefecture|governorate)$"
+)
 
 
 def _surname_called_a_nationality(
@@ -726,11 +759,22 @@ def _is_person(group: _Group) -> bool:
 
 
 def _kind_distribution(
-    text: str,
+    doc: _Document,
     group: _Group,
     neighbours: dict[int, tuple[Mention | None, Mention | None]],
     kb: KnowledgeBase,
 ) -> dict[str, float]:
+    text = doc.text
+    # "Mt Cook", "Stade de Suisse": the first word says it is a place.
+    words = group.name.lower().split()
+    named_place = len(words) > 1 and words[0] in _PLACE_STARTS and words[-1] not in _NAMING_WORDS
+    # In a sports report, "the Jays", "the top-ranked Tar Heels": a plural name after "the" is
+    # a team.
+    team_name = (
+        bool(doc.terms & SPORTS_WORDS)
+        and group.name.endswith("s")
+        and not group.name.endswith(("ss", "'s", "’s"))
+    )
     label_votes: dict[str, float] = defaultdict(float)
     cue_votes: dict[str, float] = defaultdict(float)
     # The small model's usual slip: a person's name ("Olaf Scholz") called an organisation.
@@ -739,10 +783,14 @@ def _kind_distribution(
     )
     for mention in group.mentions:
         label = "PERSON" if person_shaped and mention.label == "ORG" else mention.label
+        if team_name and _AFTER_THE.search(text, max(0, mention.start - 30), mention.start):
+            label = "ORG"
         for kind, p in LABEL_GROUPS.get(label, {}).items():
             label_votes[kind] += p
         for kind, vote in kind_cues(text, mention.start, mention.end).items():
             cue_votes[kind] += vote
+        if named_place:
+            cue_votes[PLACE] += 1.0
         # Coordination ("Lindsay Lohan and Paris Hilton"): listed names are of one kind.
         for other, gap in _coordinated(text, mention, neighbours.get(mention.start, (None, None))):
             if other.label == "PERSON" and gap:
@@ -753,6 +801,7 @@ def _kind_distribution(
     return {k: v / total for k, v in scores.items()}
 
 
+_AFTER_THE = re.compile(r"\b[Tt]he\s+(?:[\w-]+\s+)?$")
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
 _COORDINATION = frozenset({"and", ",", "or", ", and", ", or", "&"})
 
@@ -828,8 +877,29 @@ _POSITION = re.compile(
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
     prince princess mayor coach ayatollah archbishop cardinal bishop sheikh emir imam rabbi
-    reverend"""
+    reverend deputy trooper constable sergeant corporal"""
 _TITLES = frozenset(_TITLE_TEXT.split())
+# Those written before a surname ("Deputy Ortiz"); the others go with a given name as well
+# ("Pope Francis", "King Salman", "Sheikh Hasina").
+_GIVEN_NAME_TITLE_TEXT = """pope king queen prince princess sir dame ayatollah archbishop cardinal
+    bishop sheikh emir imam rabbi reverend rev"""
+_SURNAME_TITLES = _TITLES - frozenset(_GIVEN_NAME_TITLE_TEXT.split())
+# How ships' names start (Indian, US, British and Commonwealth navies' and merchant ships').
+_VESSEL_PREFIXES = frozenset({"INS", "USS", "USNS", "HMS", "HMAS", "HMCS", "HMNZS", "RMS", "MV"})
+_OPENING_QUOTES = "\"'“‘"
+_CLOSING_QUOTES = "\"'”’"
+
+
+def _quoted(text: str, group: _Group) -> bool:
+    """Whether most of a group's mentions stand in quotation marks: a title ("'Catching
+    Fire'", "the "Deep Throat" source"), not the name of a person, place or organisation."""
+    quoted = 0
+    for mention in group.mentions:
+        before = text[max(0, mention.start - 2) : mention.start].rstrip()
+        after = text[mention.end : mention.end + 3].lstrip(" ,.")
+        if before[-1:] in _OPENING_QUOTES and after[:1] in _CLOSING_QUOTES and before:
+            quoted += 1
+    return quoted * 2 > len(group.mentions)
 
 
 def _without_title(name: str) -> str:
@@ -925,6 +995,69 @@ def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention
             break
         else:
             out.append(mention)
+    return out
+
+
+def _headline_names(
+    mentions: Sequence[Mention], kb: KnowledgeBase, title_cased_end: int
+) -> list[Mention]:
+    """Names in a title-cased headline cut from the words the recogniser ran them into
+    ("Lindsay Lohan Checks Into Rehab" is Lindsay Lohan): the longest first two words or more
+    that the knowledge base knows or the item names elsewhere."""
+    named = {alias_key(_clean_surface(m.text)) for m in mentions if m.start >= title_cased_end}
+    out: list[Mention] = []
+    for mention in mentions:
+        words = list(_NON_SPACE.finditer(mention.text))
+        if mention.end <= title_cased_end and len(words) >= 3:
+            for n in range(len(words) - 1, 1, -1):
+                head = mention.text[: words[n - 1].end()]
+                key = alias_key(_clean_surface(head))
+                if key in named or kb.is_known_name(key):
+                    mention = Mention(head, mention.label, mention.start, mention.start + len(head))
+                    break
+        out.append(mention)
+    return out
+
+
+_PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
+
+
+def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
+    """Mentions without a word the recogniser kept before a name: a nationality before a
+    person ("the American Hasim Rahman", when "Hasim Rahman" is named here too or starts with a
+    known first name) or a participle opening a person's name ("Unemployed John Jenkin",
+    "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
+    with, such as "United"). An article before a name is not part of it either ("the Jays")."""
+    named = {alias_key(_clean_surface(m.text)) for m in mentions}
+    out: list[Mention] = []
+    for mention in mentions:
+        article = _LEADING.match(mention.text)
+        if article is not None:
+            at = article.end()
+            mention = Mention(mention.text[at:], mention.label, mention.start + at, mention.end)
+        words = list(_NON_SPACE.finditer(mention.text))
+        cut = words[1].start() if len(words) >= 2 else None
+        if cut is not None:
+            first, rest = words[0].group(), mention.text[cut:]
+            if kb.lookup_demonym(alias_key(first)):
+                keep = len(words) not in (3, 4) or kb.is_known_name(
+                    alias_key(_clean_surface(mention.text))
+                )
+                if keep or not (
+                    alias_key(_clean_surface(rest)) in named or _has_given_name(rest, kb)
+                ):
+                    cut = None
+            elif not (
+                mention.label == "PERSON"
+                and _PARTICIPLE.match(first)
+                and not kb.is_given_name(fold(first))
+                and not kb.starts_a_name(alias_key(first))
+            ):
+                cut = None
+        if cut is None:
+            out.append(mention)
+        else:
+            out.append(Mention(mention.text[cut:], mention.label, mention.start + cut, mention.end))
     return out
 
 
