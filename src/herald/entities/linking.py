@@ -186,6 +186,7 @@ class _Document:
     # Where capitals prove nothing: the title when it is title-cased ("Man Bites Dog"), else 0.
     title_cased_end: int
     terms: frozenset[str]
+    sports: bool  # a sports report: its words include some of SPORTS_WORDS
     sentence_starts: frozenset[int]
     keys: set[str]
 
@@ -208,11 +209,13 @@ class EntityLinker:
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
         groups = _group_mentions(text, mentions, self._kb)
+        terms = frozenset(content_terms(text))
         doc = _Document(
             text=text,
             title_end=len(title),
             title_cased_end=title_cased_end,
-            terms=frozenset(content_terms(text)),
+            terms=terms,
+            sports=not terms.isdisjoint(SPORTS_WORDS),
             sentence_starts=frozenset(s.start for s in split_sentences(text)),
             keys={g.key for g in groups},
         )
@@ -285,7 +288,7 @@ class EntityLinker:
                 continue
             if located is not None and not _lies_in(record, located):
                 continue  # "Lake County, California" is not the one in Illinois
-            if nickname and record.first_tag("sport") and not doc.terms & SPORTS_WORDS:
+            if nickname and record.first_tag("sport") and not doc.sports:
                 continue  # "Ducks" is a team only in a text about sport ("Ride the Ducks")
             context = self._context(doc, group, record)
             geography = self._geography(doc, record)
@@ -313,7 +316,7 @@ class EntityLinker:
         """The team a city or state stands for in a sports report ("a 20-13 victory over Kansas
         City" is the Chiefs): a mention reads as a game's result (:func:`team_cue`) and one of
         the knowledge base's teams of that home fits the report's sport, or is named in it."""
-        if not doc.terms & SPORTS_WORDS:
+        if not doc.sports:
             return None
         teams = {r.id: r for s in group.surfaces for r in self._kb.lookup_home(_surface_key(s))}
         if not teams or not any(team_cue(doc.text, m.start, m.end) for m in group.mentions):
@@ -771,9 +774,7 @@ def _kind_distribution(
     # In a sports report, "the Jays", "the top-ranked Tar Heels": a plural name after "the" is
     # a team.
     team_name = (
-        bool(doc.terms & SPORTS_WORDS)
-        and group.name.endswith("s")
-        and not group.name.endswith(("ss", "'s", "’s"))
+        doc.sports and group.name.endswith("s") and not group.name.endswith(("ss", "'s", "’s"))
     )
     label_votes: dict[str, float] = defaultdict(float)
     cue_votes: dict[str, float] = defaultdict(float)
@@ -1004,6 +1005,8 @@ def _headline_names(
     """Names in a title-cased headline cut from the words the recogniser ran them into
     ("Lindsay Lohan Checks Into Rehab" is Lindsay Lohan): the longest first two words or more
     that the knowledge base knows or the item names elsewhere."""
+    if not any(m.end <= title_cased_end and len(m.text.split()) >= 3 for m in mentions):
+        return list(mentions)
     named = {alias_key(_clean_surface(m.text)) for m in mentions if m.start >= title_cased_end}
     out: list[Mention] = []
     for mention in mentions:
@@ -1028,7 +1031,7 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     known first name) or a participle opening a person's name ("Unemployed John Jenkin",
     "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
     with, such as "United"). An article before a name is not part of it either ("the Jays")."""
-    named = {alias_key(_clean_surface(m.text)) for m in mentions}
+    named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
     for mention in mentions:
         article = _LEADING.match(mention.text)
@@ -1039,11 +1042,11 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
         cut = words[1].start() if len(words) >= 2 else None
         if cut is not None:
             first, rest = words[0].group(), mention.text[cut:]
-            if kb.lookup_demonym(alias_key(first)):
-                keep = len(words) not in (3, 4) or kb.is_known_name(
-                    alias_key(_clean_surface(mention.text))
-                )
-                if keep or not (
+            if len(words) in (3, 4) and kb.lookup_demonym(alias_key(first)):
+                if named is None:
+                    named = {alias_key(_clean_surface(m.text)) for m in mentions}
+                known = kb.is_known_name(alias_key(_clean_surface(mention.text)))
+                if known or not (
                     alias_key(_clean_surface(rest)) in named or _has_given_name(rest, kb)
                 ):
                     cut = None
