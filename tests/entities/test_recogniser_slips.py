@@ -466,3 +466,29 @@ def test_a_plural_name_after_the_in_a_sports_report_is_a_team(kb: KnowledgeBase)
     )
     entities = by_name(EntityLinker(kb).link("", body, every(body, "Jays", "PERSON")))
     assert entities["Jays"].entity_kind == "organization"
+
+
+def test_an_organisations_first_word_stands_for_it(kb: KnowledgeBase) -> None:
+    body = (
+        "Velorant Foods said the plant would reopen. A Velorant spokesman declined to comment, "
+        "and the Interior Department and the Interior's staff reviewed the plans."
+    )
+    found = mentions(
+        body,
+        ("Velorant Foods", "ORG"),
+        ("Velorant", "ORG"),
+        ("the Interior Department", "ORG"),
+        ("the Interior's", "ORG"),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Velorant Foods"].mention_count == 2
+    assert "Velorant" not in entities
+    assert entities["Interior Department"].mention_count == 2
+    assert "Interior" not in entities
+
+
+def test_a_name_before_a_word_for_its_people_is_a_place(kb: KnowledgeBase) -> None:
+    body = "A Perth man survived two nights in an ice cave before rescuers reached him."
+    entities = linked(kb, body, ("Perth", "ORG"))
+    assert entities["Perth"].entity_kind == "place"
+    assert kb.get(entities["Perth"].entity_id).first_tag("country") == "AU"

@@ -242,6 +242,11 @@ _AGE_APPOSITION = re.compile(r"^\s*,\s*(\d{1,3})\s*,")
 _AKA = re.compile(r"^\s*,?\s*(also known as|aka|known as|born)\b", re.IGNORECASE)
 _BASED = re.compile(r"^-based\b")
 _POSSESSIVE_AFTER = re.compile(r"^['’]s?(?!\w)")
+# "a Perth man", "a Brooklyn woman": a name before such a word is where people live.
+_RESIDENT_AFTER = re.compile(
+    r"^\s+(?:man|woman|men|women|boys?|girls?|teens?|teenagers?|residents?|natives?|toddler|"
+    r"schoolboy|schoolgirl|pensioner)\b"
+)
 
 
 def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
@@ -264,6 +269,7 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
         or _PLACE_OF.search(before)
         or _PLACE_APPOSITION.search(before)
         or _BASED.match(after)
+        or _RESIDENT_AFTER.match(after)
     ):
         votes[PLACE] = votes.get(PLACE, 0.0) + 1.0
     if previous in _PERSON_BEFORE:

@@ -676,7 +676,7 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
         if _is_demonym(group):
             owner = _surname_called_a_nationality(group, long_names, kb)
         else:
-            owner = _short_form_owner(group, long_names)
+            owner = _short_form_owner(group, long_names, kb)
         if owner is not None:
             owner.surfaces.update(group.surfaces)
             owner.mentions.extend(group.mentions)
@@ -706,14 +706,16 @@ def _surname_called_a_nationality(
     return people[0]
 
 
-def _short_form_owner(group: _Group, long_names: list[_Group]) -> _Group | None:
+def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase) -> _Group | None:
     """The full name a one-word mention stands for in this document, if exactly one fits.
 
     "Lagarde" after "Christine Lagarde" (whatever spaCy called either: the small model often
     takes a surname for a place or a person's full name for an organisation, so a PERSON label
-    on either side is enough); a first name only when labelled PERSON; an acronym after the
-    organisation it abbreviates ("ECB" after "European Central Bank"). A short form that joins a
-    person's name is a mention of that person, so its label becomes PERSON.
+    on either side is enough); a first name only when labelled PERSON; an organisation's first
+    word, labelled an organisation at least once and not a name the knowledge base knows ("the
+    Interior" after the "Interior Department"); an acronym after the organisation it abbreviates
+    ("ECB" after "European Central Bank"). A short form that joins a person's name is a mention
+    of that person, so its label becomes PERSON.
     """
     key = group.key
     surname_of = [g for g in long_names if key == g.key.split()[-1]]
@@ -728,6 +730,13 @@ def _short_form_owner(group: _Group, long_names: list[_Group]) -> _Group | None:
         if _is_person(owner) or short_person:
             group.mentions = [_as_person(m) for m in group.mentions]
         return owner
+    heads = [g for g in long_names if g.key.split()[0] == key and _is_org(g)]
+    if (
+        len(heads) == 1
+        and not kb.is_known_name(key)
+        and any(m.label == "ORG" for m in group.mentions)
+    ):
+        return heads[0]
     surfaces = [s for s in group.surfaces if s.isupper() and 2 <= len(s) <= 6]
     if surfaces:
         expanding = [g for g in long_names if not _is_person(g) and _abbreviates(key, g.name)]
@@ -754,6 +763,11 @@ def _as_person(mention: Mention) -> Mention:
 
 def _is_demonym(group: _Group) -> bool:
     return all(m.label == "NORP" for m in group.mentions)
+
+
+def _is_org(group: _Group) -> bool:
+    labels = Counter(m.label for m in group.mentions)
+    return labels.most_common(1)[0][0] == "ORG"
 
 
 def _is_person(group: _Group) -> bool:
