@@ -492,3 +492,24 @@ def test_a_name_before_a_word_for_its_people_is_a_place(kb: KnowledgeBase) -> No
     entities = linked(kb, body, ("Perth", "ORG"))
     assert entities["Perth"].entity_kind == "place"
     assert kb.get(entities["Perth"].entity_id).first_tag("country") == "AU"
+
+
+def test_a_name_does_not_run_from_the_title_into_the_text(kb: KnowledgeBase) -> None:
+    title = "Colts clinch playoff spot by beating Jags"
+    body = "Quarterback Peyton Manning was nearly perfect as the Colts won on Thursday night."
+    text = document_text(title, body)
+    glued = "Jags\n\nQuarterback Peyton Manning"
+    start = text.index(glued)
+    found = [Mention(glued, "ORG", start, start + len(glued))]
+    entities = by_name(EntityLinker(kb).link(title, body, found))
+    assert entities["Peyton Manning"].entity_kind == "person"
+    assert entities["Peyton Manning"].surfaces == ("Peyton Manning",)
+
+
+def test_a_pages_time_stamps_are_not_names(kb: KnowledgeBase) -> None:
+    body = (
+        "First Posted: 10/25/11 06:44 PM ET. A fire destroyed the warehouse. Story Created: "
+        "Aug 7, 2012 at 9:56 AM. First Posted again on the wire."
+    )
+    found = [*every(body, "First Posted", "ORG"), *every(body, "Story Created", "PERSON")]
+    assert by_name(EntityLinker(kb).link("", body, found)) == {}

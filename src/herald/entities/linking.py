@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from herald.enrich.ner import Mention
@@ -883,7 +883,14 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
 # reserve, knockout, most valuable player, quarterback, runs batted in, earned run average).
 _NOT_NAME_TEXT = """gmt bst est edt cst cdt pst pdt cet cest utc dui ie td tds ir ko kos tko mvp
     qb rbi rbis era"""
-_NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | {"injured reserve"}
+_NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | {
+    "injured reserve",
+    # a web page's time stamps kept with its text ("First Posted: 10/25/11")
+    "first posted",
+    "story created",
+    "last updated",
+    "last modified",
+}
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
     r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
@@ -892,7 +899,7 @@ _POSITION = re.compile(
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
     prince princess mayor coach ayatollah archbishop cardinal bishop sheikh emir imam rabbi
-    reverend deputy trooper constable sergeant corporal"""
+    reverend deputy trooper constable sergeant corporal quarterback"""
 _TITLES = frozenset(_TITLE_TEXT.split())
 # Those written before a surname ("Deputy Ortiz"); the others go with a given name as well
 # ("Pope Francis", "King Salman", "Sheikh Hasina").
@@ -1039,6 +1046,32 @@ def _headline_names(
 _PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
 
 
+_DATE_WORD_TEXT = """mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday
+    friday saturday sunday jan feb mar apr jun jul aug sep sept oct nov dec january february march
+    april june july august september october november december"""
+_DATE_WORDS = frozenset(_DATE_WORD_TEXT.split())
+_BLANK_LINE = re.compile(r"\n\s*\n")
+_PARAGRAPH = re.compile(r"(?:(?!\n\s*\n).)+", re.DOTALL)
+
+
+def _within_paragraphs(mentions: Sequence[Mention]) -> Iterator[Mention]:
+    """Mentions cut at blank lines: no name runs from a title into the text below it ("Jags",
+    a blank line, "Quarterback Peyton Manning" read as one organisation); a name wrapped onto
+    the next line stays whole."""
+    for mention in mentions:
+        if not _BLANK_LINE.search(mention.text):
+            yield mention
+            continue
+        for piece in _PARAGRAPH.finditer(mention.text):
+            part = piece.group().strip()
+            # a date line caught with a name ("Sep 10", "Sat Nov 12 2011", "Tue Jul") is left out
+            words = [w.strip(".,").lower() for w in part.split()]
+            dated = all(w.isdigit() or w in _DATE_WORDS for w in words)
+            if any(ch.isalpha() for ch in part) and not dated:
+                at = mention.start + piece.start() + piece.group().index(part)
+                yield Mention(part, mention.label, at, at + len(part))
+
+
 def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
     """Mentions without a word the recogniser kept before a name: a nationality before a
     person ("the American Hasim Rahman", when "Hasim Rahman" is named here too or starts with a
@@ -1047,7 +1080,7 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     with, such as "United"). An article before a name is not part of it either ("the Jays")."""
     named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
-    for mention in mentions:
+    for mention in _within_paragraphs(mentions):
         article = _LEADING.match(mention.text)
         if article is not None:
             at = article.end()
@@ -1063,6 +1096,12 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
                 if known or not (
                     alias_key(_clean_surface(rest)) in named or _has_given_name(rest, kb)
                 ):
+                    cut = None
+            elif first.lower().strip(".") in _TITLES:
+                # "Quarterback Peyton Manning", "Judge Anthony Russell": a title before a full
+                # name the knowledge base does not know with it ("Queen Elizabeth II" stays)
+                known = kb.is_known_name(alias_key(_clean_surface(mention.text)))
+                if known or not _has_given_name(rest, kb):
                     cut = None
             elif not (
                 mention.label == "PERSON"
