@@ -730,7 +730,7 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         if _is_person(owner) or short_person:
             group.mentions = [_as_person(m) for m in group.mentions]
         return owner
-    heads = [g for g in long_names if g.key.split()[0] == key and _is_org(g)]
+    heads = [g for g in long_names if g.key.split()[0] == key and _main_label(g) == "ORG"]
     if (
         len(heads) == 1
         and not kb.is_known_name(key)
@@ -765,14 +765,13 @@ def _is_demonym(group: _Group) -> bool:
     return all(m.label == "NORP" for m in group.mentions)
 
 
-def _is_org(group: _Group) -> bool:
-    labels = Counter(m.label for m in group.mentions)
-    return labels.most_common(1)[0][0] == "ORG"
+def _main_label(group: _Group) -> str:
+    """The recogniser's most frequent label for the group's mentions."""
+    return Counter(m.label for m in group.mentions).most_common(1)[0][0]
 
 
 def _is_person(group: _Group) -> bool:
-    labels = Counter(m.label for m in group.mentions)
-    return labels.most_common(1)[0][0] == "PERSON"
+    return _main_label(group) == "PERSON"
 
 
 def _kind_distribution(
@@ -1043,9 +1042,6 @@ def _headline_names(
     return out
 
 
-_PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
-
-
 _DATE_WORD_TEXT = """mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday
     friday saturday sunday jan feb mar apr jun jul aug sep sept oct nov dec january february march
     april june july august september october november december"""
@@ -1072,12 +1068,17 @@ def _within_paragraphs(mentions: Sequence[Mention]) -> Iterator[Mention]:
                 yield Mention(part, mention.label, at, at + len(part))
 
 
+_PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
+
+
 def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
-    """Mentions without a word the recogniser kept before a name: a nationality before a
-    person ("the American Hasim Rahman", when "Hasim Rahman" is named here too or starts with a
-    known first name) or a participle opening a person's name ("Unemployed John Jenkin",
-    "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
-    with, such as "United"). An article before a name is not part of it either ("the Jays")."""
+    """Mentions (cut at blank lines) without a word the recogniser kept before a name: an
+    article ("the Jays"); a nationality before a person ("the American Hasim Rahman", when
+    "Hasim Rahman" is named here too or starts with a known first name); a title before a full
+    name ("Quarterback Peyton Manning"), unless the knowledge base knows the whole ("Queen
+    Elizabeth II"); a participle opening a person's name ("Unemployed John Jenkin", "Joining
+    Cooley"; not a known first name such as "Sterling", nor a word known names start with, such
+    as "United")."""
     named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
     for mention in _within_paragraphs(mentions):
@@ -1086,34 +1087,27 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
             at = article.end()
             mention = Mention(mention.text[at:], mention.label, mention.start + at, mention.end)
         words = list(_NON_SPACE.finditer(mention.text))
-        cut = words[1].start() if len(words) >= 2 else None
-        if cut is not None:
-            first, rest = words[0].group(), mention.text[cut:]
-            if len(words) in (3, 4) and kb.lookup_demonym(alias_key(first)):
-                if named is None:
-                    named = {alias_key(_clean_surface(m.text)) for m in mentions}
-                known = kb.is_known_name(alias_key(_clean_surface(mention.text)))
-                if known or not (
-                    alias_key(_clean_surface(rest)) in named or _has_given_name(rest, kb)
-                ):
-                    cut = None
-            elif first.lower().strip(".") in _TITLES:
-                # "Quarterback Peyton Manning", "Judge Anthony Russell": a title before a full
-                # name the knowledge base does not know with it ("Queen Elizabeth II" stays)
-                known = kb.is_known_name(alias_key(_clean_surface(mention.text)))
-                if known or not _has_given_name(rest, kb):
-                    cut = None
-            elif not (
+        if len(words) < 2:
+            out.append(mention)
+            continue
+        first, cut = words[0].group(), words[1].start()
+        rest = mention.text[cut:]
+        if len(words) in (3, 4) and kb.lookup_demonym(alias_key(first)):
+            if named is None:
+                named = {alias_key(_clean_surface(m.text)) for m in mentions}
+            opener = alias_key(_clean_surface(rest)) in named or _has_given_name(rest, kb)
+        elif first.lower().strip(".") in _TITLES:
+            opener = _has_given_name(rest, kb)
+        else:
+            opener = (
                 mention.label == "PERSON"
-                and _PARTICIPLE.match(first)
+                and _PARTICIPLE.match(first) is not None
                 and not kb.is_given_name(fold(first))
                 and not kb.starts_a_name(alias_key(first))
-            ):
-                cut = None
-        if cut is None:
-            out.append(mention)
-        else:
-            out.append(Mention(mention.text[cut:], mention.label, mention.start + cut, mention.end))
+            )
+        if opener and not kb.is_known_name(alias_key(_clean_surface(mention.text))):
+            mention = Mention(rest, mention.label, mention.start + cut, mention.end)
+        out.append(mention)
     return out
 
 
