@@ -15,8 +15,11 @@ from typer.testing import CliRunner
 from herald.cli.main import app
 from herald.config import Settings
 from herald.db.models.entity import Entity
+from herald.enrich.ner import Mention
 from herald.entities import repository
 from herald.entities.jsonl import ImportProblem
+from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker
 from herald.entities.model import EntityRecord
 from herald.entities.wikidata import WikidataFilter, read_wikidata
 from herald.runtime import Runtime
@@ -221,3 +224,27 @@ def test_cli_class_option_replaces_the_default_classes(
     )
     assert bad.exit_code == 2
     assert "expected QID=KIND" in bad.output
+
+
+def test_an_imported_entity_that_more_wikis_describe_is_the_likelier_reading() -> None:
+    """Two people of one name from a Wikidata import: a bare mention means the one with pages
+    in many wikis, as a big city's name means the big city."""
+    dump = [
+        entity("Q41421", "Michael Jordan", ["Q5"], description="basketball player"),
+        entity("Q3308285", "Michael Jordan", ["Q5"], description="statistician"),
+        entity("Q7", "Tinyville", ["Q515"]),
+    ]
+    for item, wikis in zip(dump, (150, 25, 1), strict=True):
+        item["sitelinks"] = {f"w{n}wiki": {"site": f"w{n}wiki", "title": "x"} for n in range(wikis)}
+    text = "[\n" + ",\n".join(json.dumps(i) for i in dump) + "\n]\n"
+    records = [r for r in read_wikidata(text.splitlines()) if isinstance(r, EntityRecord)]
+    kb = KnowledgeBase(records)
+    by_qid = {r.first_tag("wikidata"): r for r in records}
+    player, statistician = by_qid["Q41421"], by_qid["Q3308285"]
+    assert kb.prior(player.id) > kb.prior(statistician.id) > 0.5
+    assert kb.prior(by_qid["Q7"].id) == 0.3  # one wiki says nothing
+    body = "Michael Jordan said on Friday that he would attend the ceremony in the spring."
+    start = body.index("Michael Jordan")
+    found = [Mention("Michael Jordan", "PERSON", start, start + len("Michael Jordan"))]
+    (linked,) = EntityLinker(kb).link("", body, found).entities
+    assert linked.entity_id == player.id
