@@ -513,3 +513,25 @@ def test_a_pages_time_stamps_are_not_names(kb: KnowledgeBase) -> None:
     )
     found = [*every(body, "First Posted", "ORG"), *every(body, "Story Created", "PERSON")]
     assert by_name(EntityLinker(kb).link("", body, found)) == {}
+
+
+def test_a_surname_alone_is_the_famous_one_of_its_people_when_the_text_agrees(
+    kb: KnowledgeBase,
+) -> None:
+    def person(entity_id: str, name: str, description: str, wikis: int) -> EntityRecord:
+        return EntityRecord(
+            entity_id, name, "person", description, tags=(Tag("sitelinks", str(wikis)),)
+        )
+
+    kb.add(person("ent_rn", "Richard Nixon", "37th president of the United States", 200))
+    kb.add(person("ent_cn", "Cynthia Nixon", "American actress", 60))
+    body = "Fred LaRue, a Nixon administration aide, served the president in the White House."
+    spans = [("Fred LaRue", "PERSON"), ("Nixon", "PERSON")]
+    assert linked(kb, body, *spans)["Richard Nixon"].surfaces == ("Nixon",)
+    # The text about an actress points to the less famous one: too little to pick either.
+    body = "Fred LaRue said Nixon was the finest stage actress he had seen."
+    assert {"Richard Nixon", "Cynthia Nixon"}.isdisjoint(linked(kb, body, *spans))
+    # Two people about as widely described, and words that favour neither: nobody.
+    kb.add(person("ent_pn", "Pat Nixon", "First Lady of the United States", 180))
+    body = "Fred LaRue, an old friend of Nixon, died on Saturday at his home."
+    assert {"Richard Nixon", "Pat Nixon"}.isdisjoint(linked(kb, body, *spans))
