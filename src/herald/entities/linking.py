@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from herald.enrich.ner import Mention
@@ -204,7 +204,7 @@ class EntityLinker:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
         title_cased_end = len(title) if _title_cased(title) else 0
-        mentions = _without_openers(_split_glued(mentions, self._kb), self._kb)
+        mentions = _without_openers(_within_paragraphs(_split_glued(mentions, self._kb)), self._kb)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
@@ -227,7 +227,7 @@ class EntityLinker:
             # The region or country the text puts the name in ("Harriman, Tennessee").
             located = self._located_in(doc, group)
             if located is not None:  # and so a place, whatever the recogniser called it
-                kinds = {k: 0.5 * v + (0.5 if k == PLACE else 0.0) for k, v in kinds.items()}
+                kinds = _half_decided(kinds, PLACE)
             choice = (
                 self._team(doc, group)
                 or self._choose(doc, group, kinds, located)
@@ -384,7 +384,7 @@ class EntityLinker:
         if len(found) != 1:
             return kinds
         known = next(iter(found))
-        return {k: 0.5 * v + (0.5 if k == known else 0.0) for k, v in kinds.items()}
+        return _half_decided(kinds, known)
 
     def _choose_demonym(self, group: _Group) -> tuple[EntityRecord, float] | None:
         found = {r.id: r for s in group.surfaces for r in self._kb.lookup_demonym(_surface_key(s))}
@@ -479,9 +479,10 @@ class EntityLinker:
             return None  # a known name that did not fit here is not a new entity
         last = name.split()[-1].lower().strip(".")
         several = len(name.split()) > 1
-        if several and last not in _NAMING_WORDS and name.split()[0].lower() in _PLACE_STARTS:
-            group_kind = PLACE  # "Mount Sefton", "Place Vendôme": the first word says so
-            share = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
+        # A name that says what it is needs only to read as a name: any of the three kinds.
+        a_name = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
+        if _starts_like_a_place(name):
+            group_kind, share = PLACE, a_name  # "Mount Sefton", "Place Vendôme"
         elif last in _NAMING_WORDS:
             # The name says what it is, whatever the label and the sentence suggest: no
             # person's name ends so ("Indiana State", "Matanuska Maid Creamery"), "Syntagma
@@ -491,8 +492,8 @@ class EntityLinker:
                 several and group_kind in (PLACE, ORG) and last not in _EITHER_ENDINGS
             ):
                 group_kind = PLACE if last in _PLACE_ENDINGS else ORG
-            if several:  # and the labels and words around it then only say it is a name
-                share = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
+            if several:
+                share = a_name
         if group_kind == PERSON:
             name = _without_title(name)
             key = alias_key(name)
@@ -795,6 +796,20 @@ def _is_person(group: _Group) -> bool:
     return _main_label(group) == "PERSON"
 
 
+def _half_decided(kinds: dict[str, float], kind: str) -> dict[str, float]:
+    """The kind distribution with half its weight moved to ``kind``."""
+    return {k: 0.5 * v + (0.5 if k == kind else 0.0) for k, v in kinds.items()}
+
+
+def _starts_like_a_place(name: str) -> bool:
+    """A name of several words whose first says it is a place ("Mt Cook", "Stade de Suisse")
+    and whose last does not say otherwise."""
+    words = name.lower().split()
+    return (
+        len(words) > 1 and words[0] in _PLACE_STARTS and words[-1].strip(".") not in _NAMING_WORDS
+    )
+
+
 def _kind_distribution(
     doc: _Document,
     group: _Group,
@@ -802,9 +817,7 @@ def _kind_distribution(
     kb: KnowledgeBase,
 ) -> dict[str, float]:
     text = doc.text
-    # "Mt Cook", "Stade de Suisse": the first word says it is a place.
-    words = group.name.lower().split()
-    named_place = len(words) > 1 and words[0] in _PLACE_STARTS and words[-1] not in _NAMING_WORDS
+    named_place = _starts_like_a_place(group.name)
     # In a sports report, "the Jays", "the top-ranked Tar Heels": a plural name after "the" is
     # a team.
     team_name = (
@@ -1048,16 +1061,16 @@ def _headline_names(
     """Names in a title-cased headline cut from the words the recogniser ran them into
     ("Lindsay Lohan Checks Into Rehab" is Lindsay Lohan): the longest first two words or more
     that the knowledge base knows or the item names elsewhere."""
-    if not any(m.end <= title_cased_end and len(m.text.split()) >= 3 for m in mentions):
-        return list(mentions)
-    named = {alias_key(_clean_surface(m.text)) for m in mentions if m.start >= title_cased_end}
+    named: set[str] | None = None  # the names of the body, read when a headline needs them
     out: list[Mention] = []
     for mention in mentions:
-        words = list(_NON_SPACE.finditer(mention.text))
-        if mention.end <= title_cased_end and len(words) >= 3:
+        words = list(_NON_SPACE.finditer(mention.text)) if mention.end <= title_cased_end else []
+        if len(words) >= 3:
+            if named is None:
+                named = {_surface_key(m.text) for m in mentions if m.start >= title_cased_end}
             for n in range(len(words) - 1, 1, -1):
                 head = mention.text[: words[n - 1].end()]
-                key = alias_key(_clean_surface(head))
+                key = _surface_key(head)
                 if key in named or kb.is_known_name(key):
                     mention = Mention(head, mention.label, mention.start, mention.start + len(head))
                     break
@@ -1073,13 +1086,14 @@ _BLANK_LINE = re.compile(r"\n\s*\n")
 _PARAGRAPH = re.compile(r"(?:(?!\n\s*\n).)+", re.DOTALL)
 
 
-def _within_paragraphs(mentions: Sequence[Mention]) -> Iterator[Mention]:
+def _within_paragraphs(mentions: Sequence[Mention]) -> list[Mention]:
     """Mentions cut at blank lines: no name runs from a title into the text below it ("Jags",
     a blank line, "Quarterback Peyton Manning" read as one organisation); a name wrapped onto
     the next line stays whole."""
+    out: list[Mention] = []
     for mention in mentions:
         if not _BLANK_LINE.search(mention.text):
-            yield mention
+            out.append(mention)
             continue
         for piece in _PARAGRAPH.finditer(mention.text):
             part = piece.group().strip()
@@ -1088,23 +1102,23 @@ def _within_paragraphs(mentions: Sequence[Mention]) -> Iterator[Mention]:
             dated = all(w.isdigit() or w in _DATE_WORDS for w in words)
             if any(ch.isalpha() for ch in part) and not dated:
                 at = mention.start + piece.start() + piece.group().index(part)
-                yield Mention(part, mention.label, at, at + len(part))
+                out.append(Mention(part, mention.label, at, at + len(part)))
+    return out
 
 
 _PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
 
 
 def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
-    """Mentions (cut at blank lines) without a word the recogniser kept before a name: an
-    article ("the Jays"); a nationality before a person ("the American Hasim Rahman", when
-    "Hasim Rahman" is named here too or starts with a known first name); a title before a full
-    name ("Quarterback Peyton Manning"), unless the knowledge base knows the whole ("Queen
-    Elizabeth II"); a participle opening a person's name ("Unemployed John Jenkin", "Joining
-    Cooley"; not a known first name such as "Sterling", nor a word known names start with, such
-    as "United")."""
+    """Mentions without a word the recogniser kept before a name: an article ("the Jays"); a
+    nationality before a person ("the American Hasim Rahman", when "Hasim Rahman" is named here
+    too or starts with a known first name); a title before a full name ("Quarterback Peyton
+    Manning"), unless the knowledge base knows the whole ("Queen Elizabeth II"); a participle
+    opening a person's name ("Unemployed John Jenkin", "Joining Cooley"; not a known first name
+    such as "Sterling", nor a word known names start with, such as "United")."""
     named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
-    for mention in _within_paragraphs(mentions):
+    for mention in mentions:
         article = _LEADING.match(mention.text)
         if article is not None:
             at = article.end()
@@ -1117,8 +1131,8 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
         rest = mention.text[cut:]
         if len(words) in (3, 4) and kb.lookup_demonym(alias_key(first)):
             if named is None:
-                named = {alias_key(_clean_surface(m.text)) for m in mentions}
-            opener = alias_key(_clean_surface(rest)) in named or _has_given_name(rest, kb)
+                named = {_surface_key(m.text) for m in mentions}
+            opener = _surface_key(rest) in named or _has_given_name(rest, kb)
         elif first.lower().strip(".") in _TITLES:
             opener = _has_given_name(rest, kb)
         else:
@@ -1128,7 +1142,7 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
                 and not kb.is_given_name(fold(first))
                 and not kb.starts_a_name(alias_key(first))
             )
-        if opener and not kb.is_known_name(alias_key(_clean_surface(mention.text))):
+        if opener and not kb.is_known_name(_surface_key(mention.text)):
             mention = Mention(rest, mention.label, mention.start + cut, mention.end)
         out.append(mention)
     return out
