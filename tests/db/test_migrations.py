@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import create_engine, insert, inspect, select
 
 from herald.db.base import Base
-from herald.db.migrate import head_revisions, is_up_to_date
+from herald.db.migrate import alembic_config, head_revisions, is_up_to_date
+from herald.db.models.entity import Entity, EntityAlias
 from herald.runtime import Runtime
 
 
@@ -30,3 +34,47 @@ def test_sqlite_runs_in_wal_with_foreign_keys(runtime: Runtime) -> None:
     with runtime.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_stored_name_keys_of_spaced_initials_are_rebuilt(database_url: str) -> None:
+    """An entity stored before spaced initials were joined ("a j smith") gets the keys of this
+    release ("aj smith"); other entities' keys are left as they are."""
+    config = alembic_config(database_url)
+    command.downgrade(config, "0009_job_claim_indexes")
+    engine = create_engine(database_url)
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    entities = [
+        ("ent_ajsmith", "A. J. Smith", ["Anthony J. Smith"], ["a j smith", "anthony j smith"]),
+        ("ent_horton", "Horton", ["D. R. Horton"], ["horton", "d r horton"]),
+        ("ent_bush", "George W. Bush", [], ["george w bush"]),
+    ]
+    with engine.begin() as connection:
+        for entity_id, name, aliases, keys in entities:
+            connection.execute(
+                insert(Entity).values(
+                    id=entity_id,
+                    display_name=name,
+                    entity_kind="person",
+                    description="",
+                    aliases=aliases,
+                    tags=[],
+                    origin="import",
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            connection.execute(
+                insert(EntityAlias), [{"alias_norm": k, "entity_id": entity_id} for k in keys]
+            )
+    command.upgrade(config, "heads")
+    with engine.connect() as connection:
+        stored = connection.execute(select(EntityAlias.entity_id, EntityAlias.alias_norm)).all()
+    engine.dispose()
+    keys: dict[str, set[str]] = {}
+    for entity_id, key in stored:
+        keys.setdefault(entity_id, set()).add(key)
+    assert keys == {
+        "ent_ajsmith": {"aj smith", "anthony j smith"},
+        "ent_horton": {"horton", "dr horton"},
+        "ent_bush": {"george w bush"},
+    }

@@ -34,6 +34,7 @@ def kb() -> KnowledgeBase:
                 tags=(Tag("place_type", "city"), Tag("population", "5000")),
             ),
             EntityRecord("ent_jordan_p", "Jordan", "person", "basketball player"),
+            EntityRecord("ent_horton", "D.R. Horton", "company", "homebuilder"),
             EntityRecord(
                 "ent_jordan", "Jordan", "place", "country", tags=(Tag("place_type", "country"),)
             ),
@@ -99,3 +100,9 @@ def test_a_known_name_holding_the_recognisers_shorter_spans_is_returned() -> Non
     start = text.index("United States")
     longer = "United States Geological Survey Cascades Observatory"
     assert dictionary_mentions(text, kb(), [Mention(longer, "ORG", start, start + 52)]) == []
+
+
+def test_spaced_initials_are_one_word_of_a_known_name() -> None:
+    text = "Shares of D. R. Horton rose on Tuesday, and D.R. Horton said orders grew."
+    found = dictionary_mentions(text, kb(), [])
+    assert [(m.text, m.label) for m in found] == [("D. R. Horton", "ORG"), ("D.R. Horton", "ORG")]

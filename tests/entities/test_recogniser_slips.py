@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from herald.enrich.ner import Mention
+from herald.entities.cues import PERSON, PLACE, kind_cues
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
 from herald.entities.model import EntityRecord, Tag
@@ -506,6 +507,51 @@ def test_a_name_does_not_run_from_the_title_into_the_text(kb: KnowledgeBase) -> 
     assert entities["Peyton Manning"].surfaces == ("Peyton Manning",)
 
 
+def test_a_state_abbreviated_with_spaced_initials_is_the_state(kb: KnowledgeBase) -> None:
+    body = (
+        "Vishwanand Subryan, 23, of Schenectady, N. Y., was charged with vehicular manslaughter."
+        " The crime boss bribed the police force of Old Tappan, N. J.\nHe was known as Chin."
+    )
+    found = mentions(
+        body,
+        ("Vishwanand Subryan", "PERSON"),
+        ("Schenectady", "PERSON"),
+        ("N. Y.", "PERSON"),
+        ("Old Tappan", "LOC"),
+        ("N. J.\nHe", "PERSON"),  # a name run across a sentence's end
+    )
+    entities = {e.display_name: e for e in EntityLinker(kb).link("", body, found).entities}
+    assert entities["New York"].entity_kind == "place"
+    assert entities["New York"].surfaces == ("N. Y",)
+    assert entities["New Jersey"].entity_kind == "place"
+    assert entities["New Jersey"].surfaces == ("N. J",)
+    assert entities["Schenectady"].entity_kind == "place"
+    assert not [
+        e for e in entities.values() if e.entity_kind == "person" and "N." in e.display_name
+    ]
+    assert "He" not in entities
+
+
+def test_where_a_person_lives_is_a_place(kb: KnowledgeBase) -> None:
+    body = (
+        "Vishwanand Subryan of Schenectady, New York, was charged. Luann Johnson, 66, of "
+        "Burnsville was hit."
+    )
+    found = mentions(
+        body,
+        ("Vishwanand Subryan", "PERSON"),
+        ("Schenectady,", "ORG"),  # the recogniser kept the comma
+        ("New York", "GPE"),
+        ("Luann Johnson", "PERSON"),
+        ("Burnsville", "PERSON"),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Schenectady"].entity_kind == "place"
+    assert entities["Schenectady"].surfaces == ("Schenectady",)
+    assert entities["Burnsville"].entity_kind == "place"
+    assert entities["Luann Johnson"].entity_kind == "person"
+
+
 def test_a_pages_time_stamps_are_not_names(kb: KnowledgeBase) -> None:
     body = (
         "First Posted: 10/25/11 06:44 PM ET. A fire destroyed the warehouse. Story Created: "
@@ -535,3 +581,18 @@ def test_a_surname_alone_is_the_famous_one_of_its_people_when_the_text_agrees(
     kb.add(person("ent_pn", "Pat Nixon", "First Lady of the United States", 180))
     body = "Fred LaRue, an old friend of Nixon, died on Saturday at his home."
     assert {"Richard Nixon", "Pat Nixon"}.isdisjoint(linked(kb, body, *spans))
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Sarah Palin worshipped in her hometown of Wasilla on Sunday.", "Wasilla"),
+        ("The pitcher, a native of Albany, signed on Friday.", "Albany"),
+        ("Luann Johnson, 66, of Burnsville was hit in the crosswalk.", "Burnsville"),
+    ],
+)
+def test_words_saying_where_someone_lives_vote_place(text: str, name: str) -> None:
+    start = text.index(name)
+    votes = kind_cues(text, start, start + len(name))
+    assert votes.get(PLACE, 0.0) >= 1.0
+    assert votes.get(PERSON, 0.0) < votes[PLACE]

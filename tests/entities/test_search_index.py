@@ -75,3 +75,13 @@ def test_added_entities_are_searchable_and_replacements_drop_old_names() -> None
     index.add(EntityRecord(id="ent_a", display_name="Zenith Rockets", entity_kind="company"))
     assert names(index, "acme rockets") == []
     assert names(index, "zenith") == ["Zenith Rockets"]
+
+
+def test_a_name_with_initials_is_found_however_the_initials_are_written(
+    index: EntitySearchIndex,
+) -> None:
+    # the seed writes "D. R. Horton"; news and users write "D.R. Horton" or "DR Horton"
+    for query in ("D.R. Horton", "DR Horton", "D. R. Horton"):
+        hit = index.search(query)[0]
+        assert hit.entity.display_name == "D. R. Horton"
+        assert hit.score >= 0.9

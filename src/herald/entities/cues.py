@@ -79,7 +79,10 @@ _PLACE_BEFORE = frozenset(
 _PLACE_OF = re.compile(
     r"\b(city|capital|streets|suburbs|outskirts|mayor|centre|center|residents|people|region|"
     r"province|state|county|district|borough|neighbourhood|neighborhood|suburb|town|towns|village|"
-    r"villages|island|hamlet|municipality|north|south|east|west|heart|part|parts|citizens)\s+of\s*$",
+    r"villages|island|hamlet|municipality|north|south|east|west|heart|part|parts|citizens|"
+    r"hometown|native)\s+of\s*$"
+    # where a person lives, after their age: "Luann Johnson, 66, of Burnsville"
+    r"|\b\d{1,3}\s*,\s*of\s*$",
     re.IGNORECASE,
 )
 # A place named in apposition after what it is: "Greece's second city, Thessaloniki".

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from herald.core.ids import stable_id
 from herald.entities.model import ENTITY_KINDS, EntityKind, EntityRecord, Tag
-from herald.entities.names import alias_key
+from herald.entities.names import alias_key, id_key
 
 _FIELDS = frozenset({"id", "key", "display_name", "entity_kind", "description", "aliases", "tags"})
 _ID = re.compile(r"^ent_[0-9a-z]{1,36}$")
@@ -39,7 +39,7 @@ class ImportProblem:
 
 def entity_id_for(kind: str, display_name: str, key: str | None = None) -> str:
     """The stable id of an entity: from its source key, else from its kind and name."""
-    return stable_id("ent", key if key else f"{kind}:{alias_key(display_name)}")
+    return stable_id("ent", key if key else f"{kind}:{id_key(display_name)}")
 
 
 def parse_entity_line(line: str, number: int, *, origin: str = "import") -> EntityRecord:

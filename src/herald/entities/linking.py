@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from herald.enrich.ner import Mention
+from herald.enrich.ner import Mention, stop_words
 from herald.enrich.text import content_terms, split_sentences
 from herald.entities.cues import (
     GROUPS,
@@ -439,7 +439,7 @@ class EntityLinker:
         for mention in group.mentions:
             state = _AP_STATE.match(doc.text, mention.end)
             if state is not None:  # news style for a US state
-                words = _AP_STATES[state.group(1)].split()
+                words = _STATE_BY_KEY[alias_key(state.group(1))].split()
             elif (after := _AFTER_COMMA.match(doc.text, mention.end)) is not None:
                 words = after.group(1).split()
             else:
@@ -607,9 +607,15 @@ _AP_STATES = {
     "Wis": "Wisconsin",
     "Wyo": "Wyoming",
 }
-_STATE_KEYS = frozenset(alias_key(k) for k in _AP_STATES)
+_STATE_BY_KEY = {alias_key(k): state for k, state in _AP_STATES.items()}
+_STATE_KEYS = frozenset(_STATE_BY_KEY)
+# Initials may be spaced ("N. Y.", as some texts and tokenisers write them).
 _AP_STATE = re.compile(
-    r",\s+(" + "|".join(re.escape(k) for k in sorted(_AP_STATES, key=len, reverse=True)) + r")\."
+    r",\s+("
+    + "|".join(
+        re.escape(k).replace(r"\.", r"\. ?") for k in sorted(_AP_STATES, key=len, reverse=True)
+    )
+    + r")\."
 )
 
 
@@ -644,7 +650,7 @@ def _abbreviated_state(text: str, group: _Group) -> str | None:
         abbreviation = mention.text.rstrip(".")
         if found is None or found.start(1) != mention.start or found.group(1) != abbreviation:
             return None
-        states.add(_AP_STATES[abbreviation])
+        states.add(_STATE_BY_KEY[alias_key(abbreviation)])
     return states.pop() if len(states) == 1 else None
 
 
@@ -1082,26 +1088,32 @@ _DATE_WORD_TEXT = """mon tue tues wed thu thur thurs fri sat sun monday tuesday 
     friday saturday sunday jan feb mar apr jun jul aug sep sept oct nov dec january february march
     april june july august september october november december"""
 _DATE_WORDS = frozenset(_DATE_WORD_TEXT.split())
-_BLANK_LINE = re.compile(r"\n\s*\n")
-_PARAGRAPH = re.compile(r"(?:(?!\n\s*\n).)+", re.DOTALL)
+# Where a name cannot go on: a blank line, or a line break after a sentence's end.
+_BREAK = re.compile(r"\n\s*\n|(?<=[.!?])[ \t]*\n\s*")
 
 
 def _within_paragraphs(mentions: Sequence[Mention]) -> list[Mention]:
-    """Mentions cut at blank lines: no name runs from a title into the text below it ("Jags",
-    a blank line, "Quarterback Peyton Manning" read as one organisation); a name wrapped onto
-    the next line stays whole."""
+    """Mentions cut at blank lines and at line breaks after a sentence's end: no name runs
+    from a title into the text below it ("Jags", a blank line, "Quarterback Peyton Manning"
+    read as one organisation) or from one sentence into the next ("Old Tappan, N.J.", a line
+    break, "He"); a name wrapped onto the next line stays whole. A comma or semicolon the
+    recogniser kept at a span's end is cut too ("Schenectady," before "New York")."""
     out: list[Mention] = []
     for mention in mentions:
-        if not _BLANK_LINE.search(mention.text):
+        breaks = [i for b in _BREAK.finditer(mention.text) for i in b.span()]
+        if not breaks and not mention.text.endswith((",", ";", " ")):
             out.append(mention)
             continue
-        for piece in _PARAGRAPH.finditer(mention.text):
-            part = piece.group().strip()
-            # a date line caught with a name ("Sep 10", "Sat Nov 12 2011", "Tue Jul") is left out
+        bounds = [0, *breaks, len(mention.text)]
+        for begin, end in zip(bounds[::2], bounds[1::2], strict=True):
+            piece = mention.text[begin:end]
+            part = piece.strip().rstrip(",;").rstrip()
+            # a date line caught with a name ("Sep 10", "Sat Nov 12 2011", "Tue Jul") is left
+            # out, and so is a common word opening the next sentence ("He")
             words = [w.strip(".,").lower() for w in part.split()]
             dated = all(w.isdigit() or w in _DATE_WORDS for w in words)
-            if any(ch.isalpha() for ch in part) and not dated:
-                at = mention.start + piece.start() + piece.group().index(part)
+            if any(ch.isalpha() for ch in part) and not dated and part.lower() not in stop_words():
+                at = mention.start + begin + piece.index(part)
                 out.append(Mention(part, mention.label, at, at + len(part)))
     return out
 

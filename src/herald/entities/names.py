@@ -1,8 +1,9 @@
 """Name normalisation shared by the knowledge base, linking and entity search.
 
-Two spellings that a reader takes for the same name get the same key: case, accents, dots in
-acronyms ("U.K." = "U.K" = "UK"), "&" vs "and", hyphens, a leading "The" and a company's legal-form
-suffix ("Apple Inc." = "Apple") do not matter.
+Two spellings that a reader takes for the same name get the same key: case, accents, dots and
+spaces in acronyms and initials ("U.K." = "U. K." = "U.K" = "UK"; "D. R. Horton" = "D.R.
+Horton"), "&" vs "and", hyphens, a leading "The" and a company's legal-form suffix ("Apple
+Inc." = "Apple") do not matter.
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ import re
 import unicodedata
 from functools import lru_cache
 
-# Letters joined by dots, the last dot optional ("U.S." and "U.S", whose dot a sentence's full
-# stop took, are both "US").
-_ACRONYM_DOTS = re.compile(r"\b([^\W\d_](?:\.[^\W\d_])+\.?)(?!\w)", re.UNICODE)
+# Letters joined by dots, each dot maybe followed by one space, the last dot optional ("U.S.",
+# "U. S." and "U.S", whose dot a sentence's full stop took, are all "US"; "J. R. R. Tolkien" is
+# "JRR Tolkien"). One initial stays a word of its own ("George W. Bush").
+_ACRONYM_DOTS = re.compile(r"\b([^\W\d_](?:\. ?[^\W\d_])+\.?)(?!\w)", re.UNICODE)
+_DOTS_AND_SPACES = re.compile(r"[. ]")
+_ACRONYM_DOTS_UNSPACED = re.compile(r"\b([^\W\d_](?:\.[^\W\d_])+\.?)(?!\w)", re.UNICODE)
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 _APOSTROPHES = re.compile(r"['’`´]")
 _SPACES = re.compile(r"\s+")
@@ -59,7 +63,17 @@ def fold(text: str) -> str:
 @lru_cache(maxsize=65536)
 def alias_key(name: str) -> str:
     """The lookup key of a name or alias (see the module docstring)."""
-    text = _ACRONYM_DOTS.sub(lambda m: m.group(1).replace(".", ""), name)
+    return _key(_ACRONYM_DOTS.sub(lambda m: _DOTS_AND_SPACES.sub("", m.group(1)), name))
+
+
+def id_key(name: str) -> str:
+    """The key an entity's id is derived from when it has no source key: the lookup key as ids
+    were first derived, before spaced initials were joined ("A. J. Smith" -> "a j smith"), so an
+    id never changes when name matching improves."""
+    return _key(_ACRONYM_DOTS_UNSPACED.sub(lambda m: m.group(1).replace(".", ""), name))
+
+
+def _key(text: str) -> str:
     text = _APOSTROPHES.sub("", fold(text))
     text = text.replace("&", " and ")
     text = _NON_WORD.sub(" ", text).replace("_", " ")
