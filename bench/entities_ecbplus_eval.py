@@ -12,8 +12,13 @@ the way are added to the knowledge base, as in production). The recogniser's out
 Gold: the XML's entity markables (``HUMAN_PART_PER`` -> person; ``HUMAN_PART_ORG`` -> organisation;
 ``HUMAN_PART_GPE``, ``LOC_GEO``, ``LOC_FAC`` -> place) grouped by their within-document coreference
 relations; a chain counts when one of its mentions is a name (a capitalised word that is not just
-the sentence's first word or "I"; a word of digits and letters continues a name: "Philadelphia
-76ers"); chains sharing a name are one entity. ECB+ annotates entities
+the sentence's first word or "I"; in a title-cased or all-capitals line, such as a headline, only
+a word the text also capitalises inside an ordinary sentence: "Lohan" but not "Woman" of
+"Woman Killed In Queens Hit-And-Run, Driver Charged"; a word of digits and letters continues a
+name: "Philadelphia 76ers"; a hyphen the tokeniser set apart joins two capitalised words: "T -
+Mobile" is "T-Mobile"); chains sharing a name are one entity. A name only a title-cased line
+capitalises is not scored either way (a Herald entity matching only such a name is neither right
+nor wrong). ECB+ annotates entities
 only in some sentences (those listed in ``ECBplus_coreference_sentences.csv`` and those holding a
 markable), so a Herald entity is scored only when one of its names occurs in such a sentence, and
 not when it matches only a name inside another entity's mention ("Indonesia" in the place
@@ -89,7 +94,10 @@ class GoldDoc:
 
 
 def name_parts(
-    tokens: list[str], first_in_sentence: list[bool], mid_capitals: frozenset[str] = frozenset()
+    tokens: list[str],
+    first_in_sentence: list[bool],
+    mid_capitals: frozenset[str] = frozenset(),
+    in_title_case: list[bool] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The head name of a mention and its other names: "polygamist prophet Warren Jeffs" ->
     (["Warren Jeffs"], []); "Indonesia 's Aceh" -> (["Aceh"], ["Indonesia"]); "Texas officials"
@@ -97,12 +105,19 @@ def name_parts(
     when a comma or preposition follows it ("Bountiful in the BC interior")."""
     runs: list[tuple[int, int]] = []  # token ranges
     start = None
+    titled = in_title_case or [False] * len(tokens)
     for i, token in enumerate(tokens):
         capital = token[:1].isupper() and token.lower() not in _PRONOUNS
+        if capital and titled[i] and token not in mid_capitals:
+            # a title-cased or all-capitals line capitalises every word: only a word also
+            # capitalised inside a sentence of the text's own is a name ("Lohan", not "Woman")
+            capital = False
         # "76ers" continues a name ("Philadelphia 76ers"), as a capitalised word would.
-        capital = capital or (start is not None and _DIGITS_AND_LETTERS.fullmatch(token))
+        capital = capital or bool(start is not None and _DIGITS_AND_LETTERS.fullmatch(token))
+        # a hyphen the tokeniser set apart joins two capitalised words ("T - Mobile")
+        hyphen = token == "-" and i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
         joins = start is not None and (
-            token.lower() in _CONNECT or (token == "." and len(tokens[i - 1]) == 1)
+            token.lower() in _CONNECT or (token == "." and len(tokens[i - 1]) == 1) or hyphen
         )
         if capital or joins:
             start = i if start is None else start
@@ -121,6 +136,7 @@ def name_parts(
             texts.append(("", a, b))
             continue
         text = "".join(t if t == "." else " " + t for t in tokens[a:b]).strip()
+        text = text.replace(" - ", "-")
         texts.append((re.sub(r"\b([A-Z])\. (?=[A-Z]\.)", r"\1.", text), a, b))
     head: list[str] = []
     if texts and texts[-1][2] == len(tokens) and texts[-1][0]:
@@ -134,6 +150,19 @@ def name_parts(
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$")
 _DIGITS_AND_LETTERS = re.compile(r"\d+[A-Za-z]{2,}")
 _HEAD_ENDS = frozenset({",", "in", "of", "at", "on", "near", "(", "-", "--"})
+
+
+# Words a title-cased line leaves in lower case ("Woman Killed In Queens, Driver Charged").
+_SMALL_WORD_TEXT = """a an the and but or nor for so yet as at by in of off on per to up via vs with
+    from into onto over than upon out down"""
+_SMALL_WORDS = frozenset(_SMALL_WORD_TEXT.split())
+
+
+def _title_cased(words: list[str]) -> bool:
+    """Whether a line capitalises every word but the small ones ("Woman Killed In Queens
+    Hit-And-Run, Driver Charged"), or every letter, rather than only its names."""
+    alpha = [w for w in words[1:] if w[:1].isalpha() and len(w) > 1]
+    return len(alpha) >= 3 and not any(w.islower() and w not in _SMALL_WORDS for w in alpha)
 
 
 def read_gold(data: Path) -> dict[str, GoldDoc]:
@@ -161,13 +190,19 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
     for t_id, token in tokens.items():
         first[t_id] = token.get("sentence") != previous_sentence
         previous_sentence = token.get("sentence")
+    by_sentence: dict[str, list[str]] = defaultdict(list)
+    for token in tokens.values():
+        by_sentence[token.get("sentence", "")].append(token.text or "")
+    titled = {n for n, words in by_sentence.items() if _title_cased(words)}
+    in_title = {t_id: tok.get("sentence", "") in titled for t_id, tok in tokens.items()}
     mid_capitals = frozenset(
         (tok.text or "")
         for t_id, tok in tokens.items()
-        if not first[t_id] and (tok.text or "")[:1].isupper()
+        if not first[t_id] and not in_title[t_id] and (tok.text or "")[:1].isupper()
     )
     kinds: dict[str, str] = {}
     names: dict[str, tuple[list[str], list[str]]] = {}
+    unsure: dict[str, set[str]] = {}
     markables = root.find("Markables")
     sentences = set(sentences)
     for markable in markables if markables is not None else []:
@@ -183,7 +218,12 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
         words = [
             _POSSESSIVE.sub("", tokens[a].text or "") or (tokens[a].text or "") for a in anchors
         ]
-        names[m_id] = name_parts(words, [first[a] for a in anchors], mid_capitals)
+        starts = [first[a] for a in anchors]
+        names[m_id] = name_parts(words, starts, mid_capitals, [in_title[a] for a in anchors])
+        # Names only a title-cased line capitalises ("Woman", but also "Lindsay Lohan" in a
+        # headline when the text calls her "LiLo") cannot be told from words: not scored.
+        loose_head, loose_others = name_parts(words, starts, mid_capitals)
+        unsure[m_id] = {*loose_head, *loose_others} - {*names[m_id][0], *names[m_id][1]}
     # Chains: mentions pointing at the same target; the rest are singletons.
     chain_of = {m: m for m in kinds}
     relations = root.find("Relations")
@@ -204,7 +244,7 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
             gold.names.add(" ".join(words))
             if gold.kind == "person":  # "Sgt Tim Shields" is also "Tim Shields" and "Shields"
                 gold.names.update(" ".join(words[i:]) for i in range(1, len(words)))
-        gold.inner.update(alias_key(n) for n in others)
+        gold.inner.update(alias_key(n) for n in (*others, *unsure[m]))
     entities: list[Gold] = []
     inner: set[str] = set()
     for gold in chains.values():  # chains sharing a name are one entity
