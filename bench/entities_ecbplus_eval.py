@@ -18,11 +18,12 @@ a word the text also capitalises inside an ordinary sentence: "Lohan" but not "W
 name: "Philadelphia 76ers"; a hyphen the tokeniser set apart joins two capitalised words: "T -
 Mobile" is "T-Mobile"); chains sharing a name are one entity. A name only a title-cased line
 capitalises is not scored either way (a Herald entity matching only such a name is neither right
-nor wrong). ECB+ annotates entities
-only in some sentences (those listed in ``ECBplus_coreference_sentences.csv`` and those holding a
-markable), so a Herald entity is scored only when one of its names occurs in such a sentence, and
-not when it matches only a name inside another entity's mention ("Indonesia" in the place
-"Indonesia's Aceh", "Texas" in the people "Texas officials"): ECB+ could not annotate it.
+nor wrong), nor is a name ECB+ annotates as a participant of another sort (``UNSCORED``: "IBM
+said", "Hollywood mourns", "on Twitter"). ECB+ annotates entities only in some sentences
+(those listed in ``ECBplus_coreference_sentences.csv`` and those holding a markable), so a
+Herald entity is scored only when one of its names occurs in such a sentence, and not when it
+matches only a name inside another entity's mention ("Indonesia" in the place "Indonesia's
+Aceh", "Texas" in the people "Texas officials"): ECB+ could not annotate it.
 A Herald entity matches a gold entity when a name of one (display name, alias or a spelling found
 in the article) has the same normalised key
 (``herald.entities.names.alias_key``) as a gold mention's name part (its capitalised words, e.g.
@@ -71,6 +72,11 @@ GOLD_KIND = {
     "LOC_GEO": "place",
     "LOC_FAC": "place",
 }
+# Names ECB+ annotates as participants of another sort: an organisation or a place standing for
+# the people of it ("IBM said", "Hollywood mourns": HUMAN_PART_MET) or a location that is not a
+# place ("on Twitter", "on BBC One": LOC_OTHER). A Herald entity of that name is neither right nor
+# wrong.
+UNSCORED = frozenset({"HUMAN_PART_MET", "LOC_OTHER"})
 HERALD_KIND = {"person": "person", "company": "org", "organization": "org", "place": "place"}
 _CONNECT = frozenset({"of", "the", "and", "for", "de", "du", "la", "le", "von", "van", "al", "bin"})
 _PRONOUNS = frozenset(
@@ -203,6 +209,7 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
     kinds: dict[str, str] = {}
     names: dict[str, tuple[list[str], list[str]]] = {}
     unsure: dict[str, set[str]] = {}
+    unscored: set[str] = set()
     markables = root.find("Markables")
     sentences = set(sentences)
     for markable in markables if markables is not None else []:
@@ -210,6 +217,10 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
             sentences.add(int(tokens[anchor.get("t_id", "")].get("sentence", "-1")))
         kind = GOLD_KIND.get(markable.tag)
         anchors = [a.get("t_id", "") for a in markable.findall("token_anchor")]
+        if markable.tag in UNSCORED and anchors:
+            words = [tokens[a].text or "" for a in anchors]
+            found = name_parts(words, [first[a] for a in anchors], mid_capitals)
+            unscored.update(alias_key(n) for n in (*found[0], *found[1]))
         if kind is None or not anchors:
             continue
         m_id = markable.get("m_id", "")
@@ -246,7 +257,7 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
                 gold.names.update(" ".join(words[i:]) for i in range(1, len(words)))
         gold.inner.update(alias_key(n) for n in (*others, *unsure[m]))
     entities: list[Gold] = []
-    inner: set[str] = set()
+    inner: set[str] = set(unscored)
     for gold in chains.values():  # chains sharing a name are one entity
         inner |= gold.inner
         if not gold.names:
