@@ -16,10 +16,12 @@ the sentence's first word or "I"; in a title-cased or all-capitals line, such as
 a word the text also capitalises inside an ordinary sentence: "Lohan" but not "Woman" of
 "Woman Killed In Queens Hit-And-Run, Driver Charged"; a word of digits and letters continues a
 name: "Philadelphia 76ers"; a hyphen the tokeniser set apart joins two capitalised words: "T -
-Mobile" is "T-Mobile"); chains sharing a name are one entity. A name only a title-cased line
-capitalises is not scored either way (a Herald entity matching only such a name is neither right
-nor wrong), nor is a name ECB+ annotates as a participant of another sort (``UNSCORED``: "IBM
-said", "Hollywood mourns", "on Twitter"). ECB+ annotates entities only in some sentences
+Mobile" is "T-Mobile"; the source address some files keep as a first line proves nothing);
+chains sharing a name are one entity. A capitalised word of a mention not taken for a name (a
+headline's, a sentence's first) is not scored either way (a Herald entity matching only such a
+word is neither right nor wrong), nor is a name ECB+ annotates as a participant of another
+sort (``UNSCORED``: "IBM said", "Hollywood mourns", "on Twitter"). ECB+ annotates entities
+only in some sentences
 (those listed in ``ECBplus_coreference_sentences.csv`` and those holding a markable), so a
 Herald entity is scored only when one of its names occurs in such a sentence, and not when it
 matches only a name inside another entity's mention ("Indonesia" in the place "Indonesia's
@@ -199,7 +201,13 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
     by_sentence: dict[str, list[str]] = defaultdict(list)
     for token in tokens.values():
         by_sentence[token.get("sentence", "")].append(token.text or "")
-    titled = {n for n, words in by_sentence.items() if _title_cased(words)}
+    # a title-cased line, or the source address ECB+ keeps as the first line of its newer files
+    # ("http : / / www ... / Woman - Killed - In - Queens ..."): capitals there prove nothing
+    titled = {
+        n
+        for n, words in by_sentence.items()
+        if _title_cased(words) or (words and words[0].lower() in ("http", "https"))
+    }
     in_title = {t_id: tok.get("sentence", "") in titled for t_id, tok in tokens.items()}
     mid_capitals = frozenset(
         (tok.text or "")
@@ -231,9 +239,10 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
         ]
         starts = [first[a] for a in anchors]
         names[m_id] = name_parts(words, starts, mid_capitals, [in_title[a] for a in anchors])
-        # Names only a title-cased line capitalises ("Woman", but also "Lindsay Lohan" in a
-        # headline when the text calls her "LiLo") cannot be told from words: not scored.
-        loose_head, loose_others = name_parts(words, starts, mid_capitals)
+        # Capitalised words the reading above does not take for names (a headline's "Woman",
+        # but also "Lindsay Lohan" in a headline when the text calls her "LiLo"; a sentence's
+        # first word) cannot be told from words: not scored.
+        loose_head, loose_others = name_parts(words, [False] * len(words))
         unsure[m_id] = {*loose_head, *loose_others} - {*names[m_id][0], *names[m_id][1]}
     # Chains: mentions pointing at the same target; the rest are singletons.
     chain_of = {m: m for m in kinds}
