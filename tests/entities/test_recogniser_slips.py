@@ -596,3 +596,24 @@ def test_words_saying_where_someone_lives_vote_place(text: str, name: str) -> No
     votes = kind_cues(text, start, start + len(name))
     assert votes.get(PLACE, 0.0) >= 1.0
     assert votes.get(PERSON, 0.0) < votes[PLACE]
+
+
+def test_letters_after_a_name_and_a_players_position_are_not_part_of_it(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "Judge Anthony Russell QC asked for reports. New Orleans signed RB Joique Bell off "
+        "the Eagles' practice squad, and Bell will play on Sunday."
+    )
+    found = mentions(
+        body,
+        ("Judge Anthony Russell QC", "PERSON"),
+        ("RB Joique Bell", "PERSON"),
+        ("Bell", "PERSON"),
+    )
+    found[-1] = every(body, "Bell", "PERSON")[1]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Anthony Russell"].entity_kind == "person"
+    assert entities["Joique Bell"].entity_kind == "person"
+    assert entities["Joique Bell"].mention_count == 2
+    assert not [name for name in entities if "QC" in name or name.startswith("RB")]

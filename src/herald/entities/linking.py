@@ -940,8 +940,13 @@ _POSITION = re.compile(
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
     prince princess mayor coach ayatollah archbishop cardinal bishop sheikh emir imam rabbi
-    reverend deputy trooper constable sergeant corporal quarterback"""
+    reverend deputy trooper constable sergeant corporal quarterback qb rb wr lb cb"""
 _TITLES = frozenset(_TITLE_TEXT.split())
+# Letters written after a person's name: honours, degrees, a barrister's rank ("Anthony Russell
+# QC", "Regina Benjamin MD").
+_POST_NOMINALS = frozenset(
+    {"QC", "KC", "MP", "MBE", "OBE", "CBE", "KBE", "DBE", "MD", "PhD", "Esq"}
+)
 # Those written before a surname ("Deputy Ortiz"); the others go with a given name as well
 # ("Pope Francis", "King Salman", "Sheikh Hasina").
 _GIVEN_NAME_TITLE_TEXT = """pope king queen prince princess sir dame ayatollah archbishop cardinal
@@ -1127,7 +1132,8 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     too or starts with a known first name); a title before a full name ("Quarterback Peyton
     Manning"), unless the knowledge base knows the whole ("Queen Elizabeth II"); a participle
     opening a person's name ("Unemployed John Jenkin", "Joining Cooley"; not a known first name
-    such as "Sterling", nor a word known names start with, such as "United")."""
+    such as "Sterling", nor a word known names start with, such as "United"). Nor letters after a
+    person's name ("Judge Anthony Russell QC" is Anthony Russell)."""
     named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
     for mention in mentions:
@@ -1156,6 +1162,15 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
             )
         if opener and not kb.is_known_name(_surface_key(mention.text)):
             mention = Mention(rest, mention.label, mention.start + cut, mention.end)
+            words = list(_NON_SPACE.finditer(mention.text))
+        last = words[-1]
+        if (
+            mention.label == "PERSON"
+            and len(words) >= 3
+            and last.group().strip(".,") in _POST_NOMINALS
+        ):
+            end = words[-2].end()
+            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
         out.append(mention)
     return out
 
