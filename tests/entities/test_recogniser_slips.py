@@ -617,3 +617,20 @@ def test_letters_after_a_name_and_a_players_position_are_not_part_of_it(
     assert entities["Joique Bell"].entity_kind == "person"
     assert entities["Joique Bell"].mention_count == 2
     assert not [name for name in entities if "QC" in name or name.startswith("RB")]
+
+
+def test_a_full_name_ending_in_a_name_the_item_calls_a_person_is_a_person(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "The 76ers fired Mo Cheeks on Saturday. Cheeks had a 9-14 record this season, and "
+        "Cheeks said he was surprised. Mo Cheeks will be paid for the rest of his contract."
+    )
+    found = [
+        *every(body, "Mo Cheeks", "FAC"),
+        *[m for m in every(body, "Cheeks", "PERSON") if body[m.start - 3 : m.start] != "Mo "],
+    ]
+    found[1] = Mention("Mo Cheeks", "GPE", found[1].start, found[1].end)
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Mo Cheeks"].entity_kind == "person"
+    assert "Cheeks" not in entities  # the surname joins the full name

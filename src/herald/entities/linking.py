@@ -189,6 +189,8 @@ class _Document:
     sports: bool  # a sports report: its words include some of SPORTS_WORDS
     sentence_starts: frozenset[int]
     keys: set[str]
+    # The names the recogniser called people when it saw them alone ("Cheeks" ... "Cheeks").
+    lone_people: frozenset[str] = frozenset()
 
 
 class EntityLinker:
@@ -218,6 +220,11 @@ class EntityLinker:
             sports=not terms.isdisjoint(SPORTS_WORDS),
             sentence_starts=frozenset(s.start for s in split_sentences(text)),
             keys={g.key for g in groups},
+            lone_people=frozenset(
+                _surface_key(m.text)
+                for m in mentions
+                if m.label == "PERSON" and len(m.text.split()) == 1
+            ),
         )
         resolved: dict[str, tuple[EntityRecord, float, _Group]] = {}
         drafts: dict[str, EntityDraft] = {}
@@ -831,13 +838,23 @@ def _kind_distribution(
     )
     label_votes: dict[str, float] = defaultdict(float)
     cue_votes: dict[str, float] = defaultdict(float)
+    # "Mo Cheeks" where the item calls "Cheeks" a person: the full name of a person.
+    words = group.name.split()
+    family_name = (
+        2 <= len(words) <= 3
+        and not named_place
+        and not (team_name and any(_after_the(text, m) for m in group.mentions))
+        and all(w[:1].isupper() for w in words)
+        and words[-1].lower() not in _NAMING_WORDS
+        and alias_key(words[-1]) in doc.lone_people
+    )
     # The small model's usual slip: a person's name ("Olaf Scholz") called an organisation.
     person_shaped = _has_given_name(group.name, kb) and not any(
         m.label in _PLACE_LABELS for m in group.mentions
     )
     for mention in group.mentions:
         label = "PERSON" if person_shaped and mention.label == "ORG" else mention.label
-        if team_name and _AFTER_THE.search(text, max(0, mention.start - 30), mention.start):
+        if team_name and _after_the(text, mention):
             label = "ORG"
         for kind, p in LABEL_GROUPS.get(label, {}).items():
             label_votes[kind] += p
@@ -845,6 +862,8 @@ def _kind_distribution(
             cue_votes[kind] += vote
         if named_place:
             cue_votes[PLACE] += 1.0
+        if family_name:
+            cue_votes[PERSON] += 1.0
         # Coordination ("Lindsay Lohan and Paris Hilton"): listed names are of one kind.
         for other, gap in _coordinated(text, mention, neighbours.get(mention.start, (None, None))):
             if other.label == "PERSON" and gap:
@@ -856,6 +875,13 @@ def _kind_distribution(
 
 
 _AFTER_THE = re.compile(r"\b[Tt]he\s+(?:[\w-]+\s+)?$")
+
+
+def _after_the(text: str, mention: Mention) -> bool:
+    """Whether "the" (and maybe one word) comes right before the mention ("the Jays")."""
+    return _AFTER_THE.search(text, max(0, mention.start - 30), mention.start) is not None
+
+
 # A surname more people share than this is too common to pick one of them by fame.
 _MAX_NAMESAKES = 50
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
