@@ -842,11 +842,11 @@ def _kind_distribution(
     words = group.name.split()
     family_name = (
         2 <= len(words) <= 3
+        and alias_key(words[-1]) in doc.lone_people
         and not named_place
         and not (team_name and any(_after_the(text, m) for m in group.mentions))
         and all(w[:1].isupper() for w in words)
         and words[-1].lower() not in _NAMING_WORDS
-        and alias_key(words[-1]) in doc.lone_people
     )
     # The small model's usual slip: a person's name ("Olaf Scholz") called an organisation.
     person_shaped = _has_given_name(group.name, kb) and not any(
