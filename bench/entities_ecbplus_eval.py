@@ -15,8 +15,9 @@ relations; a chain counts when one of its mentions is a name (a capitalised word
 the sentence's first word or "I"; in a title-cased or all-capitals line, such as a headline, only
 a word the text also capitalises inside an ordinary sentence: "Lohan" but not "Woman" of
 "Woman Killed In Queens Hit-And-Run, Driver Charged"; a word of digits and letters continues a
-name: "Philadelphia 76ers"; a hyphen the tokeniser set apart joins two capitalised words: "T -
-Mobile" is "T-Mobile"; the source address some files keep as a first line proves nothing);
+name: "Philadelphia 76ers", and starts one before a capitalised word: "117th Street"; a hyphen
+the tokeniser set apart joins two capitalised words: "T - Mobile" is "T-Mobile"; the source
+address some files keep as a first line proves nothing);
 chains sharing a name are one entity. A capitalised word of a mention not taken for a name (a
 headline's, a sentence's first) is not scored either way (a Herald entity matching only such a
 word is neither right nor wrong), nor is a name ECB+ annotates as a participant of another
@@ -120,8 +121,11 @@ def name_parts(
             # a title-cased or all-capitals line capitalises every word: only a word also
             # capitalised inside a sentence of the text's own is a name ("Lohan", not "Woman")
             capital = False
-        # "76ers" continues a name ("Philadelphia 76ers"), as a capitalised word would.
-        capital = capital or bool(start is not None and _DIGITS_AND_LETTERS.fullmatch(token))
+        # "76ers" continues a name ("Philadelphia 76ers"), as a capitalised word would, and
+        # "117th" starts one before a capitalised word ("117th Street").
+        numbered = _DIGITS_AND_LETTERS.fullmatch(token) is not None
+        opens = i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
+        capital = capital or (numbered and (start is not None or opens))
         # a hyphen the tokeniser set apart joins two capitalised words ("T - Mobile")
         hyphen = token == "-" and i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
         joins = start is not None and (

@@ -23,6 +23,8 @@ def parts(text: str, *, titled: bool = False, mid: frozenset[str] = frozenset())
 def test_the_capitalised_words_of_a_mention_are_its_name() -> None:
     assert parts("polygamist prophet Warren Jeffs") == ["Warren Jeffs"]
     assert parts("the Philadelphia 76ers") == ["Philadelphia 76ers"]
+    assert parts("on 117th Street") == ["117th Street"]  # a numbered street's number starts it
+    assert parts("his 5th birthday") == []
 
 
 def test_a_hyphen_set_apart_by_the_tokeniser_joins_a_name() -> None:
