@@ -634,3 +634,12 @@ def test_a_full_name_ending_in_a_name_the_item_calls_a_person_is_a_person(
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert entities["Mo Cheeks"].entity_kind == "person"
     assert "Cheeks" not in entities  # the surname joins the full name
+
+
+def test_a_ship_named_after_its_prefix_is_not_a_new_place(kb: KnowledgeBase) -> None:
+    body = (
+        "Indian Naval ship INS Sukanya thwarted a piracy attack in the Gulf of Aden. The crew "
+        "of INS Sukanya captured three boats."
+    )
+    found = every(body, "Sukanya", "GPE")
+    assert "Sukanya" not in by_name(EntityLinker(kb).link("", body, found))

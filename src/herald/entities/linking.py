@@ -509,7 +509,7 @@ class EntityLinker:
             len(words) < 2 or (len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES)
         ):
             return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
-        if words[0] in _VESSEL_PREFIXES or _quoted(doc.text, group):
+        if words[0] in _VESSEL_PREFIXES or _ship(doc.text, group) or _quoted(doc.text, group):
             return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
         if "and" in words and words[-1].lower() not in _NAMING_WORDS:
             return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
@@ -982,6 +982,16 @@ _SURNAME_TITLES = _TITLES - frozenset(_GIVEN_NAME_TITLE_TEXT.split())
 _VESSEL_PREFIXES = frozenset({"INS", "USS", "USNS", "HMS", "HMAS", "HMCS", "HMNZS", "RMS", "MV"})
 _OPENING_QUOTES = "\"'“‘"
 _CLOSING_QUOTES = "\"'”’"
+
+
+def _ship(text: str, group: _Group) -> bool:
+    """Whether most of a group's mentions follow a ship's prefix ("INS Sukanya" where the
+    recogniser saw only "Sukanya")."""
+    ships = 0
+    for mention in group.mentions:
+        before = text[max(0, mention.start - 7) : mention.start].split()
+        ships += bool(before) and before[-1] in _VESSEL_PREFIXES
+    return ships * 2 > len(group.mentions)
 
 
 def _quoted(text: str, group: _Group) -> bool:
