@@ -643,3 +643,12 @@ def test_a_ship_named_after_its_prefix_is_not_a_new_place(kb: KnowledgeBase) -> 
     )
     found = every(body, "Sukanya", "GPE")
     assert "Sukanya" not in by_name(EntityLinker(kb).link("", body, found))
+
+
+def test_a_new_name_opening_with_a_year_is_an_event(kb: KnowledgeBase) -> None:
+    body = "Ellen DeGeneres will host the 2013 Academy Awards, the academy said on Friday."
+    entities = linked(kb, body, ("2013 Academy Awards", "ORG"))
+    assert entities["2013 Academy Awards"].entity_kind == "event"
+    body = "Shares of 2020 Bulkers Ltd rose after the 2020 Bulkers Ltd results."
+    entities = linked(kb, body, ("2020 Bulkers Ltd", "ORG"))
+    assert entities["2020 Bulkers Ltd"].entity_kind == "company"

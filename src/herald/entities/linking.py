@@ -1040,8 +1040,10 @@ def _looks_like_a_name(name: str) -> bool:
 def _entity_kind(group: str, name: str) -> EntityKind:
     if _STORM.match(name):
         return "event"  # the recogniser calls storms organisations or people
+    words = {w.strip(".,").lower() for w in name.split()}
+    if _YEAR_FIRST.match(name) and not words & _COMPANY_WORDS:
+        return "event"  # "2013 Academy Awards", "2014 World Cup"
     if group == ORG:
-        words = {w.strip(".,").lower() for w in name.split()}
         return "company" if words & _COMPANY_WORDS else "organization"
     if group == PERSON:
         return "person"
@@ -1054,6 +1056,7 @@ def _entity_kind(group: str, name: str) -> EntityKind:
 
 _NON_SPACE = re.compile(r"\S+")
 _STORM = re.compile(r"^(?:hurricane|typhoon|cyclone|tropical (?:storm|depression))\s", re.I)
+_YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 # How a country is written before an organisation's name (by name key: "U.S.", "U.S" and
 # "US" are one), and its name in full.
 _NATIONAL_PREFIXES = {"us": "United States", "uk": "United Kingdom"}
