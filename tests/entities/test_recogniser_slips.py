@@ -652,3 +652,14 @@ def test_a_new_name_opening_with_a_year_is_an_event(kb: KnowledgeBase) -> None:
     body = "Shares of 2020 Bulkers Ltd rose after the 2020 Bulkers Ltd results."
     entities = linked(kb, body, ("2020 Bulkers Ltd", "ORG"))
     assert entities["2020 Bulkers Ltd"].entity_kind == "company"
+
+
+def test_an_office_named_by_where_it_serves_is_not_a_new_entity(kb: KnowledgeBase) -> None:
+    body = (
+        "The Fire Marshal is investigating. The L.A. County Sheriff said the U.S. Marshal had "
+        "the suspect."
+    )
+    found = mentions(
+        body, ("Fire Marshal", "ORG"), ("L.A. County Sheriff", "PERSON"), ("U.S. Marshal", "ORG")
+    )
+    assert by_name(EntityLinker(kb).link("", body, found)) == {}

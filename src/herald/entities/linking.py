@@ -962,6 +962,9 @@ _NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | {
 _POSITION = re.compile(
     r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
     r"(?:surgeon|attorney|solicitor|inspector|secretary|postmaster|governor|adjutant) general$"
+    # and an office named by where it serves ("Fire Marshal", "L.A. County Sheriff", "U.S.
+    # Marshal")
+    r"|^(?:[\w]+\s+){0,3}(?:sheriff|marshal|coroner)$"
 )
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
