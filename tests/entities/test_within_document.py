@@ -199,6 +199,17 @@ def test_a_city_named_as_a_team_in_a_result_is_the_team(kb: KnowledgeBase) -> No
     assert "Kansas City" not in entities
 
 
+def test_a_city_dealing_with_its_players_is_the_team(kb: KnowledgeBase) -> None:
+    body = (
+        "New Orleans picked up running back DeShawn Wynn on Monday after putting Chris Ivory on "
+        "injured reserve; Wynn ran for two touchdowns in the NFL last season."
+    )
+    found = mentions(body, ("New Orleans", "GPE", 0), ("DeShawn Wynn", "PERSON", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["New Orleans Saints"].entity_kind == "organization"
+    assert "New Orleans" not in entities
+
+
 def test_a_city_outside_a_game_result_stays_a_place(kb: KnowledgeBase) -> None:
     body = (
         "Being the heir to Peyton Manning in Indianapolis is heady stuff for a rookie "

@@ -339,13 +339,21 @@ _TEAM_AFTER = re.compile(
 )
 
 
+# A team's dealings with its players: "New Orleans picked up DeShawn Wynn".
+_TEAM_MOVE_AFTER = re.compile(
+    r"^\s+(?:has\s+|have\s+)?(?:signed|re-signed|picked\s+up|released|waived|traded|placed|"
+    r"claimed|acquired|activated|drafted)\s"
+)
+
+
 def team_cue(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` reads as a team in a game's result: "a 91-73 victory over
-    Evansville", "Creighton defeated Drake 65-53", "Creighton 65, Drake 53", "Evansville (7-2)",
-    "leading Indianapolis to a 20-13 victory". A city or state named so is its team."""
+    """Whether ``text[start:end]`` reads as a team in a game's result or in its dealings with
+    its players: "a 91-73 victory over Evansville", "Creighton defeated Drake 65-53", "Creighton
+    65, Drake 53", "Evansville (7-2)", "leading Indianapolis to a 20-13 victory", "New Orleans
+    picked up DeShawn Wynn". A city or state named so is its team."""
     before = text[max(0, start - 40) : start]
     after = text[end : end + 60]
-    if _TEAM_AFTER.match(after):
+    if _TEAM_AFTER.match(after) or _TEAM_MOVE_AFTER.match(after):
         return True
     if not _TEAM_BEFORE.search(before):
         return False
