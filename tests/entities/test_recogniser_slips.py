@@ -425,6 +425,32 @@ def test_the_region_named_tells_places_of_one_name_apart() -> None:
     assert entities["Bloomington"].entity_id == "ent_bloomington_minnesota"
 
 
+def test_another_place_of_the_item_tells_places_of_one_name_apart() -> None:
+    def city(name: str, region: str) -> EntityRecord:
+        return EntityRecord(
+            f"ent_{name.lower()}_{region.lower()}",
+            name,
+            "place",
+            tags=(Tag("place_type", "city"), Tag("country", "US"), Tag("region", region)),
+        )
+
+    kb = KnowledgeBase(
+        [
+            city("Bloomington", "Indiana"),
+            city("Bloomington", "Minnesota"),
+            city("Minneapolis", "Minnesota"),
+            city("Vista", "California"),
+        ]
+    )
+    body = "A driver from Minneapolis struck a woman outside a store in Bloomington on Monday."
+    entities = linked(kb, body, ("Minneapolis", "GPE"), ("Bloomington", "GPE"))
+    assert entities["Bloomington"].entity_id == "ent_bloomington_minnesota"
+    # a name the item also uses as a word links only with support, and the only place of its
+    # name does not support itself: Windows Vista is no city
+    body = "The patch covers Windows XP, Vista, 7 and 8, and opens a new vista for attackers."
+    assert "Vista" not in linked(kb, body, ("Vista", "GPE"))
+
+
 def test_a_headline_name_run_into_the_words_after_it(kb: KnowledgeBase) -> None:
     kb.add(EntityRecord("ent_lindsay_lohan", "Lindsay Lohan", "person"))
     title = "Lindsay Lohan Checks Into Rehab, Checks Out Two Minutes Later"

@@ -191,6 +191,9 @@ class _Document:
     keys: set[str]
     # The names the recogniser called people when it saw them alone ("Cheeks" ... "Cheeks").
     lone_people: frozenset[str] = frozenset()
+    # The region of each place the item names that is the only place of its name, by the
+    # name's key ("minneapolis": "minnesota"), read to tell a country's Bloomingtons apart.
+    regions_named: dict[str, str] = field(default_factory=dict)
 
 
 class EntityLinker:
@@ -225,6 +228,7 @@ class EntityLinker:
                 for m in mentions
                 if m.label == "PERSON" and len(m.text.split()) == 1
             ),
+            regions_named=self._regions_named(groups),
         )
         resolved: dict[str, tuple[EntityRecord, float, _Group]] = {}
         drafts: dict[str, EntityDraft] = {}
@@ -421,16 +425,31 @@ class EntityLinker:
         evidence = specific + 0.5 * min(generic, 4)
         return 1.0 - math.exp(-evidence / 2.0)
 
+    def _regions_named(self, groups: Sequence[_Group]) -> dict[str, str]:
+        regions = {}
+        for group in groups:
+            places = [r for r in self._kb.lookup(group.key) if r.entity_kind == "place"]
+            region = places[0].first_tag("region") if len(places) == 1 else None
+            if region is not None:
+                regions[group.key] = alias_key(region)
+        return regions
+
     def _geography(self, doc: _Document, record: EntityRecord) -> float:
         """1 when a place's region ("Bloomington ... Minnesota") or, for a place the knowledge
         base puts in no region, its country (Paris ... France) is also named in the document;
-        0.75 when only the country of a place with a region is (the region tells the country's
-        Bloomingtons apart)."""
+        0.9 when another place the item names lies in that region ("Bloomington ...
+        Minneapolis"); 0.75 when only the country of a place with a region is (the region tells
+        the country's Bloomingtons apart)."""
         if record.entity_kind != "place":
             return 0.0
         region = record.first_tag("region")
         if region is not None and alias_key(region) in doc.keys:
             return 1.0
+        if region is not None:
+            own = {alias_key(n) for n in (record.display_name, *record.aliases)}
+            where = alias_key(region)
+            if any(r == where and k not in own for k, r in doc.regions_named.items()):
+                return 0.9  # another place of the item lies there
         country = self._kb.country_of(record)
         if country is None:
             return 0.0
