@@ -63,7 +63,7 @@ from bench.clusters_data import load_ecbplus
 from bench.public_data import add_dataset_argument
 from herald.enrich.ner import EntityRecognizer, Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, document_text
+from herald.entities.linking import EntityLinker, document_text, title_cased
 from herald.entities.names import alias_key
 
 CACHE = Path(__file__).resolve().parent / "out"
@@ -124,10 +124,10 @@ def name_parts(
         # "76ers" continues a name ("Philadelphia 76ers"), as a capitalised word would, and
         # "117th" starts one before a capitalised word ("117th Street").
         numbered = _DIGITS_AND_LETTERS.fullmatch(token) is not None
-        opens = i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
-        capital = capital or (numbered and (start is not None or opens))
+        before_capital = i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
+        capital = capital or (numbered and (start is not None or before_capital))
         # a hyphen the tokeniser set apart joins two capitalised words ("T - Mobile")
-        hyphen = token == "-" and i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
+        hyphen = token == "-" and before_capital
         joins = start is not None and (
             token.lower() in _CONNECT or (token == "." and len(tokens[i - 1]) == 1) or hyphen
         )
@@ -164,17 +164,12 @@ _DIGITS_AND_LETTERS = re.compile(r"\d+[A-Za-z]{2,}")
 _HEAD_ENDS = frozenset({",", "in", "of", "at", "on", "near", "(", "-", "--"})
 
 
-# Words a title-cased line leaves in lower case ("Woman Killed In Queens, Driver Charged").
-_SMALL_WORD_TEXT = """a an the and but or nor for so yet as at by in of off on per to up via vs with
-    from into onto over than upon out down"""
-_SMALL_WORDS = frozenset(_SMALL_WORD_TEXT.split())
-
-
 def _title_cased(words: list[str]) -> bool:
-    """Whether a line capitalises every word but the small ones ("Woman Killed In Queens
-    Hit-And-Run, Driver Charged"), or every letter, rather than only its names."""
-    alpha = [w for w in words[1:] if w[:1].isalpha() and len(w) > 1]
-    return len(alpha) >= 3 and not any(w.islower() and w not in _SMALL_WORDS for w in alpha)
+    """Whether a line of three words or more capitalises every word but the small ones
+    ("Woman Killed In Queens Hit-And-Run, Driver Charged"), or every letter, rather than only
+    its names: as Herald reads a title (:func:`herald.entities.linking.title_cased`)."""
+    long_words = sum(1 for w in words[1:] if w[:1].isalpha() and len(w) > 1)
+    return long_words >= 3 and title_cased(" ".join(words))
 
 
 def read_gold(data: Path) -> dict[str, GoldDoc]:

@@ -191,9 +191,9 @@ class _Document:
     keys: set[str]
     # The names the recogniser called people when it saw them alone ("Cheeks" ... "Cheeks").
     lone_people: frozenset[str] = frozenset()
-    # The region of each place the item names that is the only place of its name, by the
-    # name's key ("minneapolis": "minnesota"), read to tell a country's Bloomingtons apart.
-    regions_named: dict[str, str] = field(default_factory=dict)
+    # The places the item names that are the only place of their name, by region ("minnesota":
+    # Minneapolis's id), read when a country's Bloomingtons need telling apart.
+    places_by_region: dict[str, set[str]] | None = None
 
 
 class EntityLinker:
@@ -208,7 +208,7 @@ class EntityLinker:
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
-        title_cased_end = len(title) if _title_cased(title) else 0
+        title_cased_end = len(title) if title_cased(title) else 0
         mentions = _without_openers(_within_paragraphs(_split_glued(mentions, self._kb)), self._kb)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
@@ -228,7 +228,6 @@ class EntityLinker:
                 for m in mentions
                 if m.label == "PERSON" and len(m.text.split()) == 1
             ),
-            regions_named=self._regions_named(groups),
         )
         resolved: dict[str, tuple[EntityRecord, float, _Group]] = {}
         drafts: dict[str, EntityDraft] = {}
@@ -425,14 +424,15 @@ class EntityLinker:
         evidence = specific + 0.5 * min(generic, 4)
         return 1.0 - math.exp(-evidence / 2.0)
 
-    def _regions_named(self, groups: Sequence[_Group]) -> dict[str, str]:
-        regions = {}
-        for group in groups:
-            places = [r for r in self._kb.lookup(group.key) if r.entity_kind == "place"]
-            region = places[0].first_tag("region") if len(places) == 1 else None
-            if region is not None:
-                regions[group.key] = alias_key(region)
-        return regions
+    def _places_by_region(self, doc: _Document) -> dict[str, set[str]]:
+        if doc.places_by_region is None:
+            doc.places_by_region = {}
+            for key in doc.keys:
+                places = [r for r in self._kb.lookup(key) if r.entity_kind == "place"]
+                region = places[0].first_tag("region") if len(places) == 1 else None
+                if region is not None:
+                    doc.places_by_region.setdefault(alias_key(region), set()).add(places[0].id)
+        return doc.places_by_region
 
     def _geography(self, doc: _Document, record: EntityRecord) -> float:
         """1 when a place's region ("Bloomington ... Minnesota") or, for a place the knowledge
@@ -443,12 +443,11 @@ class EntityLinker:
         if record.entity_kind != "place":
             return 0.0
         region = record.first_tag("region")
-        if region is not None and alias_key(region) in doc.keys:
-            return 1.0
         if region is not None:
-            own = {alias_key(n) for n in (record.display_name, *record.aliases)}
             where = alias_key(region)
-            if any(r == where and k not in own for k, r in doc.regions_named.items()):
+            if where in doc.keys:
+                return 1.0
+            if self._places_by_region(doc).get(where, set()) - {record.id}:
                 return 0.9  # another place of the item lies there
         country = self._kb.country_of(record)
         if country is None:
@@ -494,7 +493,7 @@ class EntityLinker:
             return None  # nationalities and groups ("Icelanders") only link to known places
         name = _clean_surface(group.name)
         key = alias_key(name)
-        if not key or key in _NOT_NAMES or key in _STATE_KEYS or _POSITION.match(key):
+        if not key or key in _NOT_NAMES or key in _STATE_BY_KEY or _POSITION.match(key):
             return None  # ("Mich." is an abbreviated state, "Surgeon General" an office)
         if not _looks_like_a_name(name):
             return None
@@ -634,7 +633,6 @@ _AP_STATES = {
     "Wyo": "Wyoming",
 }
 _STATE_BY_KEY = {alias_key(k): state for k, state in _AP_STATES.items()}
-_STATE_KEYS = frozenset(_STATE_BY_KEY)
 # Initials may be spaced ("N. Y.", as some texts and tokenisers write them).
 _AP_STATE = re.compile(
     r",\s+("
@@ -1041,7 +1039,7 @@ _TITLE_CASE_LOWER_TEXT = """a an the and but or nor for so yet as at by in of of
 _TITLE_CASE_LOWER = frozenset(_TITLE_CASE_LOWER_TEXT.split())
 
 
-def _title_cased(title: str) -> bool:
+def title_cased(title: str) -> bool:
     """Whether a title capitalises every word but the small ones ("Lohan Checks Into Rehab"),
     rather than only its names, as a sentence does ("Lohan checks into rehab in Malibu")."""
     words = [w for w in re.findall(r"[\w'’-]+", title)[1:] if w[0].isalpha() and len(w) > 1]

@@ -15,9 +15,11 @@ from functools import lru_cache
 # Letters joined by dots, each dot maybe followed by one space, the last dot optional ("U.S.",
 # "U. S." and "U.S", whose dot a sentence's full stop took, are all "US"; "J. R. R. Tolkien" is
 # "JRR Tolkien"). One initial stays a word of its own ("George W. Bush").
-_ACRONYM_DOTS = re.compile(r"\b([^\W\d_](?:\. ?[^\W\d_])+\.?)(?!\w)", re.UNICODE)
+_INITIALS = r"\b([^\W\d_](?:\.{space}[^\W\d_])+\.?)(?!\w)"
+_ACRONYM_DOTS = re.compile(_INITIALS.format(space=" ?"), re.UNICODE)
+# As ids were first derived: initials joined by dots only ("A. J." stays two words).
+_ACRONYM_DOTS_UNSPACED = re.compile(_INITIALS.format(space=""), re.UNICODE)
 _DOTS_AND_SPACES = re.compile(r"[. ]")
-_ACRONYM_DOTS_UNSPACED = re.compile(r"\b([^\W\d_](?:\.[^\W\d_])+\.?)(?!\w)", re.UNICODE)
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 _APOSTROPHES = re.compile(r"['’`´]")
 _SPACES = re.compile(r"\s+")
@@ -63,14 +65,19 @@ def fold(text: str) -> str:
 @lru_cache(maxsize=65536)
 def alias_key(name: str) -> str:
     """The lookup key of a name or alias (see the module docstring)."""
-    return _key(_ACRONYM_DOTS.sub(lambda m: _DOTS_AND_SPACES.sub("", m.group(1)), name))
+    return _key(_joined(_ACRONYM_DOTS, name))
 
 
 def id_key(name: str) -> str:
     """The key an entity's id is derived from when it has no source key: the lookup key as ids
     were first derived, before spaced initials were joined ("A. J. Smith" -> "a j smith"), so an
     id never changes when name matching improves."""
-    return _key(_ACRONYM_DOTS_UNSPACED.sub(lambda m: m.group(1).replace(".", ""), name))
+    return _key(_joined(_ACRONYM_DOTS_UNSPACED, name))
+
+
+def _joined(initials: re.Pattern[str], name: str) -> str:
+    """The name with each run of initials ``initials`` finds written as one word ("US")."""
+    return initials.sub(lambda m: _DOTS_AND_SPACES.sub("", m.group(1)), name)
 
 
 def _key(text: str) -> str:
