@@ -279,7 +279,12 @@ class EntityLinker:
             states = [r for r in self._kb.lookup(alias_key(state)) if _is_us_state(r)]
             return (states[0], 0.9) if len(states) == 1 else None
         candidates: dict[str, tuple[EntityRecord, float]] = {}
+        # A natural feature is named by its full name: "the Gulf" read with "the Gulf of Aden"
+        # is not Gulf Province.
+        longest = len(group.name.split()) if _main_label(group) == "LOC" else 0
         for surface in group.surfaces:
+            if len(surface.split()) < longest:
+                continue
             key = _surface_key(surface)
             for record in self._kb.lookup(key) or self._kb.lookup(strip_corporate_suffix(key)):
                 exact = alias_key(record.display_name) in (key, strip_corporate_suffix(key))
@@ -766,8 +771,9 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
     on either side is enough); a first name only when labelled PERSON; an organisation's first
     word, labelled an organisation at least once and not a name the knowledge base knows ("the
     Interior" after the "Interior Department"); an acronym after the organisation it abbreviates
-    ("ECB" after "European Central Bank"). A short form that joins a person's name is a mention
-    of that person, so its label becomes PERSON.
+    ("ECB" after "European Central Bank"); a natural feature's first word, both labelled
+    locations ("the Gulf" after "the Gulf of Aden"). A short form that joins a person's name is
+    a mention of that person, so its label becomes PERSON.
     """
     key = group.key
     surname_of = [g for g in long_names if key == g.key.split()[-1]]
@@ -789,6 +795,9 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         and any(m.label == "ORG" for m in group.mentions)
     ):
         return heads[0]
+    heads = [g for g in long_names if g.key.split()[0] == key and _main_label(g) == "LOC"]
+    if len(heads) == 1 and all(m.label == "LOC" for m in group.mentions):
+        return heads[0]  # "the Gulf" after "the Gulf of Aden", a natural feature's head word
     surfaces = [s for s in group.surfaces if s.isupper() and 2 <= len(s) <= 6]
     if surfaces:
         expanding = [g for g in long_names if not _is_person(g) and _abbreviates(key, g.name)]
@@ -1099,11 +1108,16 @@ def _national_aliases(name: str) -> tuple[str, ...]:
 def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
     """Mentions where the recogniser glued a place to the person after it ("Governor of
     Wisconsin Scott Walker" read as the organisation "Wisconsin Scott Walker") as two: the
-    well-known place, then the person (a known first name and one or two more words)."""
+    well-known place, then the person (a known first name and one or two more words). A name
+    the knowledge base knows as a whole is left whole."""
     out: list[Mention] = []
     for mention in mentions:
         words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(mention.text)]
-        if mention.label in ("PERSON", "NORP") or not 3 <= len(words) <= 5:
+        if (
+            mention.label in ("PERSON", "NORP")
+            or not 3 <= len(words) <= 5
+            or kb.is_known_name(_surface_key(mention.text))  # "San Diego Padres'": a team
+        ):
             out.append(mention)
             continue
         for n in (1, 2):
@@ -1111,6 +1125,9 @@ def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention
             rest = mention.text[words[n][0] :]
             if not 2 <= len(words) - n <= 3 or not _has_given_name(rest, kb):
                 continue
+            longer = alias_key(mention.text[: words[n][1]])
+            if any(r.entity_kind == "place" for r in kb.lookup(longer)):
+                continue  # "the San Diego Union-Tribune": the place goes on ("San Diego")
             if not any(
                 r.entity_kind == "place" and kb.prior(r.id) >= 0.5
                 for r in kb.lookup(alias_key(place))
