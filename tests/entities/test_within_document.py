@@ -210,6 +210,62 @@ def test_a_city_dealing_with_its_players_is_the_team(kb: KnowledgeBase) -> None:
     assert "New Orleans" not in entities
 
 
+def test_a_college_team_is_named_by_its_school(kb: KnowledgeBase) -> None:
+    body = (
+        "Creighton 65, Drake 53: Doug McDermott scored 23 points and had nine rebounds as the "
+        "top-seeded Bluejays beat Drake in the quarterfinals of the Missouri Valley basketball "
+        "tournament. Drake guard Ben Simons said the game got away in the last five minutes."
+    )
+    found = mentions(
+        body,
+        ("Creighton", "GPE", 0),
+        ("Drake", "PERSON", 0),
+        ("Doug McDermott", "PERSON", 0),
+        ("Bluejays", "ORG", 0),
+        ("Drake", "ORG", 1),
+        ("Drake", "ORG", 2),
+        ("Ben Simons", "PERSON", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    creighton = entities["Creighton Bluejays"]
+    assert creighton.entity_kind == "organization"
+    assert set(creighton.surfaces) == {"Creighton", "Bluejays"}
+    assert entities["Drake Bulldogs"].entity_kind == "organization"
+    assert "Creighton" not in entities
+    assert "Drake" not in entities
+
+
+def test_a_state_abbreviated_after_a_place_stays_the_state_beside_its_team(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "Tyler Hansbrough had 20 points and nine rebounds to help the Tar Heels to a 91-73 "
+        "victory over Evansville in Chapel Hill, N.C., and North Carolina (10-0) stayed unbeaten."
+    )
+    found = mentions(
+        body,
+        ("Tyler Hansbrough", "PERSON", 0),
+        ("Tar Heels", "ORG", 0),
+        ("Evansville", "GPE", 0),
+        ("Chapel Hill", "GPE", 0),
+        ("N.C.", "GPE", 0),
+        ("North Carolina", "GPE", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert set(entities["North Carolina Tar Heels"].surfaces) == {"North Carolina", "Tar Heels"}
+    assert entities["North Carolina"].entity_kind == "place"
+    assert entities["North Carolina"].surfaces == ("N.C",)
+    assert entities["Evansville Purple Aces"].entity_kind == "organization"
+
+
+def test_a_college_teams_school_outside_sport_is_not_the_team(kb: KnowledgeBase) -> None:
+    body = "Drake told the crowd in Toronto that the new album comes out on Friday."
+    found = mentions(body, ("Drake", "PERSON", 0), ("Toronto", "GPE", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Drake Bulldogs" not in entities
+    assert "Toronto" in entities
+
+
 def test_a_city_outside_a_game_result_stays_a_place(kb: KnowledgeBase) -> None:
     body = (
         "Being the heir to Peyton Manning in Indianapolis is heady stuff for a rookie "

@@ -339,6 +339,9 @@ _TEAM_AFTER = re.compile(
 )
 
 
+# The first side of a result written "Creighton 65, Drake 53", before the second.
+_SCORED_BEFORE = re.compile(r"\b[A-Z][\w.]*\s+\d{1,3}\s*,\s*$")
+
 # A team's dealings with its players: "New Orleans picked up DeShawn Wynn".
 _TEAM_MOVE_AFTER = re.compile(
     r"^\s+(?:has\s+|have\s+)?(?:signed|re-signed|picked\s+up|released|waived|traded|placed|"
@@ -355,6 +358,8 @@ def team_cue(text: str, start: int, end: int) -> bool:
     after = text[end : end + 60]
     if _TEAM_AFTER.match(after) or _TEAM_MOVE_AFTER.match(after):
         return True
+    if _SCORED_BEFORE.search(before) and re.match(r"\s+\d{1,3}\b", after):
+        return True  # the second side of "Creighton 65, Drake 53"
     if not _TEAM_BEFORE.search(before):
         return False
     # "beat", "over", "against" also open other phrases: a score or result must be near.

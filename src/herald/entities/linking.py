@@ -728,8 +728,8 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
         group.mentions.append(mention)
     long_names = [g for g in groups.values() if len(g.key.split()) > 1 and not _is_demonym(g)]
     for key, group in list(groups.items()):
-        if len(key.split()) != 1:
-            continue
+        if len(key.split()) != 1 or _abbreviated_state(text, group) is not None:
+            continue  # "Chapel Hill, N.C." names the state, whatever "North Carolina" stands for
         if _is_demonym(group):
             owner = _surname_called_a_nationality(group, long_names, kb)
         else:
