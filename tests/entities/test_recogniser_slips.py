@@ -136,6 +136,53 @@ def test_a_name_is_not_split_where_it_does_not_end(
         assert entities[expected].entity_kind == "organization"
 
 
+@pytest.mark.parametrize(
+    ("body", "surface", "organisation", "person"),
+    [
+        (
+            "Carolina Panthers QB Cam Newton held the previous record at 4,051 yards.",
+            "Carolina Panthers QB Cam Newton",
+            "Carolina Panthers",
+            "Cam Newton",
+        ),
+        (
+            "The fire is under investigation by Palmer Police Officer Shayne La Croix.",
+            "Palmer Police Officer Shayne La Croix",
+            "Palmer Police",
+            "Shayne La Croix",
+        ),
+    ],
+)
+def test_an_organisation_glued_to_the_person_its_title_introduces_is_split(
+    kb: KnowledgeBase, body: str, surface: str, organisation: str, person: str
+) -> None:
+    entities = linked(kb, body, (surface, "ORG"))
+    assert entities[organisation].entity_kind == "organization"
+    assert entities[person].entity_kind == "person"
+    assert len(entities) == 2
+
+
+def test_a_first_name_alone_is_the_person_whatever_the_labels(kb: KnowledgeBase) -> None:
+    # A picture caption's colon inside a span: the recogniser's "Bettie Page: Life" (with
+    # "Bettie Page" a second full name to choose from, the first name alone was left alone).
+    body = (
+        "Bettie Page, the 1950s pin-up queen, died on Thursday in Los Angeles. Fans of Bettie "
+        "remembered her as a rebel, and Bettie herself said she never thought of fame.\n\n"
+        "Photos: Bettie Page: Life of a pin-up queen"
+    )
+    found = [
+        *every(body, "Bettie Page", "ORG"),
+        *[m for m in every(body, "Bettie", "ORG") if not body.startswith("Bettie Page", m.start)],
+        *mentions(body, ("Los Angeles", "GPE")),
+    ]
+    found[1] = Mention("Bettie Page: Life", "ORG", found[1].start, found[1].start + 17)
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    page = entities["Bettie Page"]
+    assert page.entity_kind == "person"
+    assert page.mention_count == 4
+    assert set(entities) == {"Bettie Page", "Los Angeles"}
+
+
 def test_a_natural_features_head_word_is_the_feature(kb: KnowledgeBase) -> None:
     body = (
         "Pirates threatened a merchant vessel in the Gulf of Aden. They came from Somalia and "

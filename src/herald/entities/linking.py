@@ -783,9 +783,15 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         owners = [g for g in surname_of if "," not in g.name]
     if not owners and short_person:
         owners = [g for g in long_names if key == g.key.split()[0] and _has_person_label(g)]
+    first_name = False
+    if not owners and kb.is_given_name(key) and not kb.is_known_name(key):
+        # A first name alone, whatever its label, after one person's full name ("Bettie" after
+        # "Bettie Page", both called organisations).
+        owners = [g for g in long_names if key == g.key.split()[0] and _has_given_name(g.name, kb)]
+        first_name = True
     if len(owners) == 1:
         owner = owners[0]
-        if _is_person(owner) or short_person:
+        if _is_person(owner) or short_person or first_name:
             group.mentions = [_as_person(m) for m in group.mentions]
         return owner
     heads = [g for g in long_names if g.key.split()[0] == key and _main_label(g) == "ORG"]
@@ -1113,6 +1119,10 @@ def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention
     out: list[Mention] = []
     for mention in mentions:
         words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(mention.text)]
+        titled = _split_at_title(mention, words, kb)
+        if titled:
+            out.extend(titled)
+            continue
         if (
             mention.label in ("PERSON", "NORP")
             or not 3 <= len(words) <= 5
@@ -1140,6 +1150,30 @@ def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention
         else:
             out.append(mention)
     return out
+
+
+def _split_at_title(
+    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase
+) -> list[Mention]:
+    """An organisation glued to the person its title introduces ("Carolina Panthers QB Cam
+    Newton", "ABC Entertainment Group president Paul Lee") as the two, the title dropped; none
+    when the mention is a person's or the knowledge base knows it whole."""
+    if mention.label in ("PERSON", "NORP") or len(words) < 4:
+        return []
+    for i in range(1, len(words) - 2):
+        title = mention.text[words[i][0] : words[i][1]].lower().strip(".")
+        rest = mention.text[words[i + 1][0] :]
+        if title not in _TITLES or not _has_given_name(rest, kb):
+            continue
+        if kb.is_known_name(_surface_key(mention.text)):
+            return []
+        before = mention.text[: words[i - 1][1]]
+        at = mention.start + words[i + 1][0]
+        return [
+            Mention(before, mention.label, mention.start, mention.start + len(before)),
+            Mention(rest, "PERSON", at, at + len(rest)),
+        ]
+    return []
 
 
 def _headline_names(
@@ -1170,15 +1204,16 @@ _DATE_WORD_TEXT = """mon tue tues wed thu thur thurs fri sat sun monday tuesday 
     april june july august september october november december"""
 _DATE_WORDS = frozenset(_DATE_WORD_TEXT.split())
 # Where a name cannot go on: a blank line, or a line break after a sentence's end.
-_BREAK = re.compile(r"\n\s*\n|(?<=[.!?])[ \t]*\n\s*")
+_BREAK = re.compile(r"\n\s*\n|(?<=[.!?])[ \t]*\n\s*|(?<=\w):\s+")
 
 
 def _within_paragraphs(mentions: Sequence[Mention]) -> list[Mention]:
     """Mentions cut at blank lines and at line breaks after a sentence's end: no name runs
     from a title into the text below it ("Jags", a blank line, "Quarterback Peyton Manning"
     read as one organisation) or from one sentence into the next ("Old Tappan, N.J.", a line
-    break, "He"); a name wrapped onto the next line stays whole. A comma or semicolon the
-    recogniser kept at a span's end is cut too ("Schenectady," before "New York")."""
+    break, "He"); a name wrapped onto the next line stays whole. A headline's colon ends a name
+    ("Bettie Page: Life in Pictures"), and a comma or semicolon the recogniser kept at a span's
+    end is cut too ("Schenectady," before "New York")."""
     out: list[Mention] = []
     for mention in mentions:
         breaks = [i for b in _BREAK.finditer(mention.text) for i in b.span()]
