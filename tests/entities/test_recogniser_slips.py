@@ -346,6 +346,22 @@ def test_the_last_word_of_a_venue_or_institution_decides_its_kind(kb: KnowledgeB
     assert entities["Preston Crown Court"].entity_kind in ("place", "organization")
 
 
+@pytest.mark.parametrize(
+    ("surface", "label", "kind"),
+    [
+        ("Fulton Courthouse", "ORG", "place"),
+        ("Matanuska Maid Building", "PERSON", "place"),
+        ("Palmer Fire and Rescue", "PERSON", "organization"),
+    ],
+)
+def test_a_building_or_a_rescue_service_is_no_person(
+    kb: KnowledgeBase, surface: str, label: str, kind: str
+) -> None:
+    body = f"Crews were called to {surface} on Tuesday, officials said."
+    entities = linked(kb, body, (surface, label))
+    assert entities[surface].entity_kind == kind
+
+
 def test_a_place_named_once_becomes_an_entity_but_not_a_one_word_organisation(
     kb: KnowledgeBase,
 ) -> None:

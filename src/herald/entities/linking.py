@@ -103,7 +103,7 @@ _COMPANY_WORDS = frozenset(
 # University", "Preston Crown Court"), and those of organisations ("American Medical Association").
 _PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
     square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
-    island islands mountain valley beach bay coast"""
+    island islands mountain valley beach bay coast courthouse building tower warehouse"""
 _EITHER_ENDING_TEXT = """university college school hospital centre center court church museum
     house hall academy observatory county city state"""
 _ORG_ENDING_TEXT = """institute foundation association council committee party club agency
@@ -112,7 +112,7 @@ _ORG_ENDING_TEXT = """institute foundation association council committee party c
     dairy bakery brewery restaurant society service services magazine weekly daily reporter
     television radio administration authority force forces guard corps office parliament assembly
     senate congress front movement organization organisation federation festival championship cup
-    marathon awards games"""
+    marathon awards games rescue"""
 _PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
 # First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione").
 _PLACE_START_TEXT = "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio"
