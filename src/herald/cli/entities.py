@@ -121,14 +121,17 @@ def parse_classes(values: list[str]) -> dict[str, tuple[EntityKind, str | None]]
 @app.command("seed")
 def seed(
     force: Annotated[
-        bool, typer.Option("--force", help="Also when seed entities exist (adds missing ones).")
+        bool,
+        typer.Option(
+            "--force", help="Also when this seed file was loaded before (adds missing ones)."
+        ),
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Load the knowledge-base seed (HERALD_ENTITY_SEED) into the database.
 
-    Enrichment does this by itself when the entity table has no seed entities yet; existing
-    entities are never overwritten.
+    Enrichment does this by itself, once per seed file (a changed file adds the entities the
+    database lacks); existing entities are never overwritten.
     """
     with cli_runtime() as runtime, progress() as bar:
         task = bar.add_task("seeding entities", total=None)

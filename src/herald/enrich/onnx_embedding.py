@@ -34,14 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from herald.core.files import sha256_file
 from herald.enrich.bert_onnx import BUILDER_VERSION, BertShape, build_graph
 from herald.enrich.embedding import DEFAULT_MAX_TOKENS, ModelEmbedder, Vectors
-from herald.enrich.model_files import (
-    EMBEDDING_MODEL,
-    bundled_embedding_folder,
-    sha256_file,
-    verify_model_folder,
-)
+from herald.enrich.model_files import EMBEDDING_MODEL, bundled_embedding_folder, verify_model_folder
 
 __all__ = ["PRECISIONS", "OnnxEmbedder", "UnsupportedModel"]
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from herald.core.dates import Window
 from herald.db.models.content import ContentEntity, ContentItem
-from herald.db.models.entity import Entity, EntityAlias
+from herald.db.models.entity import Entity, EntityAlias, EntitySeedLoad
 from herald.entities.model import EntityKind, EntityRecord, Tag, is_entity_kind
 from herald.entities.names import name_keys
 
@@ -43,6 +43,20 @@ def count_entities(session: Session, *, origin: str | None = None) -> int:
     if origin is not None:
         query = query.where(Entity.origin == origin)
     return int(session.execute(query).scalar_one())
+
+
+def seed_loaded(session: Session, digest: str) -> bool:
+    return session.get(EntitySeedLoad, digest) is not None
+
+
+def record_seed_load(
+    session: Session, *, digest: str, source: str, written: int, now: datetime
+) -> None:
+    """Remember a seed file as loaded (a second process loading it at once is a no-op)."""
+    dialect = session.get_bind().dialect.name
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    row = {"digest": digest, "source": source, "written": written, "loaded_at": now}
+    session.execute(insert(EntitySeedLoad).values(row).on_conflict_do_nothing())
 
 
 def entity_signature(session: Session) -> tuple[int, datetime | None]:

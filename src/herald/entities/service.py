@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from sqlalchemy.orm import Session
 
 from herald.core.dates import Window
+from herald.core.files import sha256_file
 from herald.core.pagination import Page, PageRequest
 from herald.db.models.content import ContentItem
 from herald.entities import repository
@@ -109,18 +110,22 @@ def import_records(
 def seed_knowledge_base(
     runtime: Runtime, *, force: bool = False, progress: Callable[[int], None] | None = None
 ) -> int:
-    """Load the configured seed into the database once (``HERALD_ENTITY_SEED``).
+    """Load the configured seed into the database once per seed file (``HERALD_ENTITY_SEED``).
 
-    Seed rows never overwrite existing entities, so an operator's imports and edits survive a
-    re-seed; a second process seeding at the same time only finds nothing left to insert.
+    Each file is remembered by the digest of its content, so a release whose bundled seed gained
+    entities (or a changed seed file of the operator's) adds the entities the database lacks at
+    the first start after the change. Seed rows never overwrite existing entities, so an
+    operator's imports and edits survive a re-seed; a second process seeding at the same time
+    only finds nothing left to insert.
     ``progress`` is called with the number of lines of each batch read.
     """
     source = runtime.settings.entity_seed
     if source == "none":
         return 0
     path = seed_path() if source == "bundled" else Path(source)
+    digest = sha256_file(path)
     with runtime.sessions.read() as session:
-        if not force and repository.count_entities(session, origin="seed") > 0:
+        if not force and repository.seed_loaded(session, digest):
             return 0
     with open_entity_file(path) as handle, runtime.sessions.write() as session:
         report = import_entities(
@@ -130,6 +135,13 @@ def seed_knowledge_base(
             origin="seed",
             replace=False,
             progress=progress,
+        )
+        repository.record_seed_load(
+            session,
+            digest=digest,
+            source="bundled" if source == "bundled" else str(path),
+            written=report.written,
+            now=runtime.clock.now(),
         )
     for problem in report.problems[:10]:
         log.warning("seed line %d skipped: %s", problem.line, problem.message)

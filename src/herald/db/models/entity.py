@@ -36,3 +36,15 @@ class EntityAlias(Base):
     entity_id: Mapped[str] = mapped_column(
         ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True, index=True
     )
+
+
+class EntitySeedLoad(Base):
+    """A seed file loaded, by the digest of its content: a release whose bundled seed gained
+    entities adds them once, at the first start after the upgrade."""
+
+    __tablename__ = "entity_seed_loads"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256, hex
+    source: Mapped[str] = mapped_column(Text)
+    written: Mapped[int]
+    loaded_at: Mapped[datetime]
