@@ -263,8 +263,14 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
                 ],
             )
         )
+    cities = load(geo / "cities15000.json")
+    british_cities = {alias_key(c["name"]) for c in cities.values() if c["countrycode"] == "GB"}
     for sub in load(iso / "iso3166-2.json")["3166-2"]:
-        if "parent" in sub or sub["type"] not in SUBDIVISION_TYPES or sub["code"].startswith("US-"):
+        if sub["code"].startswith("US-"):
+            continue
+        if ("parent" in sub or sub["type"] not in SUBDIVISION_TYPES) and not _british_county(
+            sub, british_cities
+        ):
             continue
         name = _subdivision_name(sub["name"])
         if not name:
@@ -277,7 +283,7 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
                 name,
                 "place",
                 f"{sub['type']} of {country_names.get(country, country)}.",
-                [sub["name"]] if sub["name"] != name and "," not in sub["name"] else [],
+                _subdivision_aliases(sub["name"], name),
                 [
                     ("place_type", "region"),
                     ("country", country),
@@ -288,7 +294,6 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
         )
 
     capitals = {(c["iso"], c.get("capital", "")) for c in countries.values()}
-    cities = load(geo / "cities15000.json")
     ordered = sorted(cities.values(), key=lambda c: (-int(c["population"]), c["geonameid"]))
     for city in ordered:
         code = city["countrycode"]
@@ -327,9 +332,33 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
     return out, country_names
 
 
+# The counties British news names places by ("Wellington, Somerset"): England's two-tier
+# counties, and the unitary authorities and Scottish council areas, but not those named as a city
+# is ("Derby", "Glasgow City"), which the city's own entity stands for.
+BRITISH_COUNTY_TYPES = {"Two-tier county", "Unitary authority", "Council area"}
+
+
+def _british_county(sub: dict[str, str], british_cities: set[str]) -> bool:
+    if not sub["code"].startswith("GB-") or sub["type"] not in BRITISH_COUNTY_TYPES:
+        return False
+    name = _subdivision_name(sub["name"])
+    return "City" not in name.split() and alias_key(name) not in british_cities
+
+
+def _subdivision_aliases(raw: str, name: str) -> list[str]:
+    """The other names an ISO 3166-2 entry gives: "Cymru" of "Wales [Cymru GB-CYM]"."""
+    bracketed = re.findall(r"\[([^\]]*)\]", raw)
+    if bracketed:
+        others = [re.sub(r"\s*\b[A-Z]{2}-[A-Z0-9]{1,3}\b", "", b).strip() for b in bracketed]
+        return [o for o in others if o and o != name]
+    return [raw] if raw != name and "," not in raw else []
+
+
 def _subdivision_name(raw: str) -> str:
-    name = re.sub(r"\s*\([^)]*\)", "", raw).split(";")[0].strip()
-    if ", " in name:  # "Madrid, Comunidad de" -> "Comunidad de Madrid"
+    """The English or official name of an ISO 3166-2 entry: "Wales" of "Wales [Cymru GB-CYM]",
+    "Comunidad de Madrid" of "Madrid, Comunidad de"."""
+    name = re.sub(r"\s*[(\[][^)\]]*[)\]]", "", raw).split(";")[0].strip()
+    if ", " in name and " and " not in name:  # "Madrid, Comunidad de" -> "Comunidad de Madrid"
         head, _, tail = name.partition(", ")
         name = f"{tail} {head}" if tail and tail[0].isupper() else f"{head}"
     return name.strip()

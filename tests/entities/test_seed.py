@@ -173,3 +173,15 @@ def test_the_seed_build_reads_cbbpys_team_map(tmp_path: Path) -> None:
     assert teams["Miami Hurricanes"]["aliases"] == []
     assert teams["Team Without Its School"]["aliases"] == []
     assert {"key": "source", "value": "cbbpy"} in teams["Auburn Tigers"]["tags"]
+
+
+def test_british_counties_are_known_and_iso_names_carry_no_annotations() -> None:
+    (somerset,) = [r for r in named("Somerset", "place") if r.first_tag("country") == "GB"]
+    assert somerset.first_tag("place_type") == "region"
+    assert [r.first_tag("country") for r in named("Surrey", "place")].count("GB") == 1
+    # A county named as a city is that city's entity only ("Derby", "York").
+    assert all(r.first_tag("place_type") == "city" for r in named("Derby", "place"))
+    (wales,) = named("Wales", "place")
+    assert wales.aliases == ("Cymru",)
+    assert named("Southern Nations, Nationalities and Peoples", "place")
+    assert not [r.display_name for r in seed_records() if "[" in r.display_name]

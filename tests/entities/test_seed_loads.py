@@ -1,4 +1,5 @@
-"""A seed file is loaded once; a changed seed (an upgrade's) adds only the entities missing."""
+"""A seed file is loaded once; a changed seed (an upgrade's) adds the entities missing and
+corrects its own, never an operator's."""
 
 from __future__ import annotations
 
@@ -45,10 +46,10 @@ def test_a_seed_is_loaded_once_and_a_changed_seed_adds_what_is_missing(
     settings: Settings, clock: FrozenClock, tmp_path: Path
 ) -> None:
     seed = tmp_path / "seed.jsonl"
-    write_seed(seed, {"Aldor": "A town.", "Brenna": "A river town."})
+    write_seed(seed, {"Aldor": "A town.", "Brenna": "A river town.", "Dunmore": "A vilage."})
     runtime = Runtime(settings.model_copy(update={"entity_seed": str(seed)}), clock=clock)
     try:
-        assert seed_knowledge_base(runtime) == 2
+        assert seed_knowledge_base(runtime) == 3
         # An operator's edit of a seed entity, and one deleted by hand.
         edited = json.dumps(
             {
@@ -63,24 +64,31 @@ def test_a_seed_is_loaded_once_and_a_changed_seed_adds_what_is_missing(
             session.execute(delete(Entity).where(Entity.id == place_id("Brenna")))
         # The same file again: not read again (what was deleted stays deleted).
         assert seed_knowledge_base(runtime) == 0
-        assert set(descriptions(runtime)) == {"Aldor"}
-        # The next release's seed: its new entities, and the deleted one, are added; the edit
-        # is kept.
+        assert set(descriptions(runtime)) == {"Aldor", "Dunmore"}
+        # The next release's seed: its new entities, and the deleted one, are added, and its
+        # correction of an entity still as the seed wrote it is applied; the edit is kept.
         write_seed(
-            seed, {"Aldor": "A market town.", "Brenna": "A river town.", "Corvin": "A port."}
+            seed,
+            {
+                "Aldor": "A market town.",
+                "Brenna": "A river town.",
+                "Corvin": "A port.",
+                "Dunmore": "A village.",
+            },
         )
-        assert seed_knowledge_base(runtime) == 2
+        assert seed_knowledge_base(runtime) == 3
         assert descriptions(runtime) == {
             "Aldor": "Our office town.",
             "Brenna": "A river town.",
             "Corvin": "A port.",
+            "Dunmore": "A village.",
         }
         assert seed_knowledge_base(runtime) == 0
         with runtime.sessions.read() as session:
             loads = session.scalars(select(EntitySeedLoad).order_by(EntitySeedLoad.loaded_at))
             assert [(load.source, load.written) for load in loads] == [
-                (str(seed), 2),
-                (str(seed), 2),
+                (str(seed), 3),
+                (str(seed), 3),
             ]
         # --force reads the file whatever was recorded (nothing is missing now).
         assert seed_knowledge_base(runtime, force=True) == 0

@@ -294,7 +294,15 @@ class EntityLinker:
             if any(m.label in ("GPE", "NORP") for m in group.mentions):
                 return self._choose_demonym(group)
             return None
-        risky = _needs_context(doc, group)
+        # Written as a place's region ("Wellington, Somerset"): a region or country, if it can be.
+        regional = _after_a_place(doc.text, group) and any(
+            r.first_tag("place_type") in _AREAS for r, _ in candidates.values()
+        )
+        if regional:
+            candidates = {
+                i: c for i, c in candidates.items() if c[0].first_tag("place_type") in _AREAS
+            }
+        risky = _needs_context(doc, group) and not regional
         nickname = all(len(s.split()) == 1 for s in group.surfaces)
         scored: list[tuple[float, float, EntityRecord]] = []
         for record, name_match in candidates.values():
@@ -683,6 +691,15 @@ def _abbreviated_state(text: str, group: _Group) -> str | None:
     return states.pop() if len(states) == 1 else None
 
 
+_PLACE_AND_COMMA = re.compile(r"\b[A-Z][\w'’.-]*,\s+$")
+
+
+def _after_a_place(text: str, group: _Group) -> bool:
+    """Whether each mention of the group follows a capitalised name and a comma, where a place's
+    region is written ("Wellington, Somerset")."""
+    return all(_PLACE_AND_COMMA.search(text, max(0, m.start - 40), m.start) for m in group.mentions)
+
+
 def _lies_in(record: EntityRecord, located: EntityRecord) -> bool:
     """Whether ``record`` is another place that may lie in ``located``: nothing the knowledge
     base says of it puts it elsewhere."""
@@ -782,7 +799,13 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
     if not owners and short_person:
         owners = [g for g in surname_of if "," not in g.name]
     if not owners and short_person:
-        owners = [g for g in long_names if key == g.key.split()[0] and _has_person_label(g)]
+        owners = [
+            g
+            for g in long_names
+            if key == g.key.split()[0]
+            and _has_person_label(g)
+            and g.key.split()[-1] not in _NAMING_WORDS  # "Surrey" is not of "Surrey Police"
+        ]
     first_name = False
     if not owners and kb.is_given_name(key) and not kb.is_known_name(key):
         # A first name alone, whatever its label, after one person's full name ("Bettie" after

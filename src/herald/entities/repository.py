@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -104,12 +104,15 @@ def upsert_entities(
     *,
     now: datetime,
     replace: bool = True,
+    refresh_seed: bool = False,
 ) -> int:
     """Insert entities, or (``replace``) overwrite existing ones with the same id.
 
     With ``replace=False`` existing rows are left alone (seeding and discovery must never undo
-    an operator's import). Alias keys are rewritten for every entity written. Returns how many
-    entities were written.
+    an operator's import), except, with ``refresh_seed``, rows still as a seed wrote them
+    (origin ``seed``) whose content differs: a newer seed corrects its own entities, never an
+    operator's. Alias keys are rewritten for every entity written. Returns how many entities
+    were written.
     """
     written = 0
     dialect = session.get_bind().dialect.name
@@ -133,11 +136,31 @@ def upsert_entities(
             )
             chosen = chunk
         else:
-            existing = set(
-                session.scalars(select(Entity.id).where(Entity.id.in_([r.id for r in chunk])))
-            )
+            existing = {
+                row.id: row
+                for row in session.scalars(
+                    select(Entity).where(Entity.id.in_([r.id for r in chunk]))
+                )
+            }
             chosen = [r for r in chunk if r.id not in existing]
             statement = statement.on_conflict_do_nothing(index_elements=["id"])
+            if refresh_seed:
+                stale = [
+                    r
+                    for r in chunk
+                    if r.id in existing
+                    and existing[r.id].origin == "seed"
+                    and _content(_row_values(r, now)) != _row_content(existing[r.id])
+                ]
+                for record in stale:
+                    changed = _row_values(record, now)
+                    del changed["id"], changed["created_at"]
+                    session.execute(
+                        update(Entity)
+                        .where(Entity.id == record.id, Entity.origin == "seed")
+                        .values(changed)
+                    )
+                chosen += stale
         session.execute(statement)
         if not chosen:
             continue
@@ -161,6 +184,17 @@ def _alias_keys(record: EntityRecord) -> set[str]:
         keys |= name_keys(name)
     keys.discard("")
     return keys
+
+
+_CONTENT = ("display_name", "entity_kind", "description", "aliases", "tags")
+
+
+def _content(values: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(values[k] for k in _CONTENT)
+
+
+def _row_content(row: Entity) -> tuple[Any, ...]:
+    return tuple(getattr(row, k) for k in _CONTENT)
 
 
 def _row_values(record: EntityRecord, now: datetime) -> dict[str, Any]:

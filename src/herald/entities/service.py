@@ -63,6 +63,7 @@ def import_entities(
     now: datetime,
     origin: str = "import",
     replace: bool = True,
+    refresh_seed: bool = False,
     batch: int = 2000,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
@@ -72,6 +73,7 @@ def import_entities(
         parse_entity_lines(lines, origin=origin),
         now=now,
         replace=replace,
+        refresh_seed=refresh_seed,
         batch=batch,
         progress=progress,
     )
@@ -83,6 +85,7 @@ def import_records(
     *,
     now: datetime,
     replace: bool = True,
+    refresh_seed: bool = False,
     batch: int = 2000,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
@@ -96,12 +99,16 @@ def import_records(
             continue
         pending.append(parsed)
         if len(pending) >= batch:
-            written += repository.upsert_entities(session, pending, now=now, replace=replace)
+            written += repository.upsert_entities(
+                session, pending, now=now, replace=replace, refresh_seed=refresh_seed
+            )
             if progress:
                 progress(len(pending))
             pending = []
     if pending:
-        written += repository.upsert_entities(session, pending, now=now, replace=replace)
+        written += repository.upsert_entities(
+            session, pending, now=now, replace=replace, refresh_seed=refresh_seed
+        )
         if progress:
             progress(len(pending))
     return ImportReport(written, problems)
@@ -113,10 +120,10 @@ def seed_knowledge_base(
     """Load the configured seed into the database once per seed file (``HERALD_ENTITY_SEED``).
 
     Each file is remembered by the digest of its content, so a release whose bundled seed gained
-    entities (or a changed seed file of the operator's) adds the entities the database lacks at
-    the first start after the change. Seed rows never overwrite existing entities, so an
-    operator's imports and edits survive a re-seed; a second process seeding at the same time
-    only finds nothing left to insert.
+    or corrected entities (or a changed seed file of the operator's) adds the entities the
+    database lacks, and updates those still as an earlier seed wrote them, at the first start
+    after the change. An entity an operator imported or edited is never overwritten; a second
+    process seeding at the same time only finds nothing left to write.
     ``progress`` is called with the number of lines of each batch read.
     """
     source = runtime.settings.entity_seed
@@ -134,6 +141,7 @@ def seed_knowledge_base(
             now=runtime.clock.now(),
             origin="seed",
             replace=False,
+            refresh_seed=True,
             progress=progress,
         )
         repository.record_seed_load(
