@@ -39,7 +39,8 @@ rest.
 ``--dump-errors FILE`` writes every error of the chosen split as JSON Lines (``type`` spurious,
 kind or missed; the document, the name(s), the kinds, the recogniser's labels for the name and the
 annotated sentence it occurs in) for reading by hand; the audit of a sample is in
-``bench/entities_ecbplus_audit.jsonl`` (see ``docs/dev/benchmark-log.md``).
+``bench/entities_ecbplus_audit.jsonl`` (train/dev) and ``bench/entities_ecbplus_audit_test.jsonl``
+(test; see ``docs/dev/benchmark-log.md``).
 """
 
 from __future__ import annotations
