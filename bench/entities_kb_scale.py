@@ -3,7 +3,7 @@
     .venv/bin/python bench/entities_kb_scale.py [--entities 1000000] [--data DATA/ecbplus]
                                                 [--passes 3]
 
-The bundled seed (41,219 entities) plus generated entities up to ``--entities``: people (a given
+The bundled seed (41,278 entities) plus generated entities up to ``--entities``: people (a given
 name and a generated surname, some with a middle initial, an alias of the surname-less form),
 companies ("Velorant Holdings", ticker tags), organisations and places (with population, so the
 prior varies), each with a short description. The names are made of random syllables, so they

@@ -57,7 +57,9 @@ class KnowledgeBase:
         self._priors: dict[str, float] = {}
         self._countries: dict[str, str] = {}  # ISO alpha-2 -> entity id
         self._by_demonym: dict[str, list[str]] = {}  # "french" -> France
-        self._by_home: dict[str, list[str]] = {}  # "indianapolis" -> its teams
+        # By the value of a tag read in linking: "home" ("indianapolis" -> its teams) and "line"
+        # ("galaxy" -> the Samsung Galaxy line, whose model names start so).
+        self._by_tag: dict[str, dict[str, list[str]]] = {tag: {} for tag in _INDEXED_TAGS}
         # People by last name ("lagarde" -> Christine Lagarde): most surnames name one person,
         # so those are kept as a plain id, the shared ones as a list (a third of the memory).
         self._one_surname: dict[str, str] = {}
@@ -104,10 +106,11 @@ class KnowledgeBase:
                 ids = self._by_demonym.setdefault(alias_key(demonym), [])
                 if record.id not in ids:
                     ids.append(record.id)
-            for home in record.tag_values("home"):
-                ids = self._by_home.setdefault(alias_key(home), [])
-                if record.id not in ids:
-                    ids.append(record.id)
+            for tag, index in self._by_tag.items():
+                for value in record.tag_values(tag):
+                    ids = index.setdefault(alias_key(value), [])
+                    if record.id not in ids:
+                        ids.append(record.id)
             for key in self._keys_of(record):
                 ids = self._by_key.setdefault(key, [])
                 if record.id not in ids:
@@ -136,7 +139,12 @@ class KnowledgeBase:
     def lookup_home(self, key: str) -> list[EntityRecord]:
         """Teams named after this place ("Indianapolis" -> the Colts and the Pacers): the
         entities with a ``home`` tag of this key."""
-        return [self._records[i] for i in self._by_home.get(key, ())]
+        return [self._records[i] for i in self._by_tag["home"].get(key, ())]
+
+    def lookup_line(self, key: str) -> list[EntityRecord]:
+        """Products whose model names start with these words ("galaxy" -> Samsung Galaxy, as in
+        "Galaxy S4"): the entities with a ``line`` tag of this key."""
+        return [self._records[i] for i in self._by_tag["line"].get(key, ())]
 
     def lookup_surname(self, key: str) -> list[EntityRecord]:
         """People whose name ends with this word ("nixon" -> Richard Nixon)."""
@@ -247,6 +255,9 @@ def _last_name(words: list[str]) -> str:
     return words[-1] if len(words) >= 2 and len(words[-1]) >= 2 else ""
 
 
+_INDEXED_TAGS = ("home", "line")
+
+
 def _prior(record: EntityRecord) -> float:
     """How likely a bare mention of one of this entity's names means this entity (0-1): from
     its kind, population or stock-index listings, and, for an entity imported from Wikidata,
@@ -282,6 +293,8 @@ def _kind_prior(record: EntityRecord) -> float:
         return 0.8 if record.origin == "seed" else 0.5
     if kind == "person":
         return 0.6 if record.origin == "seed" else 0.5
+    if kind == "product":
+        return 0.8 if record.origin == "seed" else 0.5  # the seed's are household names
     return 0.5
 
 

@@ -27,6 +27,7 @@ from herald.entities.cues import (
     ORG,
     PERSON,
     PLACE,
+    PRODUCT,
     SPORT_WORDS,
     SPORTS_WORDS,
     kind_cues,
@@ -273,7 +274,10 @@ class EntityLinker:
         located: EntityRecord | None,
     ) -> tuple[EntityRecord, float] | None:
         if _is_demonym(group):
-            return self._choose_demonym(group)
+            demonym = self._choose_demonym(group)
+            if demonym is not None or not self._known_product(group):
+                return demonym
+            # "Windows Vista", which the small model may call a nationality, is the product.
         state = _abbreviated_state(doc.text, group)
         if state is not None:  # "Springfield, Mo.": the US state
             states = [r for r in self._kb.lookup(alias_key(state)) if _is_us_state(r)]
@@ -286,7 +290,11 @@ class EntityLinker:
             if len(surface.split()) < longest:
                 continue
             key = _surface_key(surface)
-            for record in self._kb.lookup(key) or self._kb.lookup(strip_corporate_suffix(key)):
+            for record in (
+                self._kb.lookup(key)
+                or self._kb.lookup(strip_corporate_suffix(key))
+                or _products_in_plural(self._kb, key)
+            ):
                 exact = alias_key(record.display_name) in (key, strip_corporate_suffix(key))
                 candidates[record.id] = (record, 1.0 if exact else 0.8)
         if not candidates:
@@ -396,7 +404,12 @@ class EntityLinker:
         """A full name the knowledge base knows as one kind only ("Olaf Scholz", a person) is
         half decided by that: the recogniser's label for it matters less than what it is."""
         full = [s for s in group.surfaces if len(_surface_key(s).split()) > 1]
-        found = {KIND_GROUP[r.entity_kind] for s in full for r in self._kb.lookup(_surface_key(s))}
+        found = {
+            KIND_GROUP[r.entity_kind]
+            for s in full
+            for r in self._kb.lookup(_surface_key(s))
+            or _products_in_plural(self._kb, _surface_key(s))
+        }
         if not full:
             # A one-word name only when it is well known and of one kind ("Dushanbe", a
             # capital, which the small model may call an organisation).
@@ -408,6 +421,14 @@ class EntityLinker:
             return kinds
         known = next(iter(found))
         return _half_decided(kinds, known)
+
+    def _known_product(self, group: _Group) -> bool:
+        return any(
+            r.entity_kind == "product"
+            for s in group.surfaces
+            if len(s.split()) > 1
+            for r in self._kb.lookup(_surface_key(s))
+        )
 
     def _choose_demonym(self, group: _Group) -> tuple[EntityRecord, float] | None:
         found = {r.id: r for s in group.surfaces for r in self._kb.lookup_demonym(_surface_key(s))}
@@ -519,7 +540,11 @@ class EntityLinker:
         several = len(name.split()) > 1
         # A name that says what it is needs only to read as a name: any of the three kinds.
         a_name = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
-        if _starts_like_a_place(name):
+        if several and _model_of(name, self._kb):
+            # A model of a known product line ("BlackBerry Q10", "Galaxy S4", "Windows 8"),
+            # whatever the recogniser called it.
+            group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
+        elif _starts_like_a_place(name):
             group_kind, share = PLACE, a_name  # "Mount Sefton", "Place Vendôme"
         elif last in _NAMING_WORDS:
             # The name says what it is, whatever the label and the sentence suggest: no
@@ -698,6 +723,34 @@ def _after_a_place(text: str, group: _Group) -> bool:
     """Whether each mention of the group follows a capitalised name and a comma, where a place's
     region is written ("Wellington, Somerset")."""
     return all(_PLACE_AND_COMMA.search(text, max(0, m.start - 40), m.start) for m in group.mentions)
+
+
+# Words a product's model name goes on with, after its line's name ("MacBook Pro", "iPhone SE").
+_MODEL_WORD_TEXT = "pro pros air mini max plus ultra lite se xp vista nano touch classic"
+_MODEL_WORDS = frozenset(_MODEL_WORD_TEXT.split())
+
+
+def _model_of(name: str, kb: KnowledgeBase) -> bool:
+    """Whether the name is a model of a product line the knowledge base knows: the line's words
+    ("BlackBerry", "Galaxy", "Internet Explorer") and then a model's ("Q10", "Curve 8900", "S4",
+    "8", "XP"): capitalised, one holding a digit or a model word such as "Pro"."""
+    words = name.split()
+    for n in range(len(words) - 1, 0, -1):
+        rest = words[n:]
+        if len(rest) > 3 or not all(w[:1].isupper() or w[:1].isdigit() for w in rest):
+            continue
+        if not any(any(c.isdigit() for c in w) or w.lower() in _MODEL_WORDS for w in rest):
+            continue
+        if kb.lookup_line(alias_key(" ".join(words[:n]))):
+            return True
+    return False
+
+
+def _products_in_plural(kb: KnowledgeBase, key: str) -> list[EntityRecord]:
+    """The products a plural names ("MacBook Pros")."""
+    if not key.endswith("s") or len(key) < 4:
+        return []
+    return [r for r in kb.lookup(key[:-1]) if r.entity_kind == "product"]
 
 
 def _lies_in(record: EntityRecord, located: EntityRecord) -> bool:

@@ -1,9 +1,10 @@
 """Names the knowledge base knows, found in a text even where the statistical recogniser missed
 them: a dictionary matcher over the knowledge base's name keys.
 
-The text's words are scanned once; at each capitalised word the longest run of up to
-``MAX_WORDS`` words (ending on a capitalised word, within one sentence) whose normalised key
-(:func:`herald.entities.names.alias_key`) names a knowledge-base entity is a match. The keys are
+The text's words are scanned once; at each capitalised word ("Apple", or "iPhone") the longest
+run of up to ``MAX_WORDS`` words (ending on a capitalised word, within one sentence) whose
+normalised key (:func:`herald.entities.names.alias_key`) names a knowledge-base entity is a
+match. The keys are
 already a hash index of the knowledge base (:meth:`KnowledgeBase.lookup`), so each try costs one
 dictionary look-up whatever the knowledge base's size: no automaton to build or keep in memory.
 
@@ -68,7 +69,7 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
     i = 0
     while i < len(words):
         start = words[i][0]
-        if not text[start].isupper() or not kb.starts_a_name(
+        if not _capitalised(text, start) or not kb.starts_a_name(
             alias_key(text[start : words[i][1]].rstrip("."))
         ):
             i += 1
@@ -102,7 +103,7 @@ def _longest_match(
         last = j
     for j in range(last, i - 1, -1):
         tail = text[words[j][0] : words[j][1]]
-        if not tail[0].isupper() and not tail[0].isdigit():
+        if not _capitalised(tail, 0) and not tail[0].isdigit():
             continue  # a name ends on a capitalised word ("Bank of England", not "Bank of")
         key = alias_key(text[words[i][0] : words[j][1]].rstrip("."))
         records = kb.lookup(key) if key else []
@@ -112,6 +113,11 @@ def _longest_match(
         if groups:
             return None  # names of several kinds: the recogniser's label must decide
     return None
+
+
+def _capitalised(text: str, at: int) -> bool:
+    """A word written as a name: a capital first, or second ("iPhone", "eBay")."""
+    return text[at].isupper() or (text[at].islower() and text[at + 1 : at + 2].isupper())
 
 
 def _one_word_ok(text: str, start: int, surface: str, kb: KnowledgeBase) -> bool:

@@ -1,0 +1,105 @@
+"""Products: the seed's product lines, their models, and what the small recogniser calls them.
+
+Each test gives the linker the mentions the recogniser produced for such a sentence (it calls
+"MacBook Pros" an organisation, "Windows Vista" a nationality, "Windows XP" a location), so each
+case is tested whatever a model version does.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from herald.enrich.ner import Mention
+from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker, LinkedEntity
+from herald.entities.matcher import dictionary_mentions
+from tests.enrich.models import fresh_knowledge_base
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return fresh_knowledge_base()
+
+
+def linked(kb: KnowledgeBase, body: str, *spans: tuple[str, str]) -> dict[str, LinkedEntity]:
+    found = []
+    for surface, label in spans:
+        start = body.index(surface)
+        found.append(Mention(surface, label, start, start + len(surface)))
+    return {e.display_name: e for e in EntityLinker(kb).link("", body, found).entities}
+
+
+def test_the_seed_knows_product_lines_their_makers_and_model_words(kb: KnowledgeBase) -> None:
+    (macbook,) = kb.lookup("macbook pro")
+    assert macbook.entity_kind == "product"
+    assert macbook.first_tag("maker") == "Apple Inc."
+    assert [r.display_name for r in kb.lookup_line("galaxy")] == ["Samsung Galaxy"]
+    # "BlackBerry" alone is the company (so named since 2013) or its phones: the text decides.
+    assert {r.entity_kind for r in kb.lookup("blackberry")} == {"company", "product"}
+
+
+@pytest.mark.parametrize(
+    ("body", "surface", "label", "product"),
+    [
+        (
+            "Apple on Monday unveiled new MacBook Pros with faster processors.",
+            "MacBook Pros",
+            "ORG",
+            "MacBook Pro",
+        ),
+        (
+            "Hackers exploit a flaw in Internet Explorer on Windows Vista, Microsoft said.",
+            "Windows Vista",
+            "NORP",
+            "Windows Vista",
+        ),
+        (
+            "Support for Windows XP ends in April, Microsoft said.",
+            "Windows XP",
+            "LOC",
+            "Windows XP",
+        ),
+    ],
+)
+def test_a_known_product_is_the_product_whatever_the_label(
+    kb: KnowledgeBase, body: str, surface: str, label: str, product: str
+) -> None:
+    entities = linked(kb, body, (surface, label))
+    assert entities[product].entity_kind == "product"
+    assert surface in entities[product].surfaces
+
+
+@pytest.mark.parametrize(
+    ("body", "surface", "label"),
+    [
+        ("T-Mobile will carry the BlackBerry Q10 from April 29.", "BlackBerry Q10", "ORG"),
+        ("The carrier will sell the Galaxy S4 next month.", "Galaxy S4", "PERSON"),
+        ("RIM announced the BlackBerry Curve 8900 for February.", "BlackBerry Curve 8900", "ORG"),
+        ("Servers running Windows Server 2008 are exposed too.", "Windows Server 2008", "GPE"),
+    ],
+)
+def test_a_model_of_a_known_product_line_is_a_new_product(
+    kb: KnowledgeBase, body: str, surface: str, label: str
+) -> None:
+    entities = linked(kb, body, (surface, label))
+    assert entities[surface].entity_kind == "product"
+
+
+def test_a_car_named_with_its_maker_is_the_car(kb: KnowledgeBase) -> None:
+    body = "She was struck by a grey Toyota Camry heading north, police said."
+    entities = linked(kb, body, ("Toyota", "ORG"))
+    assert entities["Toyota Camry"].entity_kind == "product"
+    assert "Toyota" not in entities
+
+
+def test_a_name_capitalised_on_its_second_letter_is_matched(kb: KnowledgeBase) -> None:
+    text = "The screen is larger than on the iPhone, and it runs Android."
+    found = {m.text: m.label for m in dictionary_mentions(text, kb, [])}
+    assert found == {"iPhone": "PRODUCT", "Android": "PRODUCT"}
+
+
+def test_a_word_that_is_no_model_keeps_the_name_as_it_was(kb: KnowledgeBase) -> None:
+    # "Galaxy" opens model names, but "Los Angeles Galaxy" is no model and "Galaxy Fans" none.
+    body = "Galaxy Fans United met before the game in Carson."
+    entities = linked(kb, body, ("Galaxy Fans United", "ORG"))
+    assert entities["Galaxy Fans United"].entity_kind == "organization"
