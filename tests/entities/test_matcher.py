@@ -106,3 +106,17 @@ def test_spaced_initials_are_one_word_of_a_known_name() -> None:
     text = "Shares of D. R. Horton rose on Tuesday, and D.R. Horton said orders grew."
     found = dictionary_mentions(text, kb(), [])
     assert [(m.text, m.label) for m in found] == [("D. R. Horton", "ORG"), ("D.R. Horton", "ORG")]
+
+
+def test_a_possessive_is_not_part_of_a_name() -> None:
+    text = (
+        "The US Geological Survey's report on Sumatra’s quake came out. The USGS's team and "
+        "D.R. Horton's builders met."
+    )
+    found = dictionary_mentions(text, kb(), [])
+    assert [(m.text, m.label) for m in found] == [
+        ("US Geological Survey", "ORG"),
+        ("Sumatra", "GPE"),
+        ("USGS", "ORG"),
+        ("D.R. Horton", "ORG"),
+    ]

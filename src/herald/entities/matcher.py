@@ -36,8 +36,9 @@ _LABEL_OF_GROUP: Final = {
     PRODUCT: "PRODUCT",
     "event": "EVENT",
 }
-# A word; spaced initials ("D. R." in "D. R. Horton") are one word, as their name key makes them.
-_WORD = re.compile(r"[^\W\d_]\.(?: [^\W\d_]\.)+|[^\W_][\w'’.&-]*", re.UNICODE)
+# A word; spaced initials ("D. R." in "D. R. Horton") are one word, as their name key makes them,
+# and a possessive's "'s" is not part of it ("the European Central Bank's chief").
+_WORD = re.compile(r"[^\W\d_]\.(?: [^\W\d_]\.)+|[^\W_](?:(?!['’]s\b)[\w'’.&-])*", re.UNICODE)
 # What may separate two words of one name: spaces, or nothing else.
 _JOIN = re.compile(r"^[ \t]{1,2}$")
 _SENTENCE_END = re.compile(r"[.!?:;\"“”()\n]\s*$")
