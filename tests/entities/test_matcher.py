@@ -120,3 +120,22 @@ def test_a_possessive_is_not_part_of_a_name() -> None:
         ("USGS", "ORG"),
         ("D.R. Horton", "ORG"),
     ]
+
+
+def test_a_name_holding_a_possessive_keeps_it() -> None:
+    names = KnowledgeBase(
+        [
+            EntityRecord("ent_pboc", "People's Bank of China", "organization", "central bank"),
+            EntityRecord(
+                "ent_mcd",
+                "McDonald's",
+                "company",
+                "restaurant chain",
+                tags=(Tag("index", "S&P 500"), Tag("index", "Dow Jones")),  # well known
+            ),
+            EntityRecord("ent_people", "People", "organization", "a magazine"),
+        ]
+    )
+    text = "Shares of McDonald's fell as the People's Bank of China cut rates."
+    found = dictionary_mentions(text, names, [])
+    assert [m.text for m in found] == ["McDonald's", "People's Bank of China"]

@@ -36,9 +36,10 @@ _LABEL_OF_GROUP: Final = {
     PRODUCT: "PRODUCT",
     "event": "EVENT",
 }
-# A word; spaced initials ("D. R." in "D. R. Horton") are one word, as their name key makes them,
-# and a possessive's "'s" is not part of it ("the European Central Bank's chief").
-_WORD = re.compile(r"[^\W\d_]\.(?: [^\W\d_]\.)+|[^\W_](?:(?!['’]s\b)[\w'’.&-])*", re.UNICODE)
+# A word; spaced initials ("D. R." in "D. R. Horton") are one word, as their name key makes them.
+_WORD = re.compile(r"[^\W\d_]\.(?: [^\W\d_]\.)+|[^\W_][\w'’.&-]*", re.UNICODE)
+# A possessive after a name ("the European Central Bank's chief"), but in "McDonald's" a name's.
+_POSSESSIVE = re.compile(r"['’]s$")
 # What may separate two words of one name: spaces, or nothing else.
 _JOIN = re.compile(r"^[ \t]{1,2}$")
 _SENTENCE_END = re.compile(r"[.!?:;\"“”()\n]\s*$")
@@ -70,8 +71,10 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
     i = 0
     while i < len(words):
         start = words[i][0]
-        if not _capitalised(text, start) or not kb.starts_a_name(
-            alias_key(text[start : words[i][1]].rstrip("."))
+        first = text[start : words[i][1]].rstrip(".")
+        if not _capitalised(text, start) or not (
+            kb.starts_a_name(alias_key(first))
+            or kb.starts_a_name(alias_key(_POSSESSIVE.sub("", first)))
         ):
             i += 1
             continue
@@ -79,9 +82,7 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
         if match is None:
             i += 1
             continue
-        last, label = match
-        span_end = words[last][1]
-        surface = text[start:span_end].rstrip(".")
+        last, label, surface = match
         span_end = start + len(surface)
         match_ = Mention(surface, label, start, span_end)
         if last > i:
@@ -96,7 +97,8 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
 
 def _longest_match(
     text: str, words: list[tuple[int, int]], i: int, longest: int, kb: KnowledgeBase
-) -> tuple[int, str] | None:
+) -> tuple[int, str, str] | None:
+    """The last word, label and text of the longest known name starting at word ``i``."""
     last = i
     for j in range(i + 1, min(len(words), i + longest)):
         if not _JOIN.match(text[words[j - 1][1] : words[j][0]]):
@@ -106,13 +108,15 @@ def _longest_match(
         tail = text[words[j][0] : words[j][1]]
         if not _capitalised(tail, 0) and not tail[0].isdigit():
             continue  # a name ends on a capitalised word ("Bank of England", not "Bank of")
-        key = alias_key(text[words[i][0] : words[j][1]].rstrip("."))
-        records = kb.lookup(key) if key else []
-        groups = {KIND_GROUP[r.entity_kind] for r in records}
-        if len(groups) == 1:
-            return j, _LABEL_OF_GROUP[next(iter(groups))]
-        if groups:
-            return None  # names of several kinds: the recogniser's label must decide
+        surface = text[words[i][0] : words[j][1]].rstrip(".")
+        for name in dict.fromkeys((surface, _POSSESSIVE.sub("", surface))):
+            key = alias_key(name)
+            records = kb.lookup(key) if key else []
+            groups = {KIND_GROUP[r.entity_kind] for r in records}
+            if len(groups) == 1:
+                return j, _LABEL_OF_GROUP[next(iter(groups))], name
+            if groups:
+                return None  # names of several kinds: the recogniser's label must decide
     return None
 
 
