@@ -13,6 +13,7 @@ from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkedEntity
 from herald.entities.matcher import dictionary_mentions
+from herald.entities.model import EntityRecord, Tag
 from tests.enrich.models import fresh_knowledge_base
 
 
@@ -103,3 +104,27 @@ def test_a_word_that_is_no_model_keeps_the_name_as_it_was(kb: KnowledgeBase) -> 
     body = "Galaxy Fans United met before the game in Carson."
     entities = linked(kb, body, ("Galaxy Fans United", "ORG"))
     assert entities["Galaxy Fans United"].entity_kind == "organization"
+
+
+def test_a_replaced_entity_leaves_no_old_line_home_or_demonym_behind() -> None:
+    kb = KnowledgeBase(
+        [
+            EntityRecord(
+                "ent_phone",
+                "Nimbus",
+                "product",
+                "a phone line",
+                tags=(Tag("line", "Nimbus"), Tag("home", "Oslo"), Tag("demonym", "Nimbian")),
+            )
+        ]
+    )
+    assert kb.lookup_line("nimbus")
+    assert kb.lookup_home("oslo")
+    assert kb.lookup_demonym("nimbian")
+    kb.add(
+        EntityRecord("ent_phone", "Nimbus", "product", "a phone line", tags=(Tag("line", "Nb"),))
+    )
+    assert [r.id for r in kb.lookup_line("nb")] == ["ent_phone"]
+    assert not kb.lookup_line("nimbus")
+    assert not kb.lookup_home("oslo")
+    assert not kb.lookup_demonym("nimbian")

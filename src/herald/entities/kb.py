@@ -88,14 +88,21 @@ class KnowledgeBase:
         return self._records.values()
 
     def add(self, record: EntityRecord) -> None:
-        """Add or replace an entity (replacing drops the keys of its old names)."""
+        """Add or replace an entity (replacing drops the keys of its old names and tags)."""
         with self._lock:
             old = self._records.get(record.id)
             if old == record:
                 return
             if old is not None:
-                for key in self._keys_of(old):
-                    ids = self._by_key.get(key)
+                stale = [(self._by_key, key) for key in self._keys_of(old)]
+                stale += [(self._by_demonym, alias_key(v)) for v in old.tag_values("demonym")]
+                stale += [
+                    (index, alias_key(v))
+                    for tag, index in self._by_tag.items()
+                    for v in old.tag_values(tag)
+                ]
+                for index, key in stale:
+                    ids = index.get(key)
                     if ids and record.id in ids:
                         ids.remove(record.id)
                 self._profiles.pop(record.id, None)
