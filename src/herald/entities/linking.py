@@ -1279,7 +1279,7 @@ _DATE_WORD_TEXT = """mon tue tues wed thu thur thurs fri sat sun monday tuesday 
     friday saturday sunday jan feb mar apr jun jul aug sep sept oct nov dec january february march
     april june july august september october november december"""
 _DATE_WORDS = frozenset(_DATE_WORD_TEXT.split())
-# Where a name cannot go on: a blank line, or a line break after a sentence's end.
+# Where a name cannot go on: a blank line, a line break after a sentence's end, a colon.
 _BREAK = re.compile(r"\n\s*\n|(?<=[.!?])[ \t]*\n\s*|(?<=\w):\s+")
 
 

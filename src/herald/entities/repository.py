@@ -136,31 +136,13 @@ def upsert_entities(
             )
             chosen = chunk
         else:
-            existing = {
-                row.id: row
-                for row in session.scalars(
-                    select(Entity).where(Entity.id.in_([r.id for r in chunk]))
-                )
-            }
+            existing = set(
+                session.scalars(select(Entity.id).where(Entity.id.in_([r.id for r in chunk])))
+            )
             chosen = [r for r in chunk if r.id not in existing]
             statement = statement.on_conflict_do_nothing(index_elements=["id"])
             if refresh_seed:
-                stale = [
-                    r
-                    for r in chunk
-                    if r.id in existing
-                    and existing[r.id].origin == "seed"
-                    and _content(_row_values(r, now)) != _row_content(existing[r.id])
-                ]
-                for record in stale:
-                    changed = _row_values(record, now)
-                    del changed["id"], changed["created_at"]
-                    session.execute(
-                        update(Entity)
-                        .where(Entity.id == record.id, Entity.origin == "seed")
-                        .values(changed)
-                    )
-                chosen += stale
+                chosen += _refresh_seed_rows(session, [r for r in chunk if r.id in existing], now)
         session.execute(statement)
         if not chosen:
             continue
@@ -184,6 +166,33 @@ def _alias_keys(record: EntityRecord) -> set[str]:
         keys |= name_keys(name)
     keys.discard("")
     return keys
+
+
+def _refresh_seed_rows(
+    session: Session, records: list[EntityRecord], now: datetime
+) -> list[EntityRecord]:
+    """Rewrite the rows of ``records`` still as a seed wrote them whose content differs from the
+    record; returns the records written."""
+    if not records:
+        return []
+    rows = {
+        row.id: row
+        for row in session.scalars(
+            select(Entity).where(Entity.id.in_([r.id for r in records]), Entity.origin == "seed")
+        )
+    }
+    stale = [
+        r
+        for r in records
+        if r.id in rows and _content(_row_values(r, now)) != _row_content(rows[r.id])
+    ]
+    for record in stale:
+        changed = _row_values(record, now)
+        del changed["id"], changed["created_at"]
+        session.execute(
+            update(Entity).where(Entity.id == record.id, Entity.origin == "seed").values(changed)
+        )
+    return stale
 
 
 _CONTENT = ("display_name", "entity_kind", "description", "aliases", "tags")
