@@ -162,6 +162,31 @@ def test_an_organisation_glued_to_the_person_its_title_introduces_is_split(
     assert len(entities) == 2
 
 
+def test_a_name_cut_at_its_and_is_joined_again(kb: KnowledgeBase) -> None:
+    body = (
+        "Agencies must consult scientists at the Fish and Wildlife Service. Surrey Police and "
+        "Surrey Fire and Rescue are at the scene."
+    )
+    entities = linked(
+        kb,
+        body,
+        ("Wildlife Service", "ORG"),
+        ("Surrey Police", "ORG"),
+        ("Surrey Fire", "PERSON"),
+        ("Rescue", "ORG"),
+    )
+    assert entities["Fish and Wildlife Service"].entity_kind == "organization"
+    assert entities["Surrey Fire and Rescue"].entity_kind == "organization"
+    assert {"Wildlife Service", "Surrey Fire", "Rescue"}.isdisjoint(entities)
+
+
+def test_two_names_either_side_of_an_and_stay_two(kb: KnowledgeBase) -> None:
+    body = "Creighton will play the winner between Evansville and Indiana State on Saturday."
+    entities = linked(kb, body, ("Evansville", "GPE"), ("Indiana State", "ORG"))
+    assert "Evansville and Indiana State" not in entities
+    assert "Indiana State" in entities
+
+
 def test_a_first_name_alone_is_the_person_whatever_the_labels(kb: KnowledgeBase) -> None:
     # A picture caption's colon inside a span: the recogniser's "Bettie Page: Life" (with
     # "Bettie Page" a second full name to choose from, the first name alone was left alone).

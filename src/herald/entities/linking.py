@@ -211,6 +211,7 @@ class EntityLinker:
         text = document_text(title, body)
         title_cased_end = len(title) if title_cased(title) else 0
         mentions = _without_openers(_within_paragraphs(_split_glued(mentions, self._kb)), self._kb)
+        mentions = _joined_across_and(text, mentions)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
@@ -1308,6 +1309,57 @@ def _within_paragraphs(mentions: Sequence[Mention]) -> list[Mention]:
                 at = mention.start + begin + piece.index(part)
                 out.append(Mention(part, mention.label, at, at + len(part)))
     return out
+
+
+# Capitalised words and "and" before a name, or after it ("Fish and" of "Fish and Wildlife
+# Service", "and Rescue" of "Surrey Fire and Rescue").
+_CAPITALS_AND = re.compile(r"(?<![\w'’-])((?:[A-Z][\w'’-]* ){1,3})and $")
+_AND_CAPITALS = re.compile(r" and ((?:[A-Z][\w'’-]*)(?: [A-Z][\w'’-]*){0,2})\b")  # .match
+
+
+def _joined_across_and(text: str, mentions: Sequence[Mention]) -> list[Mention]:
+    """Names the recogniser cut at an "and": "Wildlife Service" of "the Fish and Wildlife
+    Service", "Surrey Fire" (and "Rescue") of "Surrey Fire and Rescue". The words on the other
+    side join the name when they are capitalised, hold no other name (a lone "Rescue" the whole
+    takes in), and the whole ends with a word organisations and places are named with;
+    whatever the label, the whole is then an organisation's or a place's name."""
+    out: list[Mention] = []
+    taken: set[int] = set()
+    for n, mention in enumerate(mentions):
+        if n in taken:
+            continue
+        start, end, label = mention.start, mention.end, mention.label
+        before = _CAPITALS_AND.search(text, max(0, start - 60), start)
+        if before is not None and mention.text.split()[-1].lower() in _NAMING_WORDS:
+            inside = _within(mentions, n, before.start(1), start)
+            if inside is not None:
+                start, taken = before.start(1), taken | inside
+        after = _AND_CAPITALS.match(text, end)
+        if after is not None and after.group(1).split()[-1].lower() in _NAMING_WORDS:
+            inside = _within(mentions, n, end, after.end())
+            if inside is not None:
+                end, taken = after.end(), taken | inside
+                # the name's last words, and so its kind, are the other side's ("Rescue")
+                label = next((mentions[i].label for i in inside if mentions[i].end == end), "ORG")
+        if (start, end) == (mention.start, mention.end):
+            out.append(mention)
+            continue
+        out.append(Mention(text[start:end], "ORG" if label == "PERSON" else label, start, end))
+    return [m for m in out if not any(m is mentions[i] for i in taken)]
+
+
+def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[int] | None:
+    """The other mentions in ``start:end``, each a lone word names are made with ("Rescue"), or
+    None when one is a name of its own ("Evansville" of "Evansville and Indiana State") or
+    runs out of it."""
+    inside = set()
+    for i, m in enumerate(mentions):
+        if i == n or m.end <= start or end <= m.start:
+            continue
+        if not (start <= m.start and m.end <= end) or m.text.lower() not in _NAMING_WORDS:
+            return None
+        inside.add(i)
+    return inside
 
 
 _PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
