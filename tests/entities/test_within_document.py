@@ -12,6 +12,7 @@ import re
 import pytest
 
 from herald.enrich.ner import Mention
+from herald.entities.cues import team_cue
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
 from tests.enrich.models import fresh_knowledge_base, recognizer
@@ -256,6 +257,23 @@ def test_a_state_abbreviated_after_a_place_stays_the_state_beside_its_team(
     assert entities["North Carolina"].entity_kind == "place"
     assert entities["North Carolina"].surfaces == ("N.C",)
     assert entities["Evansville Purple Aces"].entity_kind == "organization"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [
+        ("The two factored into Creighton's 65-53 victory against Drake.", "Creighton", True),
+        ("Top-ranked North Carolina waited for Tyler Hansbrough.", "North Carolina", True),
+        ("Creighton will play No. 5 seed Indiana State on Saturday.", "Indiana State", True),
+        ("The third-seeded Evansville team lost.", "Evansville", True),
+        ("Creighton 65, Drake 53.", "Drake", True),
+        ("He moved to North Carolina last year.", "North Carolina", False),
+        ("Creighton's 65-year-old coach retired.", "Creighton", False),
+    ],
+)
+def test_a_teams_rank_or_result_reads_as_a_team(text: str, name: str, expected: bool) -> None:
+    start = text.index(name)
+    assert team_cue(text, start, start + len(name)) is expected
 
 
 def test_a_british_county_after_a_town_is_the_county(kb: KnowledgeBase) -> None:

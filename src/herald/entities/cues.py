@@ -339,6 +339,17 @@ _TEAM_AFTER = re.compile(
 )
 
 
+# A team's rank or seed before its name ("Top-ranked North Carolina", "No. 5 seed Indiana
+# State", "the third-seeded Bluejays").
+_RANKED_BEFORE = re.compile(
+    r"\b(?:top|\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth)"
+    r"[- ](?:ranked|seeded)\s+$|\bNo\s?\.\s*\d+(?:\s+seed)?\s+$",
+    re.IGNORECASE,
+)
+# A team's result after its name and a possessive ("Creighton's 65-53 victory").
+_RESULT_AFTER_POSSESSIVE = re.compile(
+    rf"\s*['’]\s*s\s+{_SCORE}\s+(?:victory|win|loss|defeat|rout|triumph)\b", re.IGNORECASE
+)
 # The first side of a result written "Creighton 65, Drake 53", before the second.
 _SCORED_BEFORE = re.compile(r"\b[A-Z][\w.]*\s+\d{1,3}\s*,\s*$")
 
@@ -350,16 +361,19 @@ _TEAM_MOVE_AFTER = re.compile(
 
 
 def team_cue(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` reads as a team in a game's result or in its dealings with
-    its players: "a 91-73 victory over Evansville", "Creighton defeated Drake 65-53", "Creighton
-    65, Drake 53", "Evansville (7-2)", "leading Indianapolis to a 20-13 victory", "New Orleans
-    picked up DeShawn Wynn". A city or state named so is its team."""
+    """Whether ``text[start:end]`` reads as a team in a game's result, its rank or its dealings
+    with its players: "a 91-73 victory over Evansville", "Creighton defeated Drake 65-53",
+    "Creighton 65, Drake 53", "Creighton's 65-53 victory", "Evansville (7-2)", "leading
+    Indianapolis to a 20-13 victory", "top-ranked North Carolina", "No. 5 seed Indiana State",
+    "New Orleans picked up DeShawn Wynn". A city or state named so is its team."""
     before = text[max(0, start - 40) : start]
     after = text[end : end + 60]
     if _TEAM_AFTER.match(after) or _TEAM_MOVE_AFTER.match(after):
         return True
     if _SCORED_BEFORE.search(before) and re.match(r"\s+\d{1,3}\b", after):
         return True  # the second side of "Creighton 65, Drake 53"
+    if _RANKED_BEFORE.search(before) or _RESULT_AFTER_POSSESSIVE.match(after):
+        return True
     if not _TEAM_BEFORE.search(before):
         return False
     # "beat", "over", "against" also open other phrases: a score or result must be near.
