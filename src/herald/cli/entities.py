@@ -130,8 +130,9 @@ def seed(
 ) -> None:
     """Load the knowledge-base seed (HERALD_ENTITY_SEED) into the database.
 
-    Enrichment does this by itself, once per seed file (a changed file adds the entities the
-    database lacks); existing entities are never overwritten.
+    Enrichment does this by itself, once per seed file: a changed file adds the entities the
+    database lacks and corrects those an earlier seed wrote; an entity you imported is never
+    overwritten.
     """
     with cli_runtime() as runtime, progress() as bar:
         task = bar.add_task("seeding entities", total=None)

@@ -5,8 +5,9 @@ Revises: 0010_initials_name_keys
 Create Date: 2026-11-27 08:30:00.000000
 
 A database seeded before this release has no row here: at its first start after the upgrade
-the bundled seed is read once more and the entities it lacks are added (existing ones are
-never overwritten), then the seed is recorded as loaded.
+the bundled seed is read once more, the entities it lacks are added and those still as the
+earlier seed wrote them corrected (an operator's imports are never overwritten), then the seed
+is recorded as loaded.
 """
 
 from __future__ import annotations
