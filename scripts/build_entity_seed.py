@@ -266,13 +266,12 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
     cities = load(geo / "cities15000.json")
     british_cities = {alias_key(c["name"]) for c in cities.values() if c["countrycode"] == "GB"}
     for sub in load(iso / "iso3166-2.json")["3166-2"]:
-        if sub["code"].startswith("US-"):
-            continue
-        if ("parent" in sub or sub["type"] not in SUBDIVISION_TYPES) and not _british_county(
-            sub, british_cities
+        name = _subdivision_name(sub["name"])
+        top_level = "parent" not in sub and sub["type"] in SUBDIVISION_TYPES
+        if sub["code"].startswith("US-") or not (
+            top_level or _british_county(sub, name, british_cities)
         ):
             continue
-        name = _subdivision_name(sub["name"])
         if not name:
             report.note("subdivision name unusable", sub["name"])
             continue
@@ -338,10 +337,9 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
 BRITISH_COUNTY_TYPES = {"Two-tier county", "Unitary authority", "Council area"}
 
 
-def _british_county(sub: dict[str, str], british_cities: set[str]) -> bool:
+def _british_county(sub: dict[str, str], name: str, british_cities: set[str]) -> bool:
     if not sub["code"].startswith("GB-") or sub["type"] not in BRITISH_COUNTY_TYPES:
         return False
-    name = _subdivision_name(sub["name"])
     return "City" not in name.split() and alias_key(name) not in british_cities
 
 

@@ -8,12 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from herald.core.dates import Window
 from herald.core.pagination import PageRequest
+from herald.db.dialect import insert_for
 from herald.db.models.clusters import (
     ClusterState,
     ClusterTermStat,
@@ -37,11 +36,6 @@ class StoredItem:
     entities: list[tuple[str, str, float]]  # (entity id, display name, salience)
 
 
-def _insert(session: Session, table: Any) -> Any:
-    dialect = session.get_bind().dialect.name
-    return pg_insert(table) if dialect == "postgresql" else sqlite_insert(table)
-
-
 # -- the state row (the clustering lock) ---------------------------------------------------------
 
 
@@ -52,7 +46,7 @@ def lock_state(session: Session, *, now: datetime) -> ClusterState:
     database's single write lock from their first statement (BEGIN IMMEDIATE).
     """
     session.execute(
-        _insert(session, ClusterState)
+        insert_for(session, ClusterState)
         .values(
             id=STATE_ID,
             sequence=0,
@@ -191,7 +185,7 @@ def save_cluster(session: Session, values: Mapping[str, Any]) -> None:
 
 def add_members(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
     if rows:
-        session.execute(_insert(session, StoryClusterMember), list(rows))
+        session.execute(insert_for(session, StoryClusterMember), list(rows))
 
 
 def set_content_clusters(session: Session, assignments: Mapping[str, str]) -> None:
@@ -230,7 +224,7 @@ def add_statistics(
         for (bag, key), n in sorted(increments.items())
     ]
     for start in range(0, len(rows), _CHUNK):
-        statement = _insert(session, ClusterTermStat).values(rows[start : start + _CHUNK])
+        statement = insert_for(session, ClusterTermStat).values(rows[start : start + _CHUNK])
         statement = statement.on_conflict_do_update(
             index_elements=["bag", "key"],
             set_={

@@ -1189,68 +1189,71 @@ def _national_aliases(name: str) -> tuple[str, ...]:
 
 
 def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
-    """Mentions where the recogniser glued a place to the person after it ("Governor of
-    Wisconsin Scott Walker" read as the organisation "Wisconsin Scott Walker") as two: the
-    well-known place, then the person (a known first name and one or two more words). A name
-    the knowledge base knows as a whole is left whole."""
+    """Mentions where the recogniser glued a name to the person after it as two: a well-known
+    place ("Governor of Wisconsin Scott Walker" read as the organisation "Wisconsin Scott
+    Walker"), or an organisation and the person its title introduces ("Carolina Panthers QB Cam
+    Newton"). A person's name, and a name the knowledge base knows as a whole ("San Diego
+    Padres'", a team), are left whole."""
     out: list[Mention] = []
     for mention in mentions:
         words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(mention.text)]
-        titled = _split_at_title(mention, words, kb)
-        if titled:
-            out.extend(titled)
-            continue
         if (
             mention.label in ("PERSON", "NORP")
-            or not 3 <= len(words) <= 5
-            or kb.is_known_name(_surface_key(mention.text))  # "San Diego Padres'": a team
+            or len(words) < 3
+            or kb.is_known_name(_surface_key(mention.text))
         ):
             out.append(mention)
             continue
-        for n in (1, 2):
-            place = mention.text[: words[n - 1][1]]
-            rest = mention.text[words[n][0] :]
-            if not 2 <= len(words) - n <= 3 or not _has_given_name(rest, kb):
-                continue
-            longer = alias_key(mention.text[: words[n][1]])
-            if any(r.entity_kind == "place" for r in kb.lookup(longer)):
-                continue  # "the San Diego Union-Tribune": the place goes on ("San Diego")
-            if not any(
-                r.entity_kind == "place" and kb.prior(r.id) >= 0.5
-                for r in kb.lookup(alias_key(place))
-            ):
-                continue
-            at = mention.start + words[n][0]
-            out.append(Mention(place, "GPE", mention.start, mention.start + len(place)))
-            out.append(Mention(rest, "PERSON", at, at + len(rest)))
-            break
-        else:
-            out.append(mention)
+        out.extend(
+            _split_at_title(mention, words, kb)
+            or _split_after_place(mention, words, kb)
+            or [mention]
+        )
     return out
+
+
+def _split_after_place(
+    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase
+) -> list[Mention]:
+    """A well-known place of one or two words, then a person (a known first name and one or two
+    more words)."""
+    if len(words) > 5:
+        return []
+    for n in (1, 2):
+        place = mention.text[: words[n - 1][1]]
+        if not 2 <= len(words) - n <= 3 or not _has_given_name(mention.text[words[n][0] :], kb):
+            continue
+        longer = alias_key(mention.text[: words[n][1]])
+        if any(r.entity_kind == "place" for r in kb.lookup(longer)):
+            continue  # "the San Diego Union-Tribune": the place goes on ("San Diego")
+        if any(
+            r.entity_kind == "place" and kb.prior(r.id) >= 0.5 for r in kb.lookup(alias_key(place))
+        ):
+            return _then_a_person(mention, words[n - 1][1], words[n][0], "GPE")
+    return []
 
 
 def _split_at_title(
     mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase
 ) -> list[Mention]:
-    """An organisation glued to the person its title introduces ("Carolina Panthers QB Cam
-    Newton", "ABC Entertainment Group president Paul Lee") as the two, the title dropped; none
-    when the mention is a person's or the knowledge base knows it whole."""
-    if mention.label in ("PERSON", "NORP") or len(words) < 4:
-        return []
+    """An organisation, then a title and the person it introduces ("ABC Entertainment Group
+    president Paul Lee"); the title is dropped."""
     for i in range(1, len(words) - 2):
         title = mention.text[words[i][0] : words[i][1]].lower().strip(".")
-        rest = mention.text[words[i + 1][0] :]
-        if title not in _TITLES or not _has_given_name(rest, kb):
-            continue
-        if kb.is_known_name(_surface_key(mention.text)):
-            return []
-        before = mention.text[: words[i - 1][1]]
-        at = mention.start + words[i + 1][0]
-        return [
-            Mention(before, mention.label, mention.start, mention.start + len(before)),
-            Mention(rest, "PERSON", at, at + len(rest)),
-        ]
+        if title in _TITLES and _has_given_name(mention.text[words[i + 1][0] :], kb):
+            return _then_a_person(mention, words[i - 1][1], words[i + 1][0], mention.label)
     return []
+
+
+def _then_a_person(mention: Mention, end: int, person_start: int, label: str) -> list[Mention]:
+    """The mention as two: its text up to ``end`` labelled ``label``, and from ``person_start``
+    a person."""
+    head, person = mention.text[:end], mention.text[person_start:]
+    at = mention.start + person_start
+    return [
+        Mention(head, label, mention.start, mention.start + len(head)),
+        Mention(person, "PERSON", at, at + len(person)),
+    ]
 
 
 def _headline_names(
@@ -1323,8 +1326,8 @@ def _joined_across_and(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     side join the name when they are capitalised, hold no other name (a lone "Rescue" the whole
     takes in), and the whole ends with a word organisations and places are named with;
     whatever the label, the whole is then an organisation's or a place's name."""
-    out: list[Mention] = []
-    taken: set[int] = set()
+    joined: dict[int, Mention] = {}
+    taken: set[int] = set()  # mentions a joined name took in
     for n, mention in enumerate(mentions):
         if n in taken:
             continue
@@ -1341,11 +1344,10 @@ def _joined_across_and(text: str, mentions: Sequence[Mention]) -> list[Mention]:
                 end, taken = after.end(), taken | inside
                 # the name's last words, and so its kind, are the other side's ("Rescue")
                 label = next((mentions[i].label for i in inside if mentions[i].end == end), "ORG")
-        if (start, end) == (mention.start, mention.end):
-            out.append(mention)
-            continue
-        out.append(Mention(text[start:end], "ORG" if label == "PERSON" else label, start, end))
-    return [m for m in out if not any(m is mentions[i] for i in taken)]
+        if (start, end) != (mention.start, mention.end):
+            label = "ORG" if label == "PERSON" else label
+            joined[n] = Mention(text[start:end], label, start, end)
+    return [joined.get(n, m) for n, m in enumerate(mentions) if n in joined or n not in taken]
 
 
 def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[int] | None:

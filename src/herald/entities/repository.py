@@ -7,11 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, func, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from herald.core.dates import Window
+from herald.db.dialect import insert_for
 from herald.db.models.content import ContentEntity, ContentItem
 from herald.db.models.entity import Entity, EntityAlias, EntitySeedLoad
 from herald.entities.model import EntityKind, EntityRecord, Tag, is_entity_kind
@@ -53,10 +52,8 @@ def record_seed_load(
     session: Session, *, digest: str, source: str, written: int, now: datetime
 ) -> None:
     """Remember a seed file as loaded (a second process loading it at once is a no-op)."""
-    dialect = session.get_bind().dialect.name
-    insert = pg_insert if dialect == "postgresql" else sqlite_insert
     row = {"digest": digest, "source": source, "written": written, "loaded_at": now}
-    session.execute(insert(EntitySeedLoad).values(row).on_conflict_do_nothing())
+    session.execute(insert_for(session, EntitySeedLoad).values(row).on_conflict_do_nothing())
 
 
 def entity_signature(session: Session) -> tuple[int, datetime | None]:
@@ -104,23 +101,19 @@ def upsert_entities(
     *,
     now: datetime,
     replace: bool = True,
-    refresh_seed: bool = False,
 ) -> int:
     """Insert entities, or (``replace``) overwrite existing ones with the same id.
 
     With ``replace=False`` existing rows are left alone (seeding and discovery must never undo
-    an operator's import), except, with ``refresh_seed``, rows still as a seed wrote them
-    (origin ``seed``) whose content differs: a newer seed corrects its own entities, never an
-    operator's. Alias keys are rewritten for every entity written. Returns how many entities
-    were written.
+    an operator's import), except that a seed's record (origin ``seed``) corrects a row still as
+    a seed wrote it: a newer seed corrects its own entities, never an operator's. Alias keys are
+    rewritten for every entity written. Returns how many entities were written.
     """
     written = 0
-    dialect = session.get_bind().dialect.name
-    insert = pg_insert if dialect == "postgresql" else sqlite_insert
     for start in range(0, len(records), _CHUNK):
         chunk = list({r.id: r for r in records[start : start + _CHUNK]}.values())
         values = [_row_values(r, now) for r in chunk]
-        statement = insert(Entity).values(values)
+        statement = insert_for(session, Entity).values(values)
         if replace:
             statement = statement.on_conflict_do_update(
                 index_elements=["id"],
@@ -141,8 +134,8 @@ def upsert_entities(
             )
             chosen = [r for r in chunk if r.id not in existing]
             statement = statement.on_conflict_do_nothing(index_elements=["id"])
-            if refresh_seed:
-                chosen += _refresh_seed_rows(session, [r for r in chunk if r.id in existing], now)
+            seeded = [r for r in chunk if r.id in existing and r.origin == "seed"]
+            chosen += _refresh_seed_rows(session, seeded, now)
         session.execute(statement)
         if not chosen:
             continue
@@ -154,7 +147,7 @@ def upsert_entities(
             for key in sorted(_alias_keys(r))
         ]
         if alias_rows:
-            alias_insert = insert(EntityAlias).values(alias_rows)
+            alias_insert = insert_for(session, EntityAlias).values(alias_rows)
             session.execute(alias_insert.on_conflict_do_nothing())
         written += len(chosen)
     return written
@@ -181,29 +174,21 @@ def _refresh_seed_rows(
             select(Entity).where(Entity.id.in_([r.id for r in records]), Entity.origin == "seed")
         )
     }
-    stale = [
-        r
-        for r in records
-        if r.id in rows and _content(_row_values(r, now)) != _row_content(rows[r.id])
-    ]
-    for record in stale:
-        changed = _row_values(record, now)
-        del changed["id"], changed["created_at"]
+    written = []
+    for record in records:
+        row, values = rows.get(record.id), _row_values(record, now)
+        if row is None or all(getattr(row, k) == values[k] for k in _CONTENT):
+            continue
+        del values["id"], values["created_at"]
         session.execute(
-            update(Entity).where(Entity.id == record.id, Entity.origin == "seed").values(changed)
+            update(Entity).where(Entity.id == record.id, Entity.origin == "seed").values(values)
         )
-    return stale
+        written.append(record)
+    return written
 
 
+# What a seed's correction compares: the row's content, not its bookkeeping.
 _CONTENT = ("display_name", "entity_kind", "description", "aliases", "tags")
-
-
-def _content(values: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(values[k] for k in _CONTENT)
-
-
-def _row_content(row: Entity) -> tuple[Any, ...]:
-    return tuple(getattr(row, k) for k in _CONTENT)
 
 
 def _row_values(record: EntityRecord, now: datetime) -> dict[str, Any]:

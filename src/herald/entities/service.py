@@ -63,7 +63,6 @@ def import_entities(
     now: datetime,
     origin: str = "import",
     replace: bool = True,
-    refresh_seed: bool = False,
     batch: int = 2000,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
@@ -73,7 +72,6 @@ def import_entities(
         parse_entity_lines(lines, origin=origin),
         now=now,
         replace=replace,
-        refresh_seed=refresh_seed,
         batch=batch,
         progress=progress,
     )
@@ -85,7 +83,6 @@ def import_records(
     *,
     now: datetime,
     replace: bool = True,
-    refresh_seed: bool = False,
     batch: int = 2000,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
@@ -99,16 +96,12 @@ def import_records(
             continue
         pending.append(parsed)
         if len(pending) >= batch:
-            written += repository.upsert_entities(
-                session, pending, now=now, replace=replace, refresh_seed=refresh_seed
-            )
+            written += repository.upsert_entities(session, pending, now=now, replace=replace)
             if progress:
                 progress(len(pending))
             pending = []
     if pending:
-        written += repository.upsert_entities(
-            session, pending, now=now, replace=replace, refresh_seed=refresh_seed
-        )
+        written += repository.upsert_entities(session, pending, now=now, replace=replace)
         if progress:
             progress(len(pending))
     return ImportReport(written, problems)
@@ -141,7 +134,6 @@ def seed_knowledge_base(
             now=runtime.clock.now(),
             origin="seed",
             replace=False,
-            refresh_seed=True,
             progress=progress,
         )
         repository.record_seed_load(

@@ -40,12 +40,11 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
 from herald.core.clock import Clock
+from herald.db.dialect import insert_for
 from herald.db.models.job import Job, JobTurn
 from herald.jobs.registry import get_kind, kinds_in_lane, known_kinds
 
@@ -97,8 +96,7 @@ def _job_row(
 
 
 def _insert_dropping_queued_duplicates(session: Session) -> Any:
-    dialect = session.get_bind().dialect.name
-    upsert = pg_insert(Job) if dialect == "postgresql" else sqlite_insert(Job)
+    upsert = insert_for(session, Job)
     return upsert.on_conflict_do_nothing(
         index_elements=["unique_key"], index_where=QUEUED_PREDICATE
     )
@@ -436,8 +434,7 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
     latest = session.execute(
         select(func.coalesce(func.max(JobTurn.served), 0)).where(JobTurn.lane == lane)
     ).scalar_one()
-    dialect = session.get_bind().dialect.name
-    upsert = pg_insert(JobTurn) if dialect == "postgresql" else sqlite_insert(JobTurn)
+    upsert = insert_for(session, JobTurn)
     rows = [
         {"lane": lane, "team_key": key, "served": int(latest) + i}
         for i, key in enumerate(served, start=1)

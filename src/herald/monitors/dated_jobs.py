@@ -22,12 +22,11 @@ from datetime import date, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, and_, bindparam, case, func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from herald.core.clock import Clock
 from herald.core.dates import day_window
+from herald.db.dialect import insert_for
 from herald.db.models.content import ContentItem
 from herald.db.models.monitor import Monitor, MonitorLedgerEntry, MonitorResult, MonitorRun
 from herald.jobs.registry import RetryPolicy
@@ -356,8 +355,7 @@ def _already_stored(session: Session, pairs: set[tuple[str, str]]) -> set[tuple[
 def _upsert_results(session: Session, rows: list[dict[str, Any]]) -> None:
     if not rows:
         return
-    dialect_insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    statement = dialect_insert(RESULTS)
+    statement = insert_for(session, RESULTS)
     new = statement.excluded
     statement = statement.on_conflict_do_update(
         index_elements=["monitor_id", "content_id"],

@@ -21,12 +21,11 @@ from datetime import date, datetime
 from typing import Any, Literal, cast
 
 from sqlalchemy import Table, bindparam, select, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from herald.core.clock import Clock
 from herald.core.ids import new_uuid
+from herald.db.dialect import insert_for
 from herald.db.models.monitor import (
     IN_FLIGHT_WHERE,
     SCHEDULED_WHERE,
@@ -94,10 +93,6 @@ class RunRequest:
     kind: ParentKind
     skip_complete: bool = True
     slot_at: datetime | None = None
-
-
-def _insert(session: Session) -> Any:
-    return pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
 
 
 def date_states(
@@ -315,7 +310,7 @@ def _insert_parents(
         }
         for r, task_id in zip(requests, task_ids, strict=True)
     ]
-    statement = _insert(session)(RUNS).on_conflict_do_nothing(
+    statement = insert_for(session, RUNS).on_conflict_do_nothing(
         index_elements=["monitor_id", "slot_at"], index_where=text(SCHEDULED_WHERE)
     )
     session.execute(statement, rows)
@@ -344,7 +339,7 @@ def _insert_dated_runs(
         }
         for request, task_id, plan, run_id in wanted
     ]
-    statement = _insert(session)(RUNS).on_conflict_do_nothing(
+    statement = insert_for(session, RUNS).on_conflict_do_nothing(
         index_elements=["monitor_id", "published_date"], index_where=text(IN_FLIGHT_WHERE)
     )
     session.execute(statement, rows)
@@ -363,7 +358,7 @@ def _point_ledger_at(
     """Each date's ledger entry follows its new (latest) job; earlier numbers stay until it ends."""
     if not queued:
         return
-    statement = _insert(session)(LEDGER)
+    statement = insert_for(session, LEDGER)
     statement = statement.on_conflict_do_update(
         index_elements=["monitor_id", "published_date"],
         set_={
