@@ -44,6 +44,7 @@ CITY_ALIASES: dict[str, list[str]] = CURATED["city_aliases"]
 COUNTRY_DEMONYMS: dict[str, list[str]] = CURATED["country_demonyms"]
 CONTINENT_DEMONYMS: dict[str, list[str]] = CURATED["continent_demonyms"]
 ORGANIZATIONS: list[dict[str, Any]] = CURATED["organizations"]
+PEOPLE: list[dict[str, Any]] = CURATED["people"]
 
 # Top-level ISO 3166-2 subdivision types worth knowing as places (districts, parishes,
 # municipalities and the like are too many and too small for a seed).
@@ -586,14 +587,15 @@ def _key_people(raw: str) -> list[tuple[str, str]]:
 # --- assembly ---------------------------------------------------------------------------------
 
 
-def build_organizations() -> list[dict[str, Any]]:
+def build_curated(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The curated organisations (of kind ``organization`` unless a row says) or people."""
     out = []
-    for org in ORGANIZATIONS:
+    for org in rows:
         out.append(
             entity(
                 f"herald:{id_key(org['name']).replace(' ', '-')}",
                 org["name"],
-                org.get("kind", "organization"),
+                org.get("kind", kind),
                 org["description"],
                 org.get("aliases", []),
                 [("wikipedia", f"https://en.wikipedia.org/wiki/{org['wikipedia']}")]
@@ -664,9 +666,15 @@ def main() -> int:
     report = Report()
     places, country_names = build_places(args.seeds, report)
     companies, people = build_companies(args.seeds, country_names, report)
-    organizations = build_organizations()
+    organizations = build_curated(ORGANIZATIONS, "organization")
+    curated_people = build_curated(PEOPLE, "person")
+    known = {r["display_name"] for r in curated_people}
+    for person in people:
+        if person["display_name"] in known:
+            report.note("officer also curated (curated kept)", person["display_name"])
+    people = [p for p in people if p["display_name"] not in known]
     teams = build_college_teams(args.seeds, report)
-    records = places + companies + people + organizations + teams
+    records = places + companies + people + curated_people + organizations + teams
     seen: dict[str, str] = {}
     unique = []
     for record in records:

@@ -9,25 +9,16 @@ from __future__ import annotations
 
 import pytest
 
-from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, LinkedEntity
 from herald.entities.matcher import dictionary_mentions
 from herald.entities.model import EntityRecord, Tag
 from tests.enrich.models import fresh_knowledge_base
+from tests.entities.conftest import linked
 
 
 @pytest.fixture(scope="module")
 def kb() -> KnowledgeBase:
     return fresh_knowledge_base()
-
-
-def linked(kb: KnowledgeBase, body: str, *spans: tuple[str, str]) -> dict[str, LinkedEntity]:
-    found = []
-    for surface, label in spans:
-        start = body.index(surface)
-        found.append(Mention(surface, label, start, start + len(surface)))
-    return {e.display_name: e for e in EntityLinker(kb).link("", body, found).entities}
 
 
 def test_the_seed_knows_product_lines_their_makers_and_model_words(kb: KnowledgeBase) -> None:

@@ -107,7 +107,7 @@ class KnowledgeBase:
                         ids.remove(record.id)
                 self._profiles.pop(record.id, None)
                 if old.entity_kind == "person":
-                    self._drop_surname(_last_name(alias_key(old.display_name).split()), old.id)
+                    self._drop_surname(_surname(old), old.id)
             self._records[record.id] = record
             for demonym in record.tag_values("demonym"):
                 ids = self._by_demonym.setdefault(alias_key(demonym), [])
@@ -128,7 +128,7 @@ class KnowledgeBase:
                 words = alias_key(record.display_name).split()
                 if len(words) >= 2 and words[0].isalpha() and len(words[0]) >= 2:
                     self._given_names.add(words[0])
-                self._add_surname(_last_name(words), record.id)
+                self._add_surname(_surname(record), record.id)
             self._priors[record.id] = _prior(record)
             if record.entity_kind == "place" and record.first_tag("place_type") == "country":
                 code = record.first_tag("country")
@@ -251,7 +251,19 @@ def short_place_name(name: str) -> str:
     return _PLACE_QUALIFIER.sub("", name) or name
 
 
-_NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_NAME_SUFFIXES = frozenset(
+    {"jr", "sr", "ii", "iii", "iv", "v", "vi", "vii", "viii", "xii", "xiii", "xiv", "xv", "xvi"}
+)  # not "xi": a surname
+
+
+def _surname(record: EntityRecord) -> str:
+    """The name a person is called by alone: the ``surname`` tag when the record has one
+    ("Xi" of "Xi Jinping", "Lula" of "Luiz Inácio Lula da Silva"; a tag of several words, such
+    as "Martin Luther King", says no single word stands for the person), else the last name."""
+    tagged = record.first_tag("surname")
+    if tagged:
+        return alias_key(tagged)
+    return _last_name(alias_key(record.display_name).split())
 
 
 def _last_name(words: list[str]) -> str:
@@ -299,7 +311,10 @@ def _kind_prior(record: EntityRecord) -> float:
     if kind == "organization":
         return 0.8 if record.origin == "seed" else 0.5
     if kind == "person":
-        return 0.6 if record.origin == "seed" else 0.5
+        if record.origin != "seed":
+            return 0.5
+        # the seed's curated people are household names; its listed companies' officers are not
+        return 0.8 if record.first_tag("source") == "herald" else 0.6
     if kind == "product":
         return 0.8 if record.origin == "seed" else 0.5  # the seed's are household names
     return 0.5

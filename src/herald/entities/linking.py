@@ -370,8 +370,11 @@ class EntityLinker:
         """A person named by surname alone in this item ("Nixon administration aide") is the
         knowledge base's only person of that surname, or, of several, the one described by
         many wikis (a prior of 0.7 or more: 100 wikis) whose fit with the item's words and
-        prior clearly lead the others'; otherwise, or when the item uses the surname as a
-        word, it links nowhere."""
+        prior clearly lead the others'; and, when the knowledge base describes that person,
+        only if the item's words fit the description (a word of it, of their organisation or
+        country: "Watergate", "Apple"), for a surname is no proof ("the coach said Carter had
+        played" is not Jimmy Carter). Otherwise, or when the item uses the surname as a word,
+        it links nowhere."""
         if len(group.surfaces) != 1 or len(group.key.split()) != 1:
             return None
         if _is_demonym(group) or kinds.get(PERSON, 0.0) < 0.5 or _needs_context(doc, group):
@@ -380,6 +383,8 @@ class EntityLinker:
         if 1 < len(people) <= _MAX_NAMESAKES:
             people = self._best_known(doc, group, people)
         if len(people) != 1:
+            return None
+        if self._kb.profile(people[0].id) and not self._specific_terms(doc, group, people[0]):
             return None
         count = len(group.mentions)
         return people[0], round(kinds[PERSON] * (0.6 + 0.4 * min(1.0, count / 3)), 3)
@@ -449,11 +454,14 @@ class EntityLinker:
         # "French police" is about France, but less surely than a name: a fixed, lower confidence.
         return record, 0.7
 
+    def _specific_terms(
+        self, doc: _Document, group: _Group, record: EntityRecord
+    ) -> frozenset[str]:
+        """The item's words, other than the group's own, that describe this entity."""
+        return _terms_beside(doc, group) & self._kb.profile(record.id)
+
     def _context(self, doc: _Document, group: _Group, record: EntityRecord) -> float:
-        own = set()
-        for surface in group.surfaces:
-            own.update(content_terms(surface))
-        terms = doc.terms - own
+        terms = _terms_beside(doc, group)
         specific = len(terms & self._kb.profile(record.id))
         generic = len(terms & GENERIC_CONTEXT.get(record.entity_kind, frozenset()))
         evidence = specific + 0.5 * min(generic, 4)
@@ -1031,6 +1039,12 @@ def _neighbours(mentions: Sequence[Mention]) -> dict[int, tuple[Mention | None, 
         after = ordered[i + 1] if i + 1 < len(ordered) else None
         out[mention.start] = (before, after)
     return out
+
+
+def _terms_beside(doc: _Document, group: _Group) -> frozenset[str]:
+    """The item's content words other than those of the group's own names."""
+    own = {term for surface in group.surfaces for term in content_terms(surface)}
+    return frozenset(doc.terms - own)
 
 
 def _needs_context(doc: _Document, group: _Group) -> bool:

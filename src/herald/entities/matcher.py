@@ -85,6 +85,9 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
         last, label, surface = match
         span_end = start + len(surface)
         match_ = Mention(surface, label, start, span_end)
+        if label == "PERSON" and _goes_on(text, words, last, span_end):
+            i = last + 1  # a person's name inside another's: "the Nelson Mandela Award"
+            continue
         if last > i:
             overlapping = [m for m in found if m.start < span_end and start < m.end]
             if all(_covers(text, match_, m) for m in overlapping):
@@ -118,6 +121,14 @@ def _longest_match(
             if groups:
                 return None  # names of several kinds: the recogniser's label must decide
     return None
+
+
+def _goes_on(text: str, words: list[tuple[int, int]], last: int, end: int) -> bool:
+    """Whether a capitalised word follows the match ending at word ``last`` in the same name."""
+    if last + 1 >= len(words) or words[last][1] != end:
+        return False
+    following = words[last + 1][0]
+    return bool(_JOIN.match(text[end:following])) and _capitalised(text, following)
 
 
 def _capitalised(text: str, at: int) -> bool:
