@@ -118,6 +118,21 @@ def test_news_outlets_leagues_teams_and_award_ceremonies_are_known() -> None:
     (oscars,) = named("Academy Awards", "event")
     assert "Oscars" in oscars.aliases
     assert named("National Football League", "organization")
+    (afc,) = named("American Football Conference", "organization")
+    assert afc.aliases == ("AFC",)
+    assert afc.first_tag("league") == "National Football League"
+
+
+def test_well_known_companies_the_index_lists_lack_are_known() -> None:
+    (mgm,) = named("Metro-Goldwyn-Mayer", "company")
+    assert "MGM" in mgm.aliases
+    assert named("Huawei", "company")
+    assert named("Twitter", "company")
+    (youtube,) = named("YouTube", "product")
+    assert youtube.first_tag("maker") == "Alphabet Inc."
+    (disney,) = named("The Walt Disney Company", "company")
+    assert "Disney" in disney.aliases
+    assert disney.first_tag("ticker")  # the listed company, not a second Disney
 
 
 def test_college_teams_are_known_by_school_and_unique_nickname() -> None:
