@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker
 from herald.entities.matcher import dictionary_mentions
 from herald.entities.model import EntityRecord, Tag
 from tests.enrich.models import fresh_knowledge_base
@@ -73,7 +75,12 @@ def test_a_surname_two_well_known_people_share_links_to_neither(kb: KnowledgeBas
 
 def test_a_surname_alone_is_the_person_the_item_names_in_full(kb: KnowledgeBase) -> None:
     body = "Vincent Jackson was arrested on Friday. Jackson was released on bail."
-    entities = linked(kb, body, ("Vincent Jackson", "PERSON"), ("Jackson", "PERSON"))
+    later = body.rindex("Jackson")
+    found = [
+        Mention("Vincent Jackson", "PERSON", 0, 15),
+        Mention("Jackson", "PERSON", later, later + 7),
+    ]
+    entities = {e.display_name: e for e in EntityLinker(kb).link("", body, found).entities}
     assert "Jackson" in entities["Vincent Jackson"].surfaces
 
 

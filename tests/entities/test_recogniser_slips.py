@@ -816,3 +816,68 @@ def test_an_office_named_by_where_it_serves_is_not_a_new_entity(kb: KnowledgeBas
         body, ("Fire Marshal", "ORG"), ("L.A. County Sheriff", "PERSON"), ("U.S. Marshal", "ORG")
     )
     assert by_name(EntityLinker(kb).link("", body, found)) == {}
+
+
+def test_a_name_after_a_comma_that_owns_something_does_not_locate_the_name(
+    kb: KnowledgeBase,
+) -> None:
+    # "X, North Carolina's ..." is an apposition: "North" is not the region X lies in.
+    body = (
+        "Tyler Hansbrough scored 20 points on Thursday. Hansbrough, North Carolina's new "
+        "career scoring leader, thanked the fans. Hansbrough said the record mattered."
+    )
+    found = [
+        *every(body, "Tyler Hansbrough", "PERSON"),
+        *[m for m in every(body, "Hansbrough", "PERSON") if m.start > 20],
+        *mentions(body, ("North Carolina's", "GPE")),
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Tyler Hansbrough"].entity_kind == "person"
+    assert entities["Tyler Hansbrough"].mention_count == 3
+
+
+def test_a_surname_takes_back_the_first_name_written_before_it(kb: KnowledgeBase) -> None:
+    # The recogniser saw "Vincent '" and "Gigante" in "Vincent 'The Chin' Gigante".
+    body = (
+        "Vincent 'The Chin' Gigante dies in prison. Gigante, the mob boss, was 77. "
+        "Gigante had feigned mental illness for decades, his lawyer said."
+    )
+    found = [
+        Mention("Vincent '", "PERSON", 0, 9),
+        *every(body, "Gigante", "PERSON"),
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Vincent Gigante"].entity_kind == "person"
+    assert entities["Vincent Gigante"].mention_count == 3
+    assert "Gigante" not in entities
+    # A title is no first name: "Governor Palin" is no "Governor", and still nobody new.
+    body = "The church burned on Friday. Later Governor Palin visited the church."
+    assert "Governor Palin" not in linked(kb, body, ("Palin", "PERSON"))
+
+
+def test_a_surname_alone_is_the_person_introduced_before_it(kb: KnowledgeBase) -> None:
+    body = (
+        "Vincent Gigante, the mob boss, died on Monday. Gigante ran the family for years. "
+        "His brother, Louis Gigante, a priest, said Gigante was at peace."
+    )
+    found = [
+        *every(body, "Vincent Gigante", "PERSON"),
+        *every(body, "Louis Gigante", "PERSON"),
+        *[
+            m
+            for m in every(body, "Gigante", "PERSON")
+            if not body[: m.start].endswith(("Vincent ", "Louis "))
+        ],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Vincent Gigante"].mention_count == 3
+    assert entities["Louis Gigante"].mention_count == 1
+    # Two of that surname named before it: the surname alone is neither.
+    body = "Venus Williams and Serena Williams won on Monday. Williams said she was tired."
+    found = [
+        *mentions(body, ("Venus Williams", "PERSON"), ("Serena Williams", "PERSON")),
+        *[m for m in every(body, "Williams", "PERSON") if m.start > 40],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Venus Williams"].mention_count == 1
+    assert entities["Serena Williams"].mention_count == 1

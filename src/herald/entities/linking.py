@@ -211,7 +211,7 @@ class EntityLinker:
         text = document_text(title, body)
         title_cased_end = len(title) if title_cased(title) else 0
         mentions = _without_openers(_within_paragraphs(_split_glued(mentions, self._kb)), self._kb)
-        mentions = _joined_across_and(text, mentions)
+        mentions = _with_given_names(text, _joined_across_and(text, mentions), self._kb)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
@@ -510,6 +510,8 @@ class EntityLinker:
                 words = _STATE_BY_KEY[alias_key(state.group(1))].split()
             elif (after := _AFTER_COMMA.match(doc.text, mention.end)) is not None:
                 words = after.group(1).split()
+                if words[-1].endswith(("'s", "’s")):
+                    continue  # "Hansbrough, North Carolina's career scoring leader": an owner
             else:
                 continue
             for n in range(len(words), 0, -1):
@@ -874,6 +876,12 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         # "Bettie Page", both called organisations).
         owners = [g for g in long_names if key == g.key.split()[0] and _has_given_name(g.name, kb)]
         first_name = True
+    if len(owners) > 1:
+        # Several full names of that surname: the one the item had introduced, alone, when it
+        # first wrote the surname alone ("Gigante" after "Vincent Gigante", long before "Louis
+        # Gigante"; after "Venus Williams and Serena Williams", "Williams" is neither).
+        first = min(m.start for m in group.mentions)
+        owners = [g for g in owners if min(m.start for m in g.mentions) < first]
     if len(owners) == 1:
         owner = owners[0]
         if _is_person(owner) or short_person or first_name:
@@ -1362,6 +1370,40 @@ def _joined_across_and(text: str, mentions: Sequence[Mention]) -> list[Mention]:
             label = "ORG" if label == "PERSON" else label
             joined[n] = Mention(text[start:end], label, start, end)
     return [joined.get(n, m) for n, m in enumerate(mentions) if n in joined or n not in taken]
+
+
+# A capitalised first name right before a surname, maybe with a quoted nickname between them.
+_GIVEN_BEFORE = re.compile(r"(?<![\w.'’-])([A-Z][a-z]+) (?:[\"'“‘][^\"'“”‘’\n]{1,30}[\"'”’] )?$")
+
+
+def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
+    """A surname the recogniser called a person without the first name written right before
+    it takes the first name back ("Vincent 'The Chin' Gigante", where it saw "Gigante" and
+    "Vincent '"): a known first name, capitalised, no title ("Governor Palin"), and no part of
+    another mention but a person's it then absorbs."""
+    out = list(mentions)
+    absorbed: set[int] = set()
+    for i, mention in enumerate(out):
+        if mention.label != "PERSON" or len(mention.text.split()) != 1:
+            continue
+        before = _GIVEN_BEFORE.search(text, max(0, mention.start - 50), mention.start)
+        if before is None:
+            continue
+        given, start = before.group(1), before.start(1)
+        if (
+            given.lower() in stop_words()
+            or given.lower() in _TITLES
+            or not kb.is_given_name(fold(given))
+        ):
+            continue
+        inside = [
+            j for j, m in enumerate(out) if j != i and m.start < mention.start and m.end > start
+        ]
+        if any(out[j].label != "PERSON" or out[j].start < start for j in inside):
+            continue
+        absorbed.update(inside)
+        out[i] = Mention(text[start : mention.end], mention.label, start, mention.end)
+    return [m for j, m in enumerate(out) if j not in absorbed]
 
 
 def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[int] | None:
