@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herald.enrich.summarize import summarize
-from herald.enrich.text import lead_text, split_sentences
+from herald.enrich.text import content_terms, lead_text, split_sentences
 from tests.enrich.checks import joined_from
 from tests.enrich.models import language_detector
 
@@ -119,3 +119,11 @@ def test_too_little_text_has_no_language() -> None:
     assert language_detector().detect("").code is None
     codes = {g.code for g in language_detector().detect_many([a["body"] for a in ARTICLES])}
     assert codes == {"en"}
+
+
+def test_a_possessive_is_a_term_of_its_word() -> None:
+    # "Germany's" and "workers'" count as "Germany" and "workers" (entity context, story
+    # terms and summary scoring all read these terms); "it's" is a stop word's.
+    terms = content_terms("Germany’s chancellor met the workers' union; it's O'Brien's call.")
+    assert terms == ["germany", "chancellor", "met", "worker", "union", "o'brien", "call"]
+    assert content_terms("Germany's") == content_terms("Germany")

@@ -120,6 +120,8 @@ _CJK_WORD = re.compile(
     f"[{_CJK}]|[^\\W\\d_{_CJK}](?:[^\\W{_CJK}]|[{_MARKS}'’-])*|\\d+(?:[.,]\\d+)*", re.UNICODE
 )
 _TERM = re.compile(r"[a-z][a-z'-]{1,}")
+# A possessive's ending: "Germany's" is a term of "Germany".
+_POSSESSIVE_END = re.compile(r"'s$")
 _SPACE = re.compile(r"\s+")
 
 STOPWORDS = frozenset(
@@ -509,7 +511,8 @@ def content_terms(text: str, language: str | None = None) -> list[str]:
     """
     if language == "en" or (language is None and _CJK_CHAR.search(text) is None):
         lowered = text.lower().replace("’", "'")
-        return [stem(w.strip("'-")) for w in _TERM.findall(lowered) if w not in STOPWORDS]
+        words = (_POSSESSIVE_END.sub("", w.strip("'-")) for w in _TERM.findall(lowered))
+        return [stem(w) for w in words if len(w) > 1 and w not in STOPWORDS]
     return _terms_any_script(text, language)
 
 
