@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from herald.enrich import text_languages as _lang
 
@@ -120,8 +120,6 @@ _CJK_WORD = re.compile(
     f"[{_CJK}]|[^\\W\\d_{_CJK}](?:[^\\W{_CJK}]|[{_MARKS}'’-])*|\\d+(?:[.,]\\d+)*", re.UNICODE
 )
 _TERM = re.compile(r"[a-z][a-z'-]{1,}")
-# A possessive's ending: "Germany's" is a term of "Germany".
-_POSSESSIVE_END = re.compile(r"'s$")
 _SPACE = re.compile(r"\s+")
 
 STOPWORDS = frozenset(
@@ -511,9 +509,20 @@ def content_terms(text: str, language: str | None = None) -> list[str]:
     """
     if language == "en" or (language is None and _CJK_CHAR.search(text) is None):
         lowered = text.lower().replace("’", "'")
-        words = (_POSSESSIVE_END.sub("", w.strip("'-")) for w in _TERM.findall(lowered))
-        return [stem(w) for w in words if len(w) > 1 and w not in STOPWORDS]
+        return [t for t in map(_english_term, _TERM.findall(lowered)) if t]
     return _terms_any_script(text, language)
+
+
+@lru_cache(maxsize=1 << 16)
+def _english_term(word: str) -> str:
+    """The term of one lower-cased English word ("germany's" -> "germany"), or "" for a stop
+    word or a one-letter word. Cached: a text's words are mostly words seen before."""
+    word = word.strip("'-")
+    if word.endswith("'s"):
+        word = word[:-2]  # a possessive is a term of its word
+    if len(word) < 2 or word in STOPWORDS:
+        return ""
+    return stem(word)
 
 
 _LETTER_TERM = re.compile(f"[^\\W\\d_{_CJK}](?:[^\\W\\d_{_CJK}]|[{_MARKS}'’-])+")
