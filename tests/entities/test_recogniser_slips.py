@@ -881,3 +881,32 @@ def test_a_surname_alone_is_the_person_introduced_before_it(kb: KnowledgeBase) -
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert entities["Venus Williams"].mention_count == 1
     assert entities["Serena Williams"].mention_count == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "surface", "label"),
+    [
+        (
+            "The actress shot to fame in the 1999 movie American Pie, her agent said.",
+            "American Pie",
+            "ORG",
+        ),
+        (
+            "Gary Ross will not direct the Hunger Games sequel, the studio said.",
+            "Hunger Games",
+            "ORG",
+        ),
+        ("Fans lined up for the film New Moon in Seattle on Friday.", "New Moon", "GPE"),
+    ],
+)
+def test_a_works_title_is_no_organisation_or_place(
+    kb: KnowledgeBase, body: str, surface: str, label: str
+) -> None:
+    assert surface not in linked(kb, body, (surface, label))
+
+
+def test_a_persons_film_is_still_the_person(kb: KnowledgeBase) -> None:
+    body = "Critics praised the Gary Ross film, and Suzanne Collins' novel sold well."
+    entities = linked(kb, body, ("Gary Ross", "PERSON"), ("Suzanne Collins", "PERSON"))
+    assert entities["Gary Ross"].entity_kind == "person"
+    assert entities["Suzanne Collins"].entity_kind == "person"

@@ -245,6 +245,8 @@ class EntityLinker:
                 or self._choose(doc, group, kinds, located)
                 or self._by_surname(doc, group, kinds)
             )
+            if _a_work(doc.text, group) and (choice is None or choice[0].origin == "discovered"):
+                continue  # a work's title ("the Hunger Games sequel"), which no kind here fits
             if choice is None:
                 draft = self._new_entity(doc, group, kinds, located)
                 if draft is None:
@@ -1138,6 +1140,32 @@ def _quoted(text: str, group: _Group) -> bool:
         if before[-1:] in _OPENING_QUOTES and after[:1] in _CLOSING_QUOTES and before:
             quoted += 1
     return quoted * 2 > len(group.mentions)
+
+
+# Words that say the name beside them is a work's title: "the 1999 movie American Pie", "the
+# Hunger Games sequel", "the novel Mockingjay".
+_WORK_NOUNS = (
+    "movie|movies|film|films|sequel|sequels|prequel|sitcom|novel|novels|album|albums|song|songs"
+    "|musical|documentary|franchise|trilogy|video game"
+)
+_WORK_BEFORE = re.compile(rf"\b(?:{_WORK_NOUNS})[ ,]+(?:(?:19|20)\d\d )?$", re.I)
+_WORK_BEFORE_YEAR = re.compile(rf"\b(?:19|20)\d\d (?:{_WORK_NOUNS}) $", re.I)
+_WORK_AFTER = re.compile(rf"^[\"”]? (?:{_WORK_NOUNS})\b", re.I)
+
+
+def _a_work(text: str, group: _Group) -> bool:
+    """Whether a mention of the group is called a work by the word before or after it, for a
+    name the recogniser did not call a person ("the Gary Ross film" is his)."""
+    if _is_person(group):
+        return False
+    for mention in group.mentions:
+        before = text[max(0, mention.start - 30) : mention.start]
+        after = text[mention.end : mention.end + 20]
+        if _WORK_BEFORE.search(before) or _WORK_BEFORE_YEAR.search(before):
+            return True
+        if _WORK_AFTER.match(after):
+            return True
+    return False
 
 
 def _without_title(name: str) -> str:
