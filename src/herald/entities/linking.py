@@ -1148,9 +1148,8 @@ _WORK_NOUNS = (
     "movie|movies|film|films|sequel|sequels|prequel|sitcom|novel|novels|album|albums|song|songs"
     "|musical|documentary|franchise|trilogy|video game"
 )
-_WORK_BEFORE = re.compile(rf"\b(?:{_WORK_NOUNS})[ ,]+(?:(?:19|20)\d\d )?$", re.I)
-_WORK_BEFORE_YEAR = re.compile(rf"\b(?:19|20)\d\d (?:{_WORK_NOUNS}) $", re.I)
-_WORK_AFTER = re.compile(rf"^[\"”]? (?:{_WORK_NOUNS})\b", re.I)
+_WORK_BEFORE = re.compile(rf"\b(?:{_WORK_NOUNS})[ ,]+$", re.I)
+_WORK_AFTER = re.compile(rf"^(?: ?[\"”])? (?:{_WORK_NOUNS})\b", re.I)
 
 
 def _a_work(text: str, group: _Group) -> bool:
@@ -1161,9 +1160,7 @@ def _a_work(text: str, group: _Group) -> bool:
     for mention in group.mentions:
         before = text[max(0, mention.start - 30) : mention.start]
         after = text[mention.end : mention.end + 20]
-        if _WORK_BEFORE.search(before) or _WORK_BEFORE_YEAR.search(before):
-            return True
-        if _WORK_AFTER.match(after):
+        if _WORK_BEFORE.search(before) or _WORK_AFTER.match(after):
             return True
     return False
 
