@@ -377,9 +377,12 @@ def test_the_last_word_of_a_venue_or_institution_decides_its_kind(kb: KnowledgeB
         ("Fulton Courthouse", "ORG", "place"),
         ("Matanuska Maid Building", "PERSON", "place"),
         ("Palmer Fire and Rescue", "PERSON", "organization"),
+        # a firm: no person's name ends so
+        ("Gordon Advisors", "PERSON", "company"),
+        ("Hanley Wood Partners", "PERSON", "company"),
     ],
 )
-def test_a_building_or_a_rescue_service_is_no_person(
+def test_a_building_a_rescue_service_or_a_firm_is_no_person(
     kb: KnowledgeBase, surface: str, label: str, kind: str
 ) -> None:
     body = f"Crews were called to {surface} on Tuesday, officials said."

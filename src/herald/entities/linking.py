@@ -97,6 +97,31 @@ _COMPANY_WORDS = frozenset(
         "oil",
         "media",
         "entertainment",
+        # a firm's (a person's name never ends so: "Gordon Advisors", "Smith Associates")
+        "advisors",
+        "advisers",
+        "associates",
+        "partners",
+        "consulting",
+        "consultants",
+        "capital",
+        "ventures",
+        "investments",
+        "securities",
+        "insurance",
+        "industries",
+        "enterprises",
+        "solutions",
+        "company",
+        "co",
+        "distributors",
+        "accounting",
+        "realty",
+        "properties",
+        "logistics",
+        "laboratories",
+        "labs",
+        "communications",
     ]
 )
 # Last words of organisation and place names: a first name before them does not make a person.
@@ -105,8 +130,8 @@ _COMPANY_WORDS = frozenset(
 _PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
     square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
     island islands mountain valley beach bay coast courthouse building tower warehouse"""
-_EITHER_ENDING_TEXT = """university college school hospital centre center court church museum
-    house hall academy observatory county city state"""
+_EITHER_ENDING_TEXT = """university college school hospital clinic centre center court church
+    museum house hall academy observatory county city state"""
 _ORG_ENDING_TEXT = """institute foundation association council committee party club agency
     ministry department fund trust bureau commission union league team police army navy post
     herald times news journal tribune gazette telecom network studios records airlines creamery
