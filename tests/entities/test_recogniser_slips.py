@@ -380,6 +380,8 @@ def test_the_last_word_of_a_venue_or_institution_decides_its_kind(kb: KnowledgeB
         # a firm: no person's name ends so
         ("Gordon Advisors", "PERSON", "company"),
         ("Hanley Wood Partners", "PERSON", "company"),
+        # a firm's word inside a regulator's name makes no company
+        ("Tasman Communications Authority", "ORG", "organization"),
     ],
 )
 def test_a_building_a_rescue_service_or_a_firm_is_no_person(

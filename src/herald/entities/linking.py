@@ -97,33 +97,13 @@ _COMPANY_WORDS = frozenset(
         "oil",
         "media",
         "entertainment",
-        # a firm's (a person's name never ends so: "Gordon Advisors", "Smith Associates")
-        "advisors",
-        "advisers",
-        "associates",
-        "partners",
-        "consulting",
-        "consultants",
-        "capital",
-        "ventures",
-        "investments",
-        "securities",
-        "insurance",
-        "industries",
-        "enterprises",
-        "solutions",
-        "company",
-        "co",
-        "distributors",
-        "accounting",
-        "realty",
-        "properties",
-        "logistics",
-        "laboratories",
-        "labs",
-        "communications",
     ]
 )
+# Last words of a firm's name (no person's name ends so: "Gordon Advisors", "Smith Associates").
+_FIRM_ENDING_TEXT = """advisors advisers associates partners consulting consultants capital
+    ventures investments securities insurance industries enterprises solutions company
+    distributors accounting realty properties logistics laboratories labs communications"""
+_FIRM_ENDINGS = frozenset(_FIRM_ENDING_TEXT.split())
 # Last words of organisation and place names: a first name before them does not make a person.
 # Those of places ("Syntagma Square"), those of either a place or an organisation ("Tulane
 # University", "Preston Crown Court"), and those of organisations ("American Medical Association").
@@ -145,7 +125,11 @@ _PLACE_START_TEXT = "mount mt lake rue place piazza plaza platz cape isle gulf s
 _PLACE_STARTS = frozenset(_PLACE_START_TEXT.split())
 _EITHER_ENDINGS = frozenset(_EITHER_ENDING_TEXT.split())
 _NAMING_WORDS = (
-    _COMPANY_WORDS | _PLACE_ENDINGS | _EITHER_ENDINGS | frozenset(_ORG_ENDING_TEXT.split())
+    _COMPANY_WORDS
+    | _FIRM_ENDINGS
+    | _PLACE_ENDINGS
+    | _EITHER_ENDINGS
+    | frozenset(_ORG_ENDING_TEXT.split())
 )
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 # A nickname quoted inside a name: "Vincent 'The Chin' Gigante" is Vincent Gigante.
@@ -1228,7 +1212,8 @@ def _entity_kind(group: str, name: str) -> EntityKind:
     if _YEAR_FIRST.match(name) and not words & _COMPANY_WORDS:
         return "event"  # "2013 Academy Awards", "2014 World Cup"
     if group == ORG:
-        return "company" if words & _COMPANY_WORDS else "organization"
+        last = name.split()[-1].strip(".,").lower() if name.split() else ""
+        return "company" if words & _COMPANY_WORDS or last in _FIRM_ENDINGS else "organization"
     if group == PERSON:
         return "person"
     if group == "product":
