@@ -254,7 +254,7 @@ class EntityLinker:
                 or self._choose(doc, group, kinds, located)
                 or self._by_surname(doc, group, kinds)
             )
-            if _a_work(doc.text, group) and (choice is None or choice[0].origin == "discovered"):
+            if (choice is None or choice[0].origin == "discovered") and _a_work(doc.text, group):
                 continue  # a work's title ("the Hunger Games sequel"), which no kind here fits
             if choice is None:
                 draft = self._new_entity(doc, group, kinds, located)
@@ -324,6 +324,7 @@ class EntityLinker:
             }
         risky = _needs_context(doc, group) and not regional
         nickname = all(len(s.split()) == 1 for s in group.surfaces)
+        beside = _terms_beside(doc, group)
         scored: list[tuple[float, float, EntityRecord]] = []
         for record, name_match in candidates.values():
             fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
@@ -333,7 +334,7 @@ class EntityLinker:
                 continue  # "Lake County, California" is not the one in Illinois
             if nickname and record.first_tag("sport") and not doc.sports:
                 continue  # "Ducks" is a team only in a text about sport ("Ride the Ducks")
-            context = self._context(doc, group, record)
+            context = self._context(beside, record)
             geography = self._geography(doc, record)
             if risky and context == 0.0 and geography == 0.0:
                 continue
@@ -391,23 +392,25 @@ class EntityLinker:
         if _is_demonym(group) or kinds.get(PERSON, 0.0) < 0.5 or _needs_context(doc, group):
             return None
         people = self._kb.lookup_surname(group.key)
+        if not people:
+            return None
+        beside = _terms_beside(doc, group)
         if 1 < len(people) <= _MAX_NAMESAKES:
-            people = self._best_known(doc, group, people)
+            people = self._best_known(beside, people)
         if len(people) != 1:
             return None
-        if self._kb.profile(people[0].id) and not self._specific_terms(doc, group, people[0]):
+        profile = self._kb.profile(people[0].id)
+        if profile and profile.isdisjoint(beside):
             return None
         count = len(group.mentions)
         return people[0], round(kinds[PERSON] * (0.6 + 0.4 * min(1.0, count / 3)), 3)
 
-    def _best_known(
-        self, doc: _Document, group: _Group, people: list[EntityRecord]
-    ) -> list[EntityRecord]:
+    def _best_known(self, beside: frozenset[str], people: list[EntityRecord]) -> list[EntityRecord]:
         if all(self._kb.prior(r.id) < 0.7 for r in people):
             return []  # nobody of that surname is widely described: no need to read on
         scored = sorted(
             (
-                (0.6 * self._kb.prior(r.id) + 0.4 * self._context(doc, group, r), r.id, r)
+                (0.6 * self._kb.prior(r.id) + 0.4 * self._context(beside, r), r.id, r)
                 for r in people
             ),
             key=lambda item: (-item[0], item[1]),
@@ -465,14 +468,9 @@ class EntityLinker:
         # "French police" is about France, but less surely than a name: a fixed, lower confidence.
         return record, 0.7
 
-    def _specific_terms(
-        self, doc: _Document, group: _Group, record: EntityRecord
-    ) -> frozenset[str]:
-        """The item's words, other than the group's own, that describe this entity."""
-        return _terms_beside(doc, group) & self._kb.profile(record.id)
-
-    def _context(self, doc: _Document, group: _Group, record: EntityRecord) -> float:
-        terms = _terms_beside(doc, group)
+    def _context(self, terms: frozenset[str], record: EntityRecord) -> float:
+        """How much the item's words (``terms``, the group's own left out) speak for
+        ``record``: words of its profile, and words of its kind in general."""
         specific = len(terms & self._kb.profile(record.id))
         generic = len(terms & GENERIC_CONTEXT.get(record.entity_kind, frozenset()))
         evidence = specific + 0.5 * min(generic, 4)

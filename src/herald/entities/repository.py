@@ -129,13 +129,15 @@ def upsert_entities(
             )
             chosen = chunk
         else:
-            existing = set(
-                session.scalars(select(Entity.id).where(Entity.id.in_([r.id for r in chunk])))
-            )
+            existing = {
+                row.id: row
+                for row in session.scalars(
+                    select(Entity).where(Entity.id.in_([r.id for r in chunk]))
+                )
+            }
             chosen = [r for r in chunk if r.id not in existing]
             statement = statement.on_conflict_do_nothing(index_elements=["id"])
-            seeded = [r for r in chunk if r.id in existing and r.origin == "seed"]
-            chosen += _refresh_seed_rows(session, seeded, now)
+            chosen += _refresh_seed_rows(session, chunk, existing, now)
         session.execute(statement)
         if not chosen:
             continue
@@ -162,22 +164,17 @@ def _alias_keys(record: EntityRecord) -> set[str]:
 
 
 def _refresh_seed_rows(
-    session: Session, records: list[EntityRecord], now: datetime
+    session: Session, records: list[EntityRecord], rows: dict[str, Entity], now: datetime
 ) -> list[EntityRecord]:
-    """Rewrite the rows of ``records`` still as a seed wrote them whose content differs from the
-    record; returns the records written."""
-    if not records:
-        return []
-    rows = {
-        row.id: row
-        for row in session.scalars(
-            select(Entity).where(Entity.id.in_([r.id for r in records]), Entity.origin == "seed")
-        )
-    }
+    """Rewrite the ``rows`` still as a seed wrote them whose content differs from the seed's
+    record of the same id; returns the records written."""
     written = []
     for record in records:
-        row, values = rows.get(record.id), _row_values(record, now)
-        if row is None or all(getattr(row, k) == values[k] for k in _CONTENT):
+        row = rows.get(record.id)
+        if row is None or row.origin != "seed" or record.origin != "seed":
+            continue
+        values = _row_values(record, now)
+        if all(getattr(row, k) == values[k] for k in _CONTENT):
             continue
         del values["id"], values["created_at"]
         session.execute(
