@@ -64,8 +64,10 @@ def import_file(
 
     Herald's JSON Lines format, or Wikidata's JSON dump (streamed, compressed or not), filtered by
     class ("instance of") and site links. Bad lines are reported with their line number and
-    skipped; the other lines are imported. Run `herald enrich --rebuild` afterwards to link
-    existing content to the new entities.
+    skipped; the other lines are imported. An entity linking had discovered on its own that is
+    now imported (the same name and kind) is merged into it: its content links move and its id
+    answers for the imported one. Run `herald enrich --rebuild` afterwards to link existing
+    content to the new entities.
     """
     if file_format not in ("auto", "jsonl", "wikidata"):
         raise typer.BadParameter("must be auto, jsonl or wikidata", param_hint="--format")
@@ -94,11 +96,15 @@ def import_file(
         )
     if as_json:
         problems = [{"line": p.line, "message": p.message} for p in report.problems]
-        print_json({"imported": report.written, "skipped": problems})
+        print_json({"imported": report.written, "skipped": problems, "merged": report.merged})
     else:
         for problem in report.problems:
             console.print(f"[yellow]line {problem.line}[/]: {problem.message}")
         stdout.print(f"imported {report.written} entities, skipped {len(report.problems)} lines")
+        if report.merged:
+            stdout.print(
+                f"merged {report.merged} entities linking had discovered into imported ones"
+            )
     if report.problems and not report.written:
         raise typer.Exit(1)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ from herald.enrich.ner import EntityRecognizer
 from herald.enrich.pipeline import BatchResult, EnrichedItem, EnrichmentPipeline, ItemText
 from herald.enrich.segments import TranscriptPiece
 from herald.entities import repository as entity_repository
-from herald.entities.linking import EntityLinker
+from herald.entities.linking import EntityLinker, redirected_links
 from herald.entities.service import get_entity_store
 from herald.jobs.queue import enqueue
 from herald.jobs.registry import get_kind
@@ -128,6 +129,7 @@ def store(
     for it, which runs after this one.
     """
     now = clock.now()
+    result = _merged_entities_redirected(session, result)
     if result.new_entities:
         entity_repository.upsert_entities(
             session, [d.to_record() for d in result.new_entities], now=now, replace=False
@@ -151,6 +153,24 @@ def store(
         mark_changed(session, stored)
         _hand_on(session, [rows[i] for i in stored], clock=clock)
     return stored
+
+
+def _merged_entities_redirected(session: Session, result: BatchResult) -> BatchResult:
+    """The batch with the entities merged into others since its knowledge base was read
+    replaced by those (a discovered entity is never written again once merged)."""
+    ids = {d.id for d in result.new_entities}
+    ids |= {e.entity_id for item in result.items for e in item.entities}
+    redirects = entity_repository.redirects_of(session, ids)
+    if not redirects:
+        return result
+    return replace(
+        result,
+        new_entities=[d for d in result.new_entities if d.id not in redirects],
+        items=[
+            replace(item, entities=redirected_links(item.entities, redirects))
+            for item in result.items
+        ],
+    )
 
 
 def _apply(

@@ -94,20 +94,7 @@ class KnowledgeBase:
             if old == record:
                 return
             if old is not None:
-                stale = [(self._by_key, key) for key in self._keys_of(old)]
-                stale += [(self._by_demonym, alias_key(v)) for v in old.tag_values("demonym")]
-                stale += [
-                    (index, alias_key(v))
-                    for tag, index in self._by_tag.items()
-                    for v in old.tag_values(tag)
-                ]
-                for index, key in stale:
-                    ids = index.get(key)
-                    if ids and record.id in ids:
-                        ids.remove(record.id)
-                self._profiles.pop(record.id, None)
-                if old.entity_kind == "person":
-                    self._drop_surname(_surname(old), old.id)
+                self._unindex(old)
             self._records[record.id] = record
             for demonym in record.tag_values("demonym"):
                 ids = self._by_demonym.setdefault(alias_key(demonym), [])
@@ -134,6 +121,33 @@ class KnowledgeBase:
                 code = record.first_tag("country")
                 if code:
                     self._countries[code] = record.id
+
+    def remove(self, entity_id: str) -> None:
+        """Forget an entity (one merged into another)."""
+        with self._lock:
+            old = self._records.pop(entity_id, None)
+            if old is not None:
+                self._unindex(old)
+                self._priors.pop(entity_id, None)
+
+    def _unindex(self, old: EntityRecord) -> None:
+        """Drop the keys of ``old``'s names and tags (its record stays in ``_records``)."""
+        stale = [(self._by_key, key) for key in self._keys_of(old)]
+        stale += [(self._by_demonym, alias_key(v)) for v in old.tag_values("demonym")]
+        stale += [
+            (index, alias_key(v))
+            for tag, index in self._by_tag.items()
+            for v in old.tag_values(tag)
+        ]
+        for index, key in stale:
+            ids = index.get(key)
+            if ids and old.id in ids:
+                ids.remove(old.id)
+        self._profiles.pop(old.id, None)
+        if old.entity_kind == "person":
+            self._drop_surname(_surname(old), old.id)
+        if self._countries.get(old.first_tag("country") or "") == old.id:
+            del self._countries[old.first_tag("country") or ""]
 
     def lookup(self, key: str) -> list[EntityRecord]:
         """Entities having a name or alias with this key (see :func:`alias_key`)."""

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from herald.enrich.ner import Mention, stop_words
 from herald.enrich.text import content_terms, split_sentences
@@ -160,6 +160,29 @@ class LinkedEntity:
             "salience": self.salience,
             "confidence": self.confidence,
         }
+
+
+def redirected_links(
+    links: Sequence[LinkedEntity], redirects: Mapping[str, str]
+) -> list[LinkedEntity]:
+    """``links`` with each merged entity's id replaced by the id it was merged into; two links
+    that become one entity are one link (mentions added up, the higher salience and
+    confidence), in the place of the more salient."""
+    out: dict[str, LinkedEntity] = {}
+    for link in links:
+        entity_id = redirects.get(link.entity_id, link.entity_id)
+        seen = out.get(entity_id)
+        if seen is None:
+            out[entity_id] = replace(link, entity_id=entity_id)
+            continue
+        out[entity_id] = replace(
+            seen,
+            mention_count=seen.mention_count + link.mention_count,
+            salience=max(seen.salience, link.salience),
+            confidence=max(seen.confidence, link.confidence),
+            surfaces=tuple(dict.fromkeys(seen.surfaces + link.surfaces)),
+        )
+    return sorted(out.values(), key=lambda link: -link.salience)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from herald.core.dates import Window
 from herald.db.dialect import insert_for
 from herald.db.models.content import ContentEntity, ContentItem
-from herald.db.models.entity import Entity, EntityAlias, EntitySeedLoad
+from herald.db.models.entity import Entity, EntityAlias, EntityRedirect, EntitySeedLoad
 from herald.entities.model import EntityKind, EntityRecord, Tag, is_entity_kind
 from herald.entities.names import name_keys
 
@@ -200,6 +200,111 @@ def _row_values(record: EntityRecord, now: datetime) -> dict[str, Any]:
         "created_at": now,
         "updated_at": now,
     }
+
+
+def discovered_after(session: Session, after_id: str, limit: int) -> list[EntityRecord]:
+    """Discovered entities in id order, after ``after_id`` (``""``: from the first)."""
+    query = (
+        select(Entity)
+        .where(Entity.origin == "discovered", Entity.id > after_id)
+        .order_by(Entity.id)
+        .limit(limit)
+    )
+    return [to_record(row) for row in session.scalars(query)]
+
+
+def known_by_keys(session: Session, keys: Iterable[str]) -> dict[str, list[EntityRecord]]:
+    """The entities not discovered by linking (seeded or imported) having each name key."""
+    wanted = sorted({key[:300] for key in keys if key})
+    found: dict[str, list[EntityRecord]] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        query = (
+            select(EntityAlias.alias_norm, Entity)
+            .join(Entity, Entity.id == EntityAlias.entity_id)
+            .where(
+                EntityAlias.alias_norm.in_(wanted[start : start + _CHUNK]),
+                Entity.origin != "discovered",
+            )
+        )
+        for key, row in session.execute(query):
+            found.setdefault(key, []).append(to_record(row))
+    return found
+
+
+def merge_entity(session: Session, from_id: str, to_id: str, *, now: datetime) -> list[str]:
+    """Merge entity ``from_id`` into ``to_id``: its content links move (an item linked to both
+    keeps one link, its mentions added up), it is deleted, and its id redirects to ``to_id``
+    (as do the ids that redirected to it). Returns the content ids whose links changed."""
+    moved = list(
+        session.scalars(select(ContentEntity.content_id).where(ContentEntity.entity_id == from_id))
+    )
+    both = {
+        row.content_id: row
+        for start in range(0, len(moved), _CHUNK)
+        for row in session.scalars(
+            select(ContentEntity).where(
+                ContentEntity.entity_id == to_id,
+                ContentEntity.content_id.in_(moved[start : start + _CHUNK]),
+            )
+        )
+    }
+    if both:
+        for row in session.scalars(
+            select(ContentEntity).where(
+                ContentEntity.entity_id == from_id, ContentEntity.content_id.in_(list(both))
+            )
+        ):
+            kept = both[row.content_id]
+            kept.mention_count += row.mention_count
+            kept.salience = max(kept.salience, row.salience)
+            kept.confidence = max(kept.confidence, row.confidence)
+        session.flush()
+        session.execute(
+            delete(ContentEntity).where(
+                ContentEntity.entity_id == from_id, ContentEntity.content_id.in_(list(both))
+            )
+        )
+    session.execute(
+        update(ContentEntity)
+        .where(ContentEntity.entity_id == from_id)
+        .values(entity_id=to_id)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(
+        update(EntityRedirect)
+        .where(EntityRedirect.to_id == from_id)
+        .values(to_id=to_id)
+        .execution_options(synchronize_session=False)
+    )
+    redirect = {"from_id": from_id, "to_id": to_id, "created_at": now}
+    session.execute(insert_for(session, EntityRedirect).values(redirect).on_conflict_do_nothing())
+    session.execute(delete(Entity).where(Entity.id == from_id))
+    return moved
+
+
+def redirects_of(session: Session, entity_ids: Iterable[str]) -> dict[str, str]:
+    """``old id -> id`` for those of ``entity_ids`` that were merged into another entity."""
+    ids = sorted(set(entity_ids))
+    found: dict[str, str] = {}
+    for start in range(0, len(ids), _CHUNK):
+        query = select(EntityRedirect.from_id, EntityRedirect.to_id).where(
+            EntityRedirect.from_id.in_(ids[start : start + _CHUNK])
+        )
+        found.update({row.from_id: row.to_id for row in session.execute(query)})
+    return found
+
+
+def redirect_signature(session: Session) -> tuple[int, datetime | None]:
+    """(count, latest ``created_at``) of the redirects: changes whenever entities are merged."""
+    count, latest = session.execute(
+        select(func.count(), func.max(EntityRedirect.created_at)).select_from(EntityRedirect)
+    ).one()
+    return int(count), latest
+
+
+def redirected_ids(session: Session) -> list[str]:
+    """The ids of every entity merged into another (they are no longer entities)."""
+    return list(session.scalars(select(EntityRedirect.from_id)))
 
 
 def existing_ids(session: Session, entity_ids: Iterable[str]) -> set[str]:

@@ -67,6 +67,12 @@ class EntitySearchIndex:
                 self._remove(record.id)
             self._add(record)
 
+    def remove(self, entity_id: str) -> None:
+        """Forget an entity (one merged into another)."""
+        with self._lock:
+            if entity_id in self._records:
+                self._remove(entity_id)
+
     def _add(self, record: EntityRecord) -> None:
         self._records[record.id] = record
         self._priors[record.id] = _prior(record)
@@ -98,6 +104,7 @@ class EntitySearchIndex:
                 if not ids:
                     del index[key]
         self._records.pop(entity_id, None)
+        self._priors.pop(entity_id, None)
         self._dirty = True
 
     def search(

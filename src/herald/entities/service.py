@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from sqlalchemy.orm import Session
 
+from herald.content.changes import mark_changed
 from herald.core.dates import Window
 from herald.core.files import sha256_file
 from herald.core.pagination import Page, PageRequest
@@ -26,6 +28,7 @@ from herald.db.models.content import ContentItem
 from herald.entities import repository
 from herald.entities.jsonl import ImportProblem, parse_entity_lines
 from herald.entities.kb import KnowledgeBase, seed_path
+from herald.entities.merge import find_merges, merge_key
 from herald.entities.model import EntityRecord
 from herald.entities.search import EntityHit, EntitySearchIndex
 from herald.errors import NotFound
@@ -45,6 +48,7 @@ TIMELINE_DEFAULT_DAYS = 60
 class ImportReport:
     written: int
     problems: list[ImportProblem]
+    merged: int = 0  # discovered entities merged into the ones written
 
 
 def open_entity_file(path: Path) -> TextIO:
@@ -104,7 +108,49 @@ def import_records(
         written += repository.upsert_entities(session, pending, now=now, replace=replace)
         if progress:
             progress(len(pending))
-    return ImportReport(written, problems)
+    merged = merge_discovered(session, now=now)
+    return ImportReport(written, problems, merged)
+
+
+def merge_discovered(session: Session, *, now: datetime, batch: int = 2000) -> int:
+    """Merge every discovered entity that is the same as a seeded or imported one (see
+    :mod:`herald.entities.merge`) into it, in the caller's transaction; returns how many.
+
+    The content whose links moved is marked changed, so search indexes re-read its entities.
+    """
+    merged = 0
+    changed: set[str] = set()
+    after = ""
+    while discovered := repository.discovered_after(session, after, batch):
+        after = discovered[-1].id
+        known = repository.known_by_keys(session, (merge_key(r) for r in discovered))
+        for merge in find_merges(discovered, known):
+            changed.update(
+                repository.merge_entity(session, merge.discovered.id, merge.into.id, now=now)
+            )
+            log.debug(
+                "entity %s (%s, discovered) merged into %s (%s)",
+                merge.discovered.id,
+                merge.discovered.display_name,
+                merge.into.id,
+                merge.into.display_name,
+            )
+            merged += 1
+    ordered = sorted(changed)
+    for start in range(0, len(ordered), batch):
+        mark_changed(session, ordered[start : start + batch])
+    if merged:
+        log.info(
+            "merged %d discovered entities into the knowledge base's (%d items re-linked)",
+            merged,
+            len(ordered),
+        )
+    return merged
+
+
+# What loading a seed does beyond writing its entities; a release that changes it has every
+# database read its seed once more. 2: discovered entities the seed knows are merged into it.
+SEED_LOAD_RULES = 2
 
 
 def seed_knowledge_base(
@@ -112,18 +158,19 @@ def seed_knowledge_base(
 ) -> int:
     """Load the configured seed into the database once per seed file (``HERALD_ENTITY_SEED``).
 
-    Each file is remembered by the digest of its content, so a release whose bundled seed gained
-    or corrected entities (or a changed seed file of the operator's) adds the entities the
-    database lacks, and updates those still as an earlier seed wrote them, at the first start
-    after the change. An entity an operator imported or edited is never overwritten; a second
-    process seeding at the same time only finds nothing left to write.
+    Each file is remembered by the digest of its content (and of :data:`SEED_LOAD_RULES`), so a
+    release whose bundled seed gained or corrected entities (or a changed seed file of the
+    operator's) adds the entities the database lacks, and updates those still as an earlier seed
+    wrote them, at the first start after the change; discovered entities the seed now knows are
+    merged into its entities. An entity an operator imported or edited is never overwritten; a
+    second process seeding at the same time only finds nothing left to write.
     ``progress`` is called with the number of lines of each batch read.
     """
     source = runtime.settings.entity_seed
     if source == "none":
         return 0
     path = seed_path() if source == "bundled" else Path(source)
-    digest = sha256_file(path)
+    digest = hashlib.sha256(f"{sha256_file(path)}:{SEED_LOAD_RULES}".encode()).hexdigest()
     with runtime.sessions.read() as session:
         if not force and repository.seed_loaded(session, digest):
             return 0
@@ -163,9 +210,15 @@ class _SyncedView:
 
     MARGIN = timedelta(minutes=2)
 
-    def __init__(self, add: Callable[[EntityRecord], None]) -> None:
+    def __init__(
+        self,
+        add: Callable[[EntityRecord], None],
+        remove: Callable[[str], None] | None = None,
+    ) -> None:
         self._add = add
+        self._remove = remove
         self._signature: tuple[int, datetime | None] | None = None
+        self._redirects: tuple[int, datetime | None] = (0, None)
         # Inside the last margin window: the ids seen at each timestamp.
         self._seen: dict[datetime, set[str]] = {}
         self._lock = threading.Lock()
@@ -173,6 +226,18 @@ class _SyncedView:
     def catch_up(self, session: Session) -> int:
         with self._lock:
             signature = repository.entity_signature(session)
+            redirects = repository.redirect_signature(session) if self._remove else (0, None)
+            if redirects != self._redirects:
+                # Entities are deleted only by a merge, which leaves a redirect.
+                assert self._remove is not None
+                for entity_id in repository.redirected_ids(session):
+                    self._remove(entity_id)
+                self._redirects = redirects
+                # A merge deletes as well as writes: counts per timestamp no longer tell what
+                # is new (a stamp can hold as many rows as before, other ones), so the rows of
+                # the recent timestamps are read again.
+                self._seen = {}
+                self._signature = None if self._signature is None else (-1, self._signature[1])
             if signature == self._signature:
                 return 0
             latest = self._signature[1] if self._signature else None
@@ -219,7 +284,7 @@ class EntityStore:
         with self._lock:
             if self._kb is None:
                 self._kb = KnowledgeBase()
-                self._kb_view = _SyncedView(self._kb.add)
+                self._kb_view = _SyncedView(self._kb.add, self._kb.remove)
         assert self._kb_view is not None
         with self._runtime.sessions.read() as session:
             self._kb_view.catch_up(session)
@@ -234,7 +299,7 @@ class EntityStore:
         with self._lock:
             if self._index is None:
                 self._index = EntitySearchIndex()
-                self._index_view = _SyncedView(self._index.add)
+                self._index_view = _SyncedView(self._index.add, self._index.remove)
         assert self._index_view is not None
         with self._runtime.sessions.read() as session:
             self._index_view.catch_up(session)
@@ -259,8 +324,10 @@ def entity_timeline(
     window: Window,
     media_types: Sequence[str] | None,
     page: PageRequest,
-) -> Page[ContentItem]:
-    """Content in which the entity appears, newest first (the same for every workspace)."""
+) -> tuple[str, Page[ContentItem]]:
+    """Content in which the entity appears, newest first (the same for every workspace), with
+    the entity's id: an entity merged into another answers with that one's id and timeline."""
+    entity_id = repository.redirects_of(session, [entity_id]).get(entity_id, entity_id)
     if repository.get_entity(session, entity_id) is None:
         raise NotFound(f"no entity {entity_id}")
     rows = repository.timeline_rows(
@@ -271,7 +338,7 @@ def entity_timeline(
         offset=page.offset,
         limit=page.fetch_limit,
     )
-    return Page.from_overfetch(rows, page)
+    return entity_id, Page.from_overfetch(rows, page)
 
 
 @warmup("entity-search")

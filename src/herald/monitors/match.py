@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from herald.db.models.content import ContentEntity, ContentItem
 from herald.db.models.monitor import Monitor
+from herald.entities import repository as entity_repository
 from herald.monitors.ports import ResultSearch
 from herald.monitors.queries import StoredResult
 from herald.monitors.saved_search import SavedSearch
@@ -34,14 +35,19 @@ def matches(
 ) -> dict[str, dict[str, Any]]:
     linked: dict[str, set[str]] = defaultdict(set)
     if entity_ids and items:
+        # A saved id of an entity since merged into another matches through that one.
+        redirects = entity_repository.redirects_of(session, entity_ids)
+        asked: dict[str, list[str]] = defaultdict(list)
+        for entity_id in entity_ids:
+            asked[redirects.get(entity_id, entity_id)].append(entity_id)
         rows = session.execute(
             select(ContentEntity.content_id, ContentEntity.entity_id).where(
                 ContentEntity.content_id.in_([i.id for i in items]),
-                ContentEntity.entity_id.in_(entity_ids),
+                ContentEntity.entity_id.in_(list(asked)),
             )
         )
         for content_id, entity_id in rows:
-            linked[content_id].add(entity_id)
+            linked[content_id].update(asked[entity_id])
     return {
         item.id: explain_match(
             query,

@@ -11,11 +11,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from herald.entities import repository as entity_repository
 from herald.search.embedded import EmbeddedSearch
 from herald.search.embedding import CachedQueryEncoder
 from herald.search.lexical import LexicalIndex
@@ -71,6 +73,12 @@ class SearchService:
         return self.index.name
 
     def search(self, session: Session, request: SearchRequest) -> list[SearchHit]:
+        if request.entity_ids:
+            # An entity merged into another answers for it (a monitor saved with the old id).
+            redirects = entity_repository.redirects_of(session, request.entity_ids)
+            if redirects:
+                current = (redirects.get(e, e) for e in request.entity_ids)
+                request = replace(request, entity_ids=tuple(dict.fromkeys(current)))
         hits = self.index.search(session, request)
         self.persist_if_due()
         return hits

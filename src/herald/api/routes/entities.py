@@ -154,7 +154,9 @@ def timeline(
     kinds = _media_types(media_types)
     page = PageRequest.checked(limit, offset, max_limit=TIMELINE_MAX_LIMIT)
     with runtime.sessions.read() as session:
-        result = entity_timeline(session, entity_id, window=window, media_types=kinds, page=page)
+        entity_id, result = entity_timeline(
+            session, entity_id, window=window, media_types=kinds, page=page
+        )
         items = [
             TimelineItem(
                 id=row.id,

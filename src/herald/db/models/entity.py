@@ -48,3 +48,14 @@ class EntitySeedLoad(Base):
     source: Mapped[str] = mapped_column(Text)
     written: Mapped[int]
     loaded_at: Mapped[datetime]
+
+
+class EntityRedirect(Base):
+    """A discovered entity merged into a knowledge-base entity of the same name: the old id
+    answers for the entity it was merged into (searches, monitors, timelines)."""
+
+    __tablename__ = "entity_redirects"
+
+    from_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    to_id: Mapped[str] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime]
