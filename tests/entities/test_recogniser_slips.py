@@ -915,3 +915,52 @@ def test_a_persons_film_is_still_the_person(kb: KnowledgeBase) -> None:
     entities = linked(kb, body, ("Gary Ross", "PERSON"), ("Suzanne Collins", "PERSON"))
     assert entities["Gary Ross"].entity_kind == "person"
     assert entities["Suzanne Collins"].entity_kind == "person"
+
+
+@pytest.mark.parametrize(
+    ("body", "spans", "name"),
+    [
+        (
+            "Immigrants from Vietnam, Cambodia and Laos make up a third of the population.",
+            [("Vietnam", "GPE"), ("Cambodia", "GPE"), ("Laos", "GPE")],
+            "Vietnam",
+        ),
+        (
+            "About 6,500 migrants, mostly from Syria, Iraq, and Afghanistan, arrive in Vienna.",
+            [("Syria", "GPE"), ("Iraq", "GPE"), ("Afghanistan", "GPE"), ("Vienna", "GPE")],
+            "Syria",
+        ),
+        (
+            "The IOC announces the bidding cities for the 2024 Summer Olympics: Budapest, "
+            "Hamburg, Los Angeles, Paris, and Rome.",
+            [("Budapest", "GPE"), ("Hamburg", "GPE"), ("Los Angeles", "GPE"), ("Rome", "GPE")],
+            "Budapest",
+        ),
+        (
+            "She moved to Merthyr Tydfil, South Wales, four years ago to give her kids a better "
+            "life.",
+            [("Merthyr Tydfil", "GPE"), ("South Wales", "GPE")],
+            "Merthyr Tydfil",
+        ),
+    ],
+)
+def test_a_list_of_places_does_not_locate_one_in_the_next(
+    kb: KnowledgeBase, body: str, spans: list[tuple[str, str]], name: str
+) -> None:
+    """ "Vietnam, Cambodia" is two countries, not a Vietnam in Cambodia; "Budapest, Hamburg, Los
+    Angeles" three cities; "South Wales" is no region "South": the known place is linked, and
+    no namesake of it is made up."""
+    result = EntityLinker(kb).link("", body, mentions(body, *spans))
+    (record,) = [r for r in kb.lookup(name.lower()) if r.entity_kind == "place"][:1]
+    assert record.id in {e.entity_id for e in result.entities}
+    assert name not in {d.display_name for d in result.new_entities}
+
+
+def test_a_place_written_with_the_state_it_lies_in_still_is_located_there(
+    kb: KnowledgeBase,
+) -> None:
+    body = "The ranch near Eldorado, Texas, about 45 miles south of San Angelo, was raided."
+    found = mentions(body, ("Eldorado", "GPE"), ("Texas", "GPE"), ("San Angelo", "GPE"))
+    result = EntityLinker(kb).link("", body, found)
+    (draft,) = [d for d in result.new_entities if d.display_name == "Eldorado"]
+    assert Tag("region", "Texas") in draft.tags

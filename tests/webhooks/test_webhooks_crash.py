@@ -140,4 +140,5 @@ def test_worker_killed_mid_delivery_then_restarted_delivers_and_logs_consistentl
         assert [(a.attempt_number, a.delivery_status, a.http_status) for a in attempts] == [
             (1, "succeeded", 204)
         ]
-        assert session.scalars(select(Job).where(Job.status != "failed")).all() == []
+        left = session.scalars(select(Job).where(Job.status != "failed")).all()
+        assert [(j.kind, j.status, j.attempts, j.payload) for j in left] == []

@@ -538,15 +538,19 @@ class EntityLinker:
         only one)."""
         for mention in group.mentions:
             state = _AP_STATE.match(doc.text, mention.end)
+            ends: list[int] = []
             if state is not None:  # news style for a US state
                 words = _STATE_BY_KEY[alias_key(state.group(1))].split()
             elif (after := _AFTER_COMMA.match(doc.text, mention.end)) is not None:
                 words = after.group(1).split()
                 if words[-1].endswith(("'s", "’s")):
                     continue  # "Hansbrough, North Carolina's career scoring leader": an owner
+                ends = [after.start(1) + m.end() for m in re.finditer(r"\S+", after.group(1))]
             else:
                 continue
             for n in range(len(words), 0, -1):
+                if n < len(words) and alias_key(words[n - 1]) in _COMPASS:
+                    continue  # "South" of "Merthyr Tydfil, South Wales" is no region alone
                 key = alias_key(" ".join(words[:n]))
                 places = [
                     r
@@ -554,10 +558,38 @@ class EntityLinker:
                     if (_is_us_state(r) if state else r.first_tag("place_type") in _AREAS)
                 ]
                 if len(places) == 1:
+                    if ends and self._listed(doc, group, places[0], ends[n - 1]):
+                        break
                     return places[0]
                 if places:
                     return None  # "Georgia": the state or the country
         return None
+
+    def _listed(self, doc: _Document, group: _Group, area: EntityRecord, end: int) -> bool:
+        """Whether the group's name and the ``area`` written after it (ending at ``end``) are
+        items of a list, not a place and where it lies: two countries ("immigrants from
+        Vietnam, Cambodia and Laos"), or a well-known place followed, after the area, by
+        another place of its type ("Budapest, Hamburg, Los Angeles", "San Antonio, New York,
+        Atlanta"), when none of the places the name has lies in that area."""
+        own = [r for r in self._kb.lookup(group.key) if r.entity_kind == "place"]
+        if not own:
+            return False
+        if area.first_tag("place_type") == "country" and any(
+            r.first_tag("place_type") == "country" for r in own
+        ):
+            return True
+        if any(self._kb.country_of(r) == area or _in_region(r, area) for r in own):
+            return False
+        following = _LIST_NEXT.match(doc.text, end)
+        if following is None:
+            return False
+        types = {r.first_tag("place_type") for r in own}
+        words = following.group(1).split()
+        for n in range(len(words), 0, -1):
+            others = self._kb.lookup(alias_key(" ".join(words[:n])))
+            if any(r.entity_kind == "place" and r.first_tag("place_type") in types for r in others):
+                return True
+        return False
 
     def _new_entity(
         self,
@@ -725,6 +757,21 @@ _AP_STATE = re.compile(
 
 
 _AREAS = ("region", "country")
+# Words that open a longer place name ("South Wales", "North Carolina"): never an area alone
+# when more of the name follows.
+_COMPASS = frozenset(
+    {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central"}
+    | {"upper", "lower"}
+)
+# The next item of a list after a place: ", Atlanta", " and Laos", ", and Rome", " or Lyon".
+_LIST_NEXT = re.compile(
+    r"(?:,\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+)([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
+)
+
+
+def _in_region(place: EntityRecord, area: EntityRecord) -> bool:
+    region = place.first_tag("region")
+    return region is not None and alias_key(region) == alias_key(area.display_name)
 
 
 def _is_us_state(record: EntityRecord) -> bool:
