@@ -5,6 +5,7 @@ searches and later enrichment all follow, and the old id keeps answering."""
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -287,6 +288,28 @@ def test_an_item_linked_to_both_keeps_one_link_with_the_mentions_added_up(
     assert links(runtime, item) == {new_obama: (4, 0.8, 0.95)}
 
 
+def enriched(
+    runtime: Runtime, item: str, draft: EntityRecord, links: list[tuple[str, int, float]]
+) -> tuple[BatchResult, str]:
+    """A batch's result for ``item`` as a worker computes it: its links (id, mentions,
+    salience), ``draft`` proposed as new; and the item's hash."""
+    with runtime.sessions.read() as session:
+        row = session.get(ContentItem, item)
+        assert row is not None
+        content_hash = row.content_hash
+    linked = [
+        LinkedEntity(entity_id, draft.display_name, draft.entity_kind, mentions, salience, 0.9)
+        for entity_id, mentions, salience in links
+    ]
+    embedding = np.zeros(384, dtype=np.float32)
+    result = BatchResult(
+        items=[EnrichedItem(item, "en", "", [], [], [], 2, linked, embedding)],
+        new_entities=[EntityDraft.of(draft)],
+        embedding_model="test",
+    )
+    return result, content_hash
+
+
 def test_an_import_merges_and_enrichment_written_with_an_older_view_follows_the_merge(
     merging: Runtime,
     obama: EntityRecord,
@@ -301,31 +324,9 @@ def test_an_import_merges_and_enrichment_written_with_an_older_view_follows_the_
     assert (report.written, report.merged) == (1, 1)
     new_obama = seed_id("Barack Obama", "person")
     item = put_item(runtime, "https://example.com/d", title="Obama talks", published_at=PUBLISHED)
-    with runtime.sessions.read() as session:
-        content_hash = session.get(ContentItem, item).content_hash  # type: ignore[union-attr]
-
     # A worker whose knowledge base was read before the import still links to the discovered
     # entity and proposes it again; it is stored as the entity it was merged into.
-    def link(entity_id: str, mentions: int, salience: float) -> LinkedEntity:
-        return LinkedEntity(entity_id, "Barack Obama", "person", mentions, salience, 0.9)
-
-    result = BatchResult(
-        items=[
-            EnrichedItem(
-                content_id=item,
-                language="en",
-                summary="",
-                summaries=[],
-                key_points=[],
-                segments=[],
-                word_count=2,
-                entities=[link(obama.id, 2, 0.7), link(new_obama, 1, 0.5)],
-                embedding=np.zeros(384, dtype=np.float32),
-            )
-        ],
-        new_entities=[EntityDraft.of(obama)],
-        embedding_model="test",
-    )
+    result, content_hash = enriched(runtime, item, obama, [(obama.id, 2, 0.7), (new_obama, 1, 0.5)])
     with runtime.sessions.write() as session:
         assert store(session, result, {item: content_hash}, clock=runtime.clock) == [item]
     with runtime.sessions.read() as session:
@@ -340,3 +341,41 @@ def test_an_import_merges_and_enrichment_written_with_an_older_view_follows_the_
             session, [row], query="Obama", entity_ids=[obama.id], features={item: None}
         )
     assert explained[item]["entities"] == [obama.id]
+
+
+def test_a_merge_waits_for_a_write_linking_content_in_progress(
+    merging: Runtime, obama: EntityRecord
+) -> None:
+    """A worker's write that read no redirect yet (it started before the merge) finishes first,
+    and the merge then moves what it linked: nothing is linked to a deleted entity (a cascade
+    would drop it) and the discovered entity does not come back."""
+    runtime = merging
+    item = put_item(runtime, "https://example.com/e", title="Obama talks", published_at=PUBLISHED)
+    result, content_hash = enriched(runtime, item, obama, [(obama.id, 2, 0.7)])
+    stored, release, merged = threading.Event(), threading.Event(), threading.Event()
+
+    def worker() -> None:
+        with runtime.sessions.write() as session:
+            store(session, result, {item: content_hash}, clock=runtime.clock)
+            stored.set()
+            release.wait(30)
+
+    def importer() -> None:
+        with runtime.sessions.write() as session:
+            import_entities(
+                session, [json.dumps(seed_line("Barack Obama", "person"))], now=runtime.clock.now()
+            )
+        merged.set()
+
+    threads = [threading.Thread(target=worker), threading.Thread(target=importer)]
+    threads[0].start()
+    assert stored.wait(30)
+    threads[1].start()
+    assert not merged.wait(1.5)  # the merge waits for the worker's transaction
+    release.set()
+    for thread in threads:
+        thread.join(30)
+    assert merged.is_set()
+    with runtime.sessions.read() as session:
+        assert session.get(Entity, obama.id) is None
+    assert links(runtime, item) == {seed_id("Barack Obama", "person"): (2, 0.7, 0.9)}

@@ -158,6 +158,7 @@ def store(
 def _merged_entities_redirected(session: Session, result: BatchResult) -> BatchResult:
     """The batch with the entities merged into others since its knowledge base was read
     replaced by those (a discovered entity is never written again once merged)."""
+    entity_repository.hold_off_merges(session)  # first: a merge must not start after this read
     ids = {d.id for d in result.new_entities}
     ids |= {e.entity_id for item in result.items for e in item.entities}
     redirects = entity_repository.redirects_of(session, ids)

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy import and_, delete, func, select, text, update
 from sqlalchemy.orm import Session
 
 from herald.core.dates import Window
@@ -229,6 +229,25 @@ def known_by_keys(session: Session, keys: Iterable[str]) -> dict[str, list[Entit
         for key, row in session.execute(query):
             found.setdefault(key, []).append(to_record(row))
     return found
+
+
+# The PostgreSQL advisory lock between merges and the writes that link content to entities.
+_MERGE_LOCK = 0x6865_7261_6C64_0001
+
+
+def lock_for_merging(session: Session) -> None:
+    """Hold off, until this transaction ends, every write that links content to entities (and
+    wait for those in progress): a write that had read no redirect yet could otherwise bring a
+    merged entity back. SQLite's single writer already serialises them."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MERGE_LOCK})
+
+
+def hold_off_merges(session: Session) -> None:
+    """Keep merges from starting until this transaction ends (writes that link content take
+    this first; any number of them hold it at once)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock_shared(:key)"), {"key": _MERGE_LOCK})
 
 
 def merge_entity(session: Session, from_id: str, to_id: str, *, now: datetime) -> list[str]:

@@ -118,6 +118,7 @@ def merge_discovered(session: Session, *, now: datetime, batch: int = 2000) -> i
 
     The content whose links moved is marked changed, so search indexes re-read its entities.
     """
+    repository.lock_for_merging(session)
     merged = 0
     changed: set[str] = set()
     after = ""
