@@ -407,7 +407,8 @@ class EntityLinker:
         many wikis (a prior of 0.7 or more: 100 wikis) whose fit with the item's words and
         prior clearly lead the others'; and, when the knowledge base describes that person,
         only if the item's words fit the description (a word of it, of their organisation or
-        country: "Watergate", "Apple"), for a surname is no proof ("the coach said Carter had
+        country: "Watergate", "Apple") or the item names their country outside a sports
+        report, for a surname is no proof ("the coach said Carter had
         played" is not Jimmy Carter). Otherwise, or when the item uses the surname as a word,
         it links nowhere."""
         if len(group.surfaces) != 1 or len(group.key.split()) != 1:
@@ -423,10 +424,19 @@ class EntityLinker:
         if len(people) != 1:
             return None
         profile = self._kb.profile(people[0].id)
-        if profile and profile.isdisjoint(beside):
+        if profile and profile.isdisjoint(beside) and not self._country_named(doc, people[0]):
             return None
         count = len(group.mentions)
         return people[0], round(kinds[PERSON] * (0.6 + 0.4 * min(1.0, count / 3)), 3)
+
+    def _country_named(self, doc: _Document, record: EntityRecord) -> bool:
+        """Whether the item names the person's country ("the U.S. surgeon general's post"),
+        outside sports reports (where countries are teams: "Brown scored as England won")."""
+        country = self._kb.country_of(record)
+        if country is None or doc.sports:
+            return False
+        keys = {alias_key(country.display_name)} | {alias_key(a) for a in country.aliases}
+        return not keys.isdisjoint(doc.keys)
 
     def _best_known(self, beside: frozenset[str], people: list[EntityRecord]) -> list[EntityRecord]:
         if all(self._kb.prior(r.id) < 0.7 for r in people):
