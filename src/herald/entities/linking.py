@@ -562,11 +562,14 @@ class EntityLinker:
                 if n < len(words) and alias_key(words[n - 1]) in _COMPASS:
                     continue  # "South" of "Merthyr Tydfil, South Wales" is no region alone
                 key = alias_key(" ".join(words[:n]))
+                known = self._kb.lookup(key)
                 places = [
                     r
-                    for r in self._kb.lookup(key)
+                    for r in known
                     if (_is_us_state(r) if state else r.first_tag("place_type") in _AREAS)
                 ]
+                if not places and not state and any(r.entity_kind == "place" for r in known):
+                    break  # "Atlanta, Kansas City": a city, whose first word is no area here
                 if len(places) == 1:
                     if ends and self._listed(doc, group, places[0], ends[n - 1]):
                         break
@@ -579,8 +582,9 @@ class EntityLinker:
         """Whether the group's name and the ``area`` written after it (ending at ``end``) are
         items of a list, not a place and where it lies: two countries ("immigrants from
         Vietnam, Cambodia and Laos"), or a well-known place followed, after the area, by
-        another place of its type ("Budapest, Hamburg, Los Angeles", "San Antonio, New York,
-        Atlanta"), when none of the places the name has lies in that area."""
+        another place of its type or of the area's ("Budapest, Hamburg, Los Angeles", "Canada,
+        California, and Texas"), when none of the places the name has lies in that area. A
+        little-known namesake is taken at its word ("Northfield, Illinois, and Chicago")."""
         own = [r for r in self._kb.lookup(group.key) if r.entity_kind == "place"]
         if not own:
             return False
@@ -590,10 +594,12 @@ class EntityLinker:
             return True
         if any(self._kb.country_of(r) == area or _in_region(r, area) for r in own):
             return False
+        if max(self._kb.prior(r.id) for r in own) < _LISTED_MIN_PRIOR:
+            return False
         following = _LIST_NEXT.match(doc.text, end)
         if following is None:
             return False
-        types = {r.first_tag("place_type") for r in own}
+        types = {r.first_tag("place_type") for r in own} | {area.first_tag("place_type")}
         words = following.group(1).split()
         for n in range(len(words), 0, -1):
             others = self._kb.lookup(alias_key(" ".join(words[:n])))
@@ -767,6 +773,9 @@ _AP_STATE = re.compile(
 
 
 _AREAS = ("region", "country")
+# How well known a place must be to be read as an item of a list rather than as a namesake in
+# the area after it (Florence in Italy 0.66, Atlanta 0.70; Northfield, Minnesota 0.33).
+_LISTED_MIN_PRIOR = 0.6
 # Words that open a longer place name ("South Wales", "North Carolina"): never an area alone
 # when more of the name follows.
 _COMPASS = frozenset(
