@@ -119,3 +119,32 @@ def test_a_replaced_entity_leaves_no_old_line_home_or_demonym_behind() -> None:
     assert not kb.lookup_line("nimbus")
     assert not kb.lookup_home("oslo")
     assert not kb.lookup_demonym("nimbian")
+
+
+def test_software_is_a_product_and_common_abbreviations_are_no_entities(
+    kb: KnowledgeBase,
+) -> None:
+    """What the small recogniser makes of a technology podcast's talk: "Python" a place,
+    "Postgres" and "AI" organisations or places. Known software is the seed's product; an
+    abbreviation of a common noun ("AI", "API", "LLM", "GPU") becomes no entity of its own."""
+    body = (
+        "So we rewrote the API in Python, put the data in Postgres and ran the LLM on a GPU, "
+        "and honestly AI made it easier. The AI part was the easy bit, said the host of "
+        "the show, who deploys it all on Kubernetes."
+    )
+    entities = linked(
+        kb,
+        body,
+        ("API", "ORG"),
+        ("Python", "GPE"),
+        ("Postgres", "ORG"),
+        ("LLM", "ORG"),
+        ("GPU", "ORG"),
+        ("AI", "GPE"),
+        ("Kubernetes", "ORG"),
+    )
+    assert {name: e.entity_kind for name, e in entities.items()} == {
+        "Python": "product",
+        "PostgreSQL": "product",
+        "Kubernetes": "product",
+    }

@@ -1179,14 +1179,25 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
 # reserve, knockout, most valuable player, quarterback, runs batted in, earned run average).
 _NOT_NAME_TEXT = """gmt bst est edt cst cdt pst pdt cet cest utc dui ie td tds ir ko kos tko mvp
     qb rbi rbis era"""
-_NOT_NAMES = frozenset(_NOT_NAME_TEXT.split()) | {
-    "injured reserve",
-    # a web page's time stamps kept with its text ("First Posted: 10/25/11")
-    "first posted",
-    "story created",
-    "last updated",
-    "last modified",
-}
+# Abbreviations of common nouns, which the recogniser often takes for names in technology talk
+# ("AI" as a place, "API" and "LLM" as organisations): no new entity (a knowledge-base entity
+# of that name still links).
+_COMMON_ABBREVIATION_TEXT = """ai agi api apis llm llms ml nlp gpu gpus cpu cpus tpu ram ssd hdd
+    usb hdmi sql nosql html css json xml yaml http https url urls uri dns vpn tcp udp ssh ssl
+    tls ide sdk sdks cli gui ui ux os pc pcs iot vr xr saas paas iaas crm erp ocr rag gdpr faq
+    pdf csv dna rna mri gps led lcd oled sms mms gdp ipo ev evs ceo cfo cto coo cio hr diy"""
+_NOT_NAMES = (
+    frozenset(_NOT_NAME_TEXT.split())
+    | frozenset(_COMMON_ABBREVIATION_TEXT.split())
+    | {
+        "injured reserve",
+        # a web page's time stamps kept with its text ("First Posted: 10/25/11")
+        "first posted",
+        "story created",
+        "last updated",
+        "last modified",
+    }
+)
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
     r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
