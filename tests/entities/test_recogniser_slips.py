@@ -226,20 +226,26 @@ def test_a_natural_features_head_word_is_the_feature(kb: KnowledgeBase) -> None:
 def test_an_agency_named_with_its_countrys_abbreviation_gets_its_full_names(
     kb: KnowledgeBase,
 ) -> None:
-    body = "Diesel cars cheated the emission tests of the U.S. Environmental Protection Agency."
-    found = mentions(body, ("the U.S. Environmental Protection Agency", "ORG"))
+    body = "The strollers failed the tests of the U.S. Consumer Product Safety Commission."
+    found = mentions(body, ("the U.S. Consumer Product Safety Commission", "ORG"))
     result = EntityLinker(kb).link("", body, found)
     (draft,) = result.new_entities
-    assert draft.display_name == "U.S. Environmental Protection Agency"
+    assert draft.display_name == "U.S. Consumer Product Safety Commission"
     assert draft.aliases == [
-        "United States Environmental Protection Agency",
-        "Environmental Protection Agency",
+        "United States Consumer Product Safety Commission",
+        "Consumer Product Safety Commission",
     ]
     # A later text naming it in full links to it.
     kb.add(draft.to_record())
-    later = "The carmaker was fined by the United States Environmental Protection Agency."
-    found = mentions(later, ("the United States Environmental Protection Agency", "ORG"))
+    later = "The maker was fined by the United States Consumer Product Safety Commission."
+    found = mentions(later, ("the United States Consumer Product Safety Commission", "ORG"))
     assert [e.entity_id for e in EntityLinker(kb).link("", later, found).entities] == [draft.id]
+    # An agency the seed knows is linked under any of its names.
+    body = "Diesel cars cheated the emission tests of the U.S. Environmental Protection Agency."
+    found = mentions(body, ("the U.S. Environmental Protection Agency", "ORG"))
+    result = EntityLinker(kb).link("", body, found)
+    assert [e.display_name for e in result.entities] == ["Environmental Protection Agency"]
+    assert result.new_entities == []
 
 
 def test_a_storm_is_an_event_whatever_the_recogniser_called_it(kb: KnowledgeBase) -> None:

@@ -201,3 +201,17 @@ def test_british_counties_are_known_and_iso_names_carry_no_annotations() -> None
     assert wales.aliases == ("Cymru",)
     assert named("Southern Nations, Nationalities and Peoples", "place")
     assert not [r.display_name for r in seed_records() if "[" in r.display_name]
+
+
+def test_public_agencies_and_well_known_software_are_known() -> None:
+    (usgs,) = named("United States Geological Survey", "organization")
+    assert {"USGS", "U.S. Geological Survey"} <= set(usgs.aliases)
+    (justice,) = named("United States Department of Justice", "organization")
+    assert "Justice Department" in justice.aliases
+    (postgres,) = named("PostgreSQL", "product")
+    assert "Postgres" in postgres.aliases
+    (github,) = named("GitHub", "product")
+    assert github.first_tag("maker") == "Microsoft"
+    assert named("Hugging Face", "company")
+    # Words of everyday English are left out: "Rust", "Go", "Swift" and "Java" are no products.
+    assert not [r for r in seed_records() if r.display_name in ("Rust", "Go", "Swift", "Java")]
