@@ -252,6 +252,13 @@ def test_a_storm_is_an_event_whatever_the_recogniser_called_it(kb: KnowledgeBase
     body = "Tropical Storm Etau brings record rainfall to eastern Japan."
     entities = linked(kb, body, ("Tropical Storm Etau", "ORG"), ("Japan", "GPE"))
     assert entities["Tropical Storm Etau"].entity_kind == "event"
+    # The recogniser may leave out a sentence's first word: "Storm Fred's" called a person.
+    body = "Tropical Storm Fred's predicted track will turn northeast toward the Azores."
+    entities = linked(kb, body, ("Storm Fred's", "PERSON"))
+    assert entities["Tropical Storm Fred"].entity_kind == "event"
+    # A person whose first name is Storm stays one.
+    body = "The actress Storm Reid starred in the film, and Reid was praised."
+    assert linked(kb, body, ("Storm Reid", "PERSON"))["Storm Reid"].entity_kind == "person"
 
 
 def test_a_religious_title_is_not_part_of_a_new_persons_name(kb: KnowledgeBase) -> None:

@@ -616,7 +616,7 @@ class EntityLinker:
     ) -> tuple[EntityRecord, float] | None:
         if _is_demonym(group):
             return None  # nationalities and groups ("Icelanders") only link to known places
-        name = _clean_surface(group.name)
+        name = _storm_named_in_full(doc.text, group, _clean_surface(group.name))
         key = alias_key(name)
         if not key or key in _NOT_NAMES or key in _STATE_BY_KEY or _POSITION.match(key):
             return None  # ("Mich." is an abbreviated state, "Surgeon General" an office)
@@ -1321,8 +1321,24 @@ def _entity_kind(group: str, name: str) -> EntityKind:
     return "place"
 
 
+def _storm_named_in_full(text: str, group: _Group, name: str) -> str:
+    """ "Storm Fred" with the "Tropical" the recogniser left out before it (a sentence's first
+    word): "Tropical Storm Fred", a storm, not a person called Storm."""
+    if not _STORM_CUT.match(name):
+        return name
+    for mention in group.mentions:
+        before = _TROPICAL_BEFORE.search(text, max(0, mention.start - 16), mention.start)
+        if before is not None:
+            return f"{before.group(1).capitalize()} {name}"
+    return name
+
+
 _NON_SPACE = re.compile(r"\S+")
-_STORM = re.compile(r"^(?:hurricane|typhoon|cyclone|tropical (?:storm|depression))\s", re.I)
+_STORM_CUT = re.compile(r"^(?:storm|depression)\s", re.I)
+_TROPICAL_BEFORE = re.compile(r"\b((?:sub|post-)?tropical)\s+$", re.I)
+_STORM = re.compile(
+    r"^(?:hurricane|typhoon|cyclone|(?:sub|post-)?tropical (?:storm|depression))\s", re.I
+)
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 # How a country is written before an organisation's name (by name key: "U.S.", "U.S" and
 # "US" are one), and its name in full.
