@@ -265,6 +265,12 @@ def test_a_religious_title_is_not_part_of_a_new_persons_name(kb: KnowledgeBase) 
     body = "The pope was greeted by Archbishop Carlo Maria Viganò at the airport."
     entities = linked(kb, body, ("Archbishop Carlo Maria Viganò", "PERSON"))
     assert set(entities) == {"Carlo Maria Viganò"}
+    # Nor is the office an organisation.
+    body = "He asked Archbishop Carlo Maria Viganò, the Apostolic Nuncio, to look into it."
+    entities = linked(
+        kb, body, ("Archbishop Carlo Maria Viganò", "PERSON"), ("Apostolic Nuncio", "ORG")
+    )
+    assert set(entities) == {"Carlo Maria Viganò"}
 
 
 def test_a_small_place_the_text_locates_is_found_with_its_region(kb: KnowledgeBase) -> None:

@@ -1205,6 +1205,8 @@ _POSITION = re.compile(
     # and an office named by where it serves ("Fire Marshal", "L.A. County Sheriff", "U.S.
     # Marshal")
     r"|^(?:[\w]+\s+){0,3}(?:sheriff|marshal|coroner)$"
+    # and the Pope's ambassador ("the Apostolic Nuncio to the United States")
+    r"|^(?:apostolic|papal)\s+nuncio$"
 )
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
