@@ -146,8 +146,9 @@ class KnowledgeBase:
         self._profiles.pop(old.id, None)
         if old.entity_kind == "person":
             self._drop_surname(_surname(old), old.id)
-        if self._countries.get(old.first_tag("country") or "") == old.id:
-            del self._countries[old.first_tag("country") or ""]
+        code = old.first_tag("country")
+        if code and self._countries.get(code) == old.id:
+            del self._countries[code]
 
     def lookup(self, key: str) -> list[EntityRecord]:
         """Entities having a name or alias with this key (see :func:`alias_key`)."""

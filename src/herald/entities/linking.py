@@ -433,10 +433,7 @@ class EntityLinker:
         """Whether the item names the person's country ("the U.S. surgeon general's post"),
         outside sports reports (where countries are teams: "Brown scored as England won")."""
         country = self._kb.country_of(record)
-        if country is None or doc.sports:
-            return False
-        keys = {alias_key(country.display_name)} | {alias_key(a) for a in country.aliases}
-        return not keys.isdisjoint(doc.keys)
+        return country is not None and not doc.sports and _names(doc, country)
 
     def _best_known(self, beside: frozenset[str], people: list[EntityRecord]) -> list[EntityRecord]:
         if all(self._kb.prior(r.id) < 0.7 for r in people):
@@ -535,10 +532,7 @@ class EntityLinker:
             if self._places_by_region(doc).get(where, set()) - {record.id}:
                 return 0.9  # another place of the item lies there
         country = self._kb.country_of(record)
-        if country is None:
-            return 0.0
-        keys = {alias_key(country.display_name)} | {alias_key(a) for a in country.aliases}
-        if not keys & doc.keys:
+        if country is None or not _names(doc, country):
             return 0.0
         return 0.75 if region is not None else 1.0
 
@@ -552,10 +546,11 @@ class EntityLinker:
             if state is not None:  # news style for a US state
                 words = _STATE_BY_KEY[alias_key(state.group(1))].split()
             elif (after := _AFTER_COMMA.match(doc.text, mention.end)) is not None:
-                words = after.group(1).split()
+                spans = list(_NON_SPACE.finditer(doc.text, after.start(1), after.end(1)))
+                words = [m.group() for m in spans]
                 if words[-1].endswith(("'s", "’s")):
                     continue  # "Hansbrough, North Carolina's career scoring leader": an owner
-                ends = [after.start(1) + m.end() for m in re.finditer(r"\S+", after.group(1))]
+                ends = [m.end() for m in spans]
             else:
                 continue
             for n in range(len(words), 0, -1):
@@ -786,6 +781,12 @@ _COMPASS = frozenset(
 _LIST_NEXT = re.compile(
     r"(?:,\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+)([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
 )
+
+
+def _names(doc: _Document, record: EntityRecord) -> bool:
+    """Whether the item names ``record`` by one of its names ("U.S." for the United States)."""
+    keys = {alias_key(record.display_name)} | {alias_key(a) for a in record.aliases}
+    return not keys.isdisjoint(doc.keys)
 
 
 def _in_region(place: EntityRecord, area: EntityRecord) -> bool:

@@ -56,12 +56,18 @@ def record_seed_load(
     session.execute(insert_for(session, EntitySeedLoad).values(row).on_conflict_do_nothing())
 
 
-def entity_signature(session: Session) -> tuple[int, datetime | None]:
-    """(row count, latest ``updated_at``): changes whenever an entity is written."""
-    count, latest = session.execute(
-        select(func.count(), func.max(Entity.updated_at)).select_from(Entity)
+Signature = tuple[int, datetime | None, int, datetime | None]
+
+
+def entity_signature(session: Session) -> Signature:
+    """(row count, latest ``updated_at``, redirect count, latest redirect), in one query:
+    changes whenever an entity is written or merged into another."""
+    redirects = select(func.count()).select_from(EntityRedirect).scalar_subquery()
+    merged = select(func.max(EntityRedirect.created_at)).scalar_subquery()
+    count, latest, redirect_count, merged_at = session.execute(
+        select(func.count(), func.max(Entity.updated_at), redirects, merged).select_from(Entity)
     ).one()
-    return int(count), latest
+    return int(count), latest, int(redirect_count), merged_at
 
 
 def entity_stamp_counts_since(session: Session, since: datetime | None) -> dict[datetime, int]:
@@ -301,6 +307,14 @@ def merge_entity(session: Session, from_id: str, to_id: str, *, now: datetime) -
     return moved
 
 
+def current_ids(session: Session, entity_ids: Iterable[str]) -> list[str]:
+    """``entity_ids`` with each merged entity's id replaced by the id it was merged into (in
+    order, without repeats)."""
+    ids = list(entity_ids)
+    redirects = redirects_of(session, ids)
+    return list(dict.fromkeys(redirects.get(i, i) for i in ids))
+
+
 def redirects_of(session: Session, entity_ids: Iterable[str]) -> dict[str, str]:
     """``old id -> id`` for those of ``entity_ids`` that were merged into another entity."""
     ids = sorted(set(entity_ids))
@@ -311,14 +325,6 @@ def redirects_of(session: Session, entity_ids: Iterable[str]) -> dict[str, str]:
         )
         found.update({row.from_id: row.to_id for row in session.execute(query)})
     return found
-
-
-def redirect_signature(session: Session) -> tuple[int, datetime | None]:
-    """(count, latest ``created_at``) of the redirects: changes whenever entities are merged."""
-    count, latest = session.execute(
-        select(func.count(), func.max(EntityRedirect.created_at)).select_from(EntityRedirect)
-    ).one()
-    return int(count), latest
 
 
 def redirected_ids(session: Session) -> list[str]:

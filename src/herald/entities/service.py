@@ -218,8 +218,7 @@ class _SyncedView:
     ) -> None:
         self._add = add
         self._remove = remove
-        self._signature: tuple[int, datetime | None] | None = None
-        self._redirects: tuple[int, datetime | None] = (0, None)
+        self._signature: repository.Signature | None = None
         # Inside the last margin window: the ids seen at each timestamp.
         self._seen: dict[datetime, set[str]] = {}
         self._lock = threading.Lock()
@@ -227,20 +226,17 @@ class _SyncedView:
     def catch_up(self, session: Session) -> int:
         with self._lock:
             signature = repository.entity_signature(session)
-            redirects = repository.redirect_signature(session) if self._remove else (0, None)
-            if redirects != self._redirects:
+            if signature == self._signature:
+                return 0
+            if self._signature is not None and signature[2:] != self._signature[2:]:
                 # Entities are deleted only by a merge, which leaves a redirect.
-                assert self._remove is not None
-                for entity_id in repository.redirected_ids(session):
-                    self._remove(entity_id)
-                self._redirects = redirects
+                if self._remove is not None:
+                    for entity_id in repository.redirected_ids(session):
+                        self._remove(entity_id)
                 # A merge deletes as well as writes: counts per timestamp no longer tell what
                 # is new (a stamp can hold as many rows as before, other ones), so the rows of
                 # the recent timestamps are read again.
                 self._seen = {}
-                self._signature = None if self._signature is None else (-1, self._signature[1])
-            if signature == self._signature:
-                return 0
             latest = self._signature[1] if self._signature else None
             since = latest - self.MARGIN if latest is not None else None
             stamps = repository.entity_stamp_counts_since(session, since)
@@ -328,7 +324,7 @@ def entity_timeline(
 ) -> tuple[str, Page[ContentItem]]:
     """Content in which the entity appears, newest first (the same for every workspace), with
     the entity's id: an entity merged into another answers with that one's id and timeline."""
-    entity_id = repository.redirects_of(session, [entity_id]).get(entity_id, entity_id)
+    (entity_id,) = repository.current_ids(session, [entity_id])
     if repository.get_entity(session, entity_id) is None:
         raise NotFound(f"no entity {entity_id}")
     rows = repository.timeline_rows(

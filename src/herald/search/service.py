@@ -75,10 +75,8 @@ class SearchService:
     def search(self, session: Session, request: SearchRequest) -> list[SearchHit]:
         if request.entity_ids:
             # An entity merged into another answers for it (a monitor saved with the old id).
-            redirects = entity_repository.redirects_of(session, request.entity_ids)
-            if redirects:
-                current = (redirects.get(e, e) for e in request.entity_ids)
-                request = replace(request, entity_ids=tuple(dict.fromkeys(current)))
+            current = tuple(entity_repository.current_ids(session, request.entity_ids))
+            request = replace(request, entity_ids=current)
         hits = self.index.search(session, request)
         self.persist_if_due()
         return hits
