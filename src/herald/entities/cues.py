@@ -292,6 +292,34 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     return votes
 
 
+# Verbs of speech and argument that follow a person's name ("Heller argued", "Lyons said").
+_SPEECH_AFTER = _PERSON_AFTER | frozenset(
+    ["argued", "testified", "insisted", "recalled", "replied", "noted", "stated", "confirmed"]
+)
+# Kinship and partner nouns written right before a person's name ("my wife Portia").
+_RELATIVE_BEFORE = (_KINSHIP - {"born", "died", "married", "children", "child"}) | frozenset(
+    ["partner", "fiancee", "fiancée", "fiance", "fiancé", "stepson", "stepdaughter", "mom", "dad"]
+)
+# A quotation's speaker written after its verb ("said Zadan and Meron jointly").
+_SPEECH_BEFORE = frozenset(["said", "says", "told", "asked", "added", "thanked"])
+
+
+def person_cue(text: str, start: int, end: int) -> bool:
+    """Whether the words right around ``text[start:end]`` say a person is named: a title or a
+    relative before it ("Mr Lyons", "my wife Portia"), an age or a role in apposition after it
+    ("Zadan, 61,", "Meron, the producer"), or a verb of speech right before or after it ("said
+    Zadan", "Heller argued")."""
+    before_words = [w.lower() for w in _WORD.findall(text[max(0, start - 30) : start])]
+    after = text[end : end + 80]
+    previous = before_words[-1] if before_words else ""
+    if previous in _PERSON_BEFORE or previous in _RELATIVE_BEFORE or previous in _SPEECH_BEFORE:
+        return True
+    if _AGE_APPOSITION.match(after) or _ROLE_APPOSITION.match(after):
+        return True
+    following = _WORD.match(after.lstrip(" "))
+    return following is not None and following.group(0).lower() in _SPEECH_AFTER
+
+
 # --- sports teams named by their city ("Indianapolis beat Kansas City 20-13") ------------------
 
 # Words of sports reports, by sport (stemmed as :func:`content_terms` stems them): a story needs

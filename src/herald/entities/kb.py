@@ -20,6 +20,8 @@ from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key, name_keys
 
 SEED_RESOURCE = "entities-seed.jsonl.gz"
+# The tag of a person known by one word only: the name of the person they are named with.
+NAMED_WITH = "named_with"
 GIVEN_NAMES_RESOURCE = "given-names.txt"
 
 # Tags whose values describe an entity's world (they feed its context profile).
@@ -67,6 +69,10 @@ class KnowledgeBase:
         self._given_names: set[str] = set()  # first words of people's names ("christine")
         self._first_words: set[str] = set()  # first word of every key (the matcher's filter)
         self._longest_key = 1  # words in the longest name key (the dictionary matcher's window)
+        # People known only by one word and the person they are named with ("Portia" with Ellen
+        # DeGeneres): (name key, that person's name key) -> entity id; their names are indexed
+        # nowhere else, so the word alone never links to them.
+        self._named_with: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         for record in records:
             self.add(record)
@@ -96,6 +102,11 @@ class KnowledgeBase:
             if old is not None:
                 self._unindex(old)
             self._records[record.id] = record
+            self._priors[record.id] = _prior(record)
+            anchor = record.first_tag(NAMED_WITH)
+            if anchor:
+                self._named_with[(alias_key(record.display_name), alias_key(anchor))] = record.id
+                return
             for demonym in record.tag_values("demonym"):
                 ids = self._by_demonym.setdefault(alias_key(demonym), [])
                 if record.id not in ids:
@@ -116,7 +127,6 @@ class KnowledgeBase:
                 if len(words) >= 2 and words[0].isalpha() and len(words[0]) >= 2:
                     self._given_names.add(words[0])
                 self._add_surname(_surname(record), record.id)
-            self._priors[record.id] = _prior(record)
             if record.entity_kind == "place" and record.first_tag("place_type") == "country":
                 code = record.first_tag("country")
                 if code:
@@ -132,6 +142,12 @@ class KnowledgeBase:
 
     def _unindex(self, old: EntityRecord) -> None:
         """Drop the keys of ``old``'s names and tags (its record stays in ``_records``)."""
+        anchor = old.first_tag(NAMED_WITH)
+        if anchor:
+            pair = (alias_key(old.display_name), alias_key(anchor))
+            if self._named_with.get(pair) == old.id:
+                del self._named_with[pair]
+            return
         stale = [(self._by_key, key) for key in self._keys_of(old)]
         stale += [(self._by_demonym, alias_key(v)) for v in old.tag_values("demonym")]
         stale += [
@@ -153,6 +169,16 @@ class KnowledgeBase:
     def lookup(self, key: str) -> list[EntityRecord]:
         """Entities having a name or alias with this key (see :func:`alias_key`)."""
         return [self._records[i] for i in self._by_key.get(key, ())]
+
+    def lookup_named_with(self, key: str, anchor: EntityRecord) -> EntityRecord | None:
+        """The person called by this one-word name key beside the person ``anchor`` (by any of
+        the anchor's names: a discovered anchor merged since into a known person is found by
+        the name it was discovered by, which the known person has)."""
+        for name in (anchor.display_name, *anchor.aliases):
+            entity_id = self._named_with.get((key, alias_key(name)))
+            if entity_id is not None and entity_id in self._records:
+                return self._records[entity_id]
+        return None
 
     def lookup_demonym(self, key: str) -> list[EntityRecord]:
         """Places whose people are called this ("French" -> France)."""

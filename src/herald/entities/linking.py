@@ -31,10 +31,11 @@ from herald.entities.cues import (
     SPORT_WORDS,
     SPORTS_WORDS,
     kind_cues,
+    person_cue,
     team_cue,
 )
 from herald.entities.jsonl import entity_id_for
-from herald.entities.kb import KnowledgeBase
+from herald.entities.kb import NAMED_WITH, KnowledgeBase
 from herald.entities.matcher import ONE_WORD_MIN_PRIOR, with_dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord, Tag
 from herald.entities.names import alias_key, fold, strip_corporate_suffix, word_positions
@@ -265,6 +266,7 @@ class EntityLinker:
         )
         resolved: dict[str, tuple[EntityRecord, float, _Group]] = {}
         drafts: dict[str, EntityDraft] = {}
+        lone: list[tuple[_Group, str, float]] = []  # people named by one word only
         neighbours = _neighbours(mentions)
         for group in groups:
             kinds = self._with_kb_kind(group, _kind_distribution(doc, group, neighbours, self._kb))
@@ -282,6 +284,9 @@ class EntityLinker:
             if choice is None:
                 draft = self._new_entity(doc, group, kinds, located)
                 if draft is None:
+                    one_word = _lone_person(doc, group, kinds, self._kb)
+                    if one_word is not None:
+                        lone.append((group, *one_word))
                     continue
                 record, confidence = draft
                 drafts[record.id] = EntityDraft.of(record)
@@ -295,6 +300,10 @@ class EntityLinker:
                 merged.surfaces = previous[2].surfaces + group.surfaces
                 merged.mentions = previous[2].mentions + group.mentions
                 resolved[record.id] = (record, max(confidence, previous[1]), merged)
+        for group, record, confidence in self._named_with(resolved, lone):
+            if record.origin == "discovered" and record.id not in self._kb:
+                drafts[record.id] = EntityDraft.of(record)
+            resolved.setdefault(record.id, (record, confidence, group))
         linked = _measure(doc, resolved)
         linked.sort(key=lambda e: (-e.salience, -e.confidence, e.display_name))
         linked = linked[: self._config.max_entities]
@@ -682,6 +691,41 @@ class EntityLinker:
             origin="discovered",
         )
         return record, confidence
+
+    def _named_with(
+        self,
+        resolved: dict[str, tuple[EntityRecord, float, _Group]],
+        lone: list[tuple[_Group, str, float]],
+    ) -> Iterable[tuple[_Group, EntityRecord, float]]:
+        """People the item names by one word only ("my wife Portia", "Heller argued"), each
+        known as that word beside the item's main person (the person named in full with the
+        most mentions). The word alone names too many people to be an entity of its own, so
+        such a person is found again only beside the same main person ("Portia" in every story
+        about Ellen DeGeneres; as discovered people are, the main person is told by name), and
+        never by the word alone."""
+        people = [
+            (len(group.mentions), -min(m.start for m in group.mentions), record)
+            for record, _, group in resolved.values()
+            if record.entity_kind == "person" and len(record.display_name.split()) >= 2
+        ]
+        if not lone or not people:
+            return
+        anchor = max(people, key=lambda p: (p[0], p[1]))[2]
+        taken = {w for _, _, r in people for w in alias_key(r.display_name).split()}
+        for group, name, confidence in lone:
+            key = alias_key(name)
+            if key in taken:
+                continue  # a word of a person's name the item writes in full
+            with_key = alias_key(anchor.display_name)
+            record = self._kb.lookup_named_with(key, anchor) or EntityRecord(
+                id=entity_id_for(PERSON, name, f"discovered:person:{key}@{with_key}"),
+                display_name=name,
+                entity_kind="person",
+                description=f"Named with {anchor.display_name}",
+                tags=(Tag(NAMED_WITH, anchor.display_name),),
+                origin="discovered",
+            )
+            yield group, record, confidence
 
     def _new_place(
         self, group: _Group, name: str, located: EntityRecord, share: float
@@ -1148,6 +1192,15 @@ def _neighbours(mentions: Sequence[Mention]) -> dict[int, tuple[Mention | None, 
     return out
 
 
+def _used_as_a_word(doc: _Document, surfaces: Iterable[str]) -> bool:
+    """Whether the text also writes one of these capitalised words in lower case ("apple")."""
+    return any(
+        surface != surface.lower()
+        and bool(word_positions(doc.text, fold(surface), not_after=".", plural=True))
+        for surface in surfaces
+    )
+
+
 def _terms_beside(doc: _Document, group: _Group) -> frozenset[str]:
     """The item's content words other than those of the group's own names."""
     own = {term for surface in group.surfaces for term in content_terms(surface)}
@@ -1159,12 +1212,8 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
     surfaces = [s for s in group.surfaces if len(s.split()) == 1]
     if not surfaces or len(group.surfaces) > len(surfaces):
         return False
-    for surface in surfaces:
-        lowered = fold(surface)
-        if surface != surface.lower() and word_positions(
-            doc.text, lowered, not_after=".", plural=True
-        ):
-            return True  # "apple" in lower case elsewhere: the word is used as a word
+    if _used_as_a_word(doc, surfaces):
+        return True
     if any(s.isupper() for s in surfaces):
         return False  # acronyms are names
     opening = [
@@ -1246,7 +1295,7 @@ def _quoted(text: str, group: _Group) -> bool:
     quoted = 0
     for mention in group.mentions:
         before = text[max(0, mention.start - 2) : mention.start].rstrip()
-        after = text[mention.end : mention.end + 3].lstrip(" ,.")
+        after = text[mention.end : mention.end + 4].lstrip(" ,.")
         if before[-1:] in _OPENING_QUOTES and after[:1] in _CLOSING_QUOTES and before:
             quoted += 1
     return quoted * 2 > len(group.mentions)
@@ -1273,6 +1322,63 @@ def _a_work(text: str, group: _Group) -> bool:
         if _WORK_BEFORE.search(before) or _WORK_AFTER.match(after):
             return True
     return False
+
+
+def _lone_person(
+    doc: _Document, group: _Group, kinds: dict[str, float], kb: KnowledgeBase
+) -> tuple[str, float] | None:
+    """The one word a person is named by, and the confidence, when the item names someone by
+    that word only: the recogniser calls most of its mentions a person, the kinds agree, and
+    the words around a mention say so too ("my wife Portia", "Heller argued", "Mr Lyons")."""
+    person = kinds.get(PERSON, 0.0)
+    labels = [m.label == "PERSON" for m in group.mentions]
+    if person < 0.5 or 2 * sum(labels) <= len(labels) or _used_as_a_word(doc, group.surfaces):
+        return None
+    words = _clean_surface(group.name).split()
+    if len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES:
+        words = words[1:]  # "Deputy Ortiz"
+    if len(words) != 1:
+        return None
+    name = words[0]
+    key = alias_key(name)
+    if (
+        len(name) < 3
+        or not name.isalpha()
+        or not name[0].isupper()
+        or name.isupper()
+        or key in _NOT_NAMES
+        or key in _TITLES
+        or kb.is_known_name(key)
+        or kb.lookup_demonym(key)
+        or kb.lookup_demonym(key.removesuffix("s"))  # "Greeks"
+        or any(key in g.split() for g in doc.keys if " " in g)
+    ):
+        return None  # a word of a name the item writes in full ("Kimani" of "Kimani Gray")
+    if all(m.start < doc.title_cased_end for m in group.mentions):
+        return None  # capitalisation proves nothing in a title-cased headline
+    if all(_part_of_a_name(doc.text, m) for m in group.mentions):
+        return None
+    if not any(person_cue(doc.text, m.start, m.end) for m in group.mentions):
+        return None
+    count = len(group.mentions)
+    confidence = round(min(1.0, person * (0.55 + 0.45 * min(1.0, count / 3)) + 0.1), 3)
+    return name, confidence
+
+
+# A word abbreviated before a name ("Det. Colin Orpe", "Dist. Atty. Steve Cooley"), a tag
+# ("#DrWho", "@TheAcademy"), or an owner's name in a business's ("Hardester's Market").
+_ABBREVIATION_AFTER = re.compile(r"^\.\s+[A-Z]")
+_OWNER_OF_A_NAME = re.compile(r"^['’]s\s+[A-Z]")
+
+
+def _part_of_a_name(text: str, mention: Mention) -> bool:
+    after = text[mention.end : mention.end + 4]
+    if text[max(0, mention.start - 1) : mention.start] in ("#", "@"):
+        return True
+    owner = mention.text.endswith(("'s", "’s")) and after[:1].isspace() and after[1:2].isupper()
+    if owner or _OWNER_OF_A_NAME.match(after):
+        return True
+    return len(mention.text) <= 4 and bool(_ABBREVIATION_AFTER.match(after))
 
 
 def _without_title(name: str) -> str:

@@ -14,6 +14,9 @@ discovered entity's name is a name of exactly one knowledge-base entity of a com
   Tennessee" is not merged into a Harriman elsewhere);
 - an event with an event.
 
+A person known by one word beside another ("Portia" with Ellen DeGeneres) merges nothing:
+one word names too many people.
+
 A name several knowledge-base entities share ("Paris" the city in France and the one in Texas)
 merges nothing: which one the older content meant cannot be told without reading it again.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from herald.entities.kb import NAMED_WITH
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key
 
@@ -66,6 +70,8 @@ def find_merges(
 
 def _compatible(discovered: EntityRecord, known: EntityRecord) -> bool:
     if known.origin == "discovered" or known.id == discovered.id:
+        return False
+    if discovered.first_tag(NAMED_WITH):
         return False
     group = _GROUPS.get(discovered.entity_kind)
     if group is None or group != _GROUPS.get(known.entity_kind):

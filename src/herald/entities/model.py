@@ -61,11 +61,17 @@ class EntityDraft:
     aliases: list[str] = field(default_factory=list)
     # What the text said of it: a place's region and country ("Harriman, Tennessee").
     tags: tuple[Tag, ...] = ()
+    description: str = ""
 
     @classmethod
     def of(cls, record: EntityRecord) -> EntityDraft:
         return cls(
-            record.id, record.display_name, record.entity_kind, list(record.aliases), record.tags
+            record.id,
+            record.display_name,
+            record.entity_kind,
+            list(record.aliases),
+            record.tags,
+            record.description,
         )
 
     def to_record(self) -> EntityRecord:
@@ -73,7 +79,7 @@ class EntityDraft:
             id=self.id,
             display_name=self.display_name,
             entity_kind=self.entity_kind,
-            description="",
+            description=self.description,
             aliases=tuple(self.aliases),
             tags=self.tags,
             origin="discovered",

@@ -1,0 +1,229 @@
+"""A person an item names by one word only ("my wife Portia", "Heller argued") is an entity known
+by that word beside the item's main person: found again beside that person, never by the word
+alone, and never merged into someone of that name.
+
+The unit tests give the linker the mentions the recogniser produced for such a sentence, so each
+case is tested whatever a model version does; the last test enriches real items end to end.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from herald.db.models.content import ContentEntity
+from herald.db.models.entity import Entity
+from herald.enrich.ner import Mention
+from herald.enrich.service import queue_enrichment
+from herald.entities.cues import person_cue
+from herald.entities.kb import NAMED_WITH, KnowledgeBase
+from herald.entities.linking import EntityLinker, LinkedEntity
+from herald.entities.matcher import dictionary_mentions
+from herald.entities.merge import find_merges, merge_key
+from herald.entities.model import EntityRecord, Tag
+from herald.entities.service import seed_knowledge_base
+from herald.jobs.worker import Worker
+from herald.runtime import Runtime
+from tests.enrich.factories import make_item
+from tests.enrich.models import fresh_knowledge_base
+
+
+@pytest.fixture
+def kb() -> KnowledgeBase:
+    return fresh_knowledge_base()
+
+
+def link(kb: KnowledgeBase, body: str, *spans: tuple[str, str]) -> dict[str, LinkedEntity]:
+    """Link ``body`` with each (text, label) of ``spans`` found at every occurrence, and add the
+    new entities to ``kb`` as enrichment does."""
+    found = []
+    for surface, label in spans:
+        start = body.find(surface)
+        while start != -1:
+            found.append(Mention(surface, label, start, start + len(surface)))
+            start = body.find(surface, start + 1)
+    found.sort(key=lambda m: m.start)
+    result = EntityLinker(kb).link("", body, found)
+    for draft in result.new_entities:
+        kb.add(draft.to_record())
+    return {e.display_name: e for e in result.entities}
+
+
+ELLEN = (
+    "Ellen DeGeneres will host the Oscars again. \"I'd like to thank the Academy, my wife "
+    'Portia and, oh dear, there goes the orchestra," DeGeneres wrote.'
+)
+
+
+def test_a_person_named_by_one_word_is_known_beside_the_items_main_person(
+    kb: KnowledgeBase,
+) -> None:
+    first = link(kb, ELLEN, ("Ellen DeGeneres", "PERSON"), ("Portia", "PERSON"))
+    portia = first["Portia"]
+    assert portia.entity_kind == "person"
+    record = kb.get(portia.entity_id)
+    assert record is not None
+    assert record.origin == "discovered"
+    assert record.first_tag(NAMED_WITH) == "Ellen DeGeneres"
+    assert record.description == "Named with Ellen DeGeneres"
+    # Another story about her: the same Portia.
+    again = link(
+        kb,
+        "Ellen DeGeneres thanked her fans. Portia said the night was perfect, DeGeneres added.",
+        ("Ellen DeGeneres", "PERSON"),
+        ("Portia", "PERSON"),
+    )
+    assert again["Portia"].entity_id == portia.entity_id
+    # A Portia beside someone else is someone else.
+    other = link(
+        kb,
+        "Mark Heller defended the actress in court. His daughter Portia watched from the gallery.",
+        ("Mark Heller", "PERSON"),
+        ("Portia", "PERSON"),
+    )
+    assert other["Portia"].entity_id != portia.entity_id
+    assert kb.get(other["Portia"].entity_id).first_tag(NAMED_WITH) == "Mark Heller"  # type: ignore[union-attr]
+    # The word alone names no entity: no lookup, no dictionary match, no surname.
+    assert kb.lookup("portia") == []
+    assert kb.lookup_surname("portia") == []
+    assert not kb.is_known_name("portia")
+    assert dictionary_mentions("Portia arrived late.", kb, []) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [
+        (
+            '"He is in the best facility," Heller argued after the hearing with Lindsay Lohan.',
+            "Heller",
+        ),
+        ('"We are thrilled to have Lindsay Lohan," said Zadan at the launch.', "Zadan"),
+        ("Lindsay Lohan left the court with Mr Lyons, who had driven her.", "Lyons"),
+        ("Lindsay Lohan won the title with her older brother, Vitali, this year.", "Vitali"),
+        ("Lindsay Lohan's lawyer is Gupta, 54, of Beverly Hills.", "Gupta"),
+    ],
+)
+def test_words_around_the_name_say_a_person(kb: KnowledgeBase, body: str, word: str) -> None:
+    found = link(kb, body, ("Lindsay Lohan", "PERSON"), (word, "PERSON"))
+    assert found[word].entity_kind == "person"
+    assert kb.get(found[word].entity_id).first_tag(NAMED_WITH) == "Lindsay Lohan"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [
+        # the recogniser's label alone: a film, a trophy
+        ("Lindsay Lohan hopes Oscar voters will notice the film.", "Oscar"),
+        # a hashtag, a business named by its owner, a title's abbreviation
+        ('Lindsay Lohan tweeted: "Well, at least they chose well... #DrWho" said fans.', "DrWho"),
+        ("It was larger, said Hardester's Market clerk Lindsay Lohan.", "Hardester"),
+        ("Lindsay Lohan thanked her partner, Det. Colin Orpe, on Friday.", "Det"),
+        # a people, not a person
+        ("Lindsay Lohan said Greeks said they would protest.", "Greeks"),
+        # a word of the full name the item writes
+        ("Lindsay Lohan arrived. Lindsay said she was tired.", "Lindsay"),
+    ],
+)
+def test_a_word_the_recogniser_calls_a_person_is_not_one_without_such_words(
+    kb: KnowledgeBase, body: str, word: str
+) -> None:
+    found = link(kb, body, ("Lindsay Lohan", "PERSON"), (word, "PERSON"))
+    assert word not in found
+
+
+def test_without_a_person_named_in_full_the_word_is_no_entity(kb: KnowledgeBase) -> None:
+    assert "Portia" not in link(kb, "My wife Portia and I thank the Academy.", ("Portia", "PERSON"))
+
+
+def ellens_portia() -> EntityRecord:
+    return EntityRecord(
+        id="ent_portia",
+        display_name="Portia",
+        entity_kind="person",
+        tags=(Tag(NAMED_WITH, "Ellen DeGeneres"),),
+        origin="discovered",
+    )
+
+
+def test_the_main_person_is_found_by_any_of_their_names(kb: KnowledgeBase) -> None:
+    """A discovered main person later merged into a known one ("Ellen DeGeneres" into "Ellen Lee
+    DeGeneres", which has that name as an alias): their Portia is still found."""
+    portia = ellens_portia()
+    kb.add(portia)
+    merged = EntityRecord(
+        id="ent_ellen",
+        display_name="Ellen Lee DeGeneres",
+        entity_kind="person",
+        aliases=("Ellen DeGeneres",),
+    )
+    assert kb.lookup_named_with("portia", merged) == portia
+    kb.remove("ent_portia")
+    assert kb.lookup_named_with("portia", merged) is None
+
+
+def test_a_person_known_beside_another_is_never_merged_into_someone_of_that_name() -> None:
+    portia = ellens_portia()
+    imported = EntityRecord(
+        id="ent_portia_de_rossi",
+        display_name="Portia de Rossi",
+        entity_kind="person",
+        aliases=("Portia",),
+        origin="import",
+    )
+    assert find_merges([portia], {merge_key(portia): [imported]}) == []
+
+
+def test_person_cue_reads_only_the_words_right_around_the_name() -> None:
+    text = "The mayor spoke. Later Portia walked home."
+    start = text.index("Portia")
+    assert not person_cue(text, start, start + len("Portia"))
+    text = "Portia, 44, walked home."
+    assert person_cue(text, 0, len("Portia"))
+
+
+def test_enrichment_stores_the_person_and_finds_them_again_in_a_later_batch(
+    enrich_runtime: Runtime, client: TestClient, auth: dict[str, str]
+) -> None:
+    """Real recogniser, real database: the second item, enriched after the first was stored,
+    links the same Portia (read back from the database with the person she is named with)."""
+    runtime = enrich_runtime
+    seed_knowledge_base(runtime)
+    stories = [
+        ("DeGeneres to host the Oscars", ELLEN),
+        (
+            "DeGeneres returns",
+            "Ellen DeGeneres returns to the Oscars stage in March. DeGeneres, who hosted in "
+            '2007, said she was thrilled. "My wife Portia told me to say yes," she added.',
+        ),
+    ]
+    ids = []
+    now = runtime.clock.now()
+    for offset, (title, body) in enumerate(stories):
+        with runtime.sessions.write() as session:
+            item = make_item(
+                session,
+                title=title,
+                body=body,
+                published_at=now - timedelta(hours=offset + 1),
+                now=now,
+            )
+            ids.append(item.id)
+            queue_enrichment(session, [item.id], clock=runtime.clock)
+        Worker(runtime).drain()
+    with runtime.sessions.read() as session:
+        (portia,) = session.scalars(select(Entity).where(Entity.display_name == "Portia")).all()
+        linked = set(
+            session.scalars(
+                select(ContentEntity.content_id).where(ContentEntity.entity_id == portia.id)
+            )
+        )
+    assert linked == set(ids)
+    assert {"key": NAMED_WITH, "value": "Ellen DeGeneres"} in portia.tags
+    results = client.post("/v1/entities/search", json={"query": "Portia"}, headers=auth).json()[
+        "results"
+    ]
+    assert results[0]["entity"]["id"] == portia.id
+    assert results[0]["entity"]["description"] == "Named with Ellen DeGeneres"
