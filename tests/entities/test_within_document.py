@@ -15,6 +15,7 @@ from herald.enrich.ner import Mention
 from herald.entities.cues import team_cue
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
+from herald.entities.model import EntityRecord
 from tests.enrich.models import fresh_knowledge_base, recognizer
 
 LAGARDE_TITLE = "ECB keeps rates on hold"
@@ -122,6 +123,64 @@ def test_an_acronym_after_the_full_organisation_name_is_the_same_entity(
     assert [d.display_name for d in result.new_entities] == [
         "Northern Fisheries Protection Council"
     ]
+
+
+def test_the_last_word_of_an_organisation_or_place_is_the_same_entity() -> None:
+    """ "the Post" after "the Washington Post", "the Sox" after "the Red Sox", "Angeles" after
+    "Los Angeles": one entity, also where another item had made the short form an entity of its
+    own; a lower-case word ("a navy spokesman") and an acronym are not short forms."""
+    kb = fresh_knowledge_base()
+    body = (
+        "Mark Felt died on Thursday, the Washington Post reported. Felt was the source for the "
+        "Post's reporting on Watergate. In Boston the Red Sox made an offer. When the Sox want "
+        "something, they get it. Los Angeles made an offer too, and Angeles fans were glad."
+    )
+    found = mentions(
+        body,
+        ("Mark Felt", "PERSON", 0),
+        ("Washington Post", "ORG", 0),
+        ("Post", "ORG", 1),
+        ("Red Sox", "ORG", 0),
+        ("Sox", "ORG", 1),
+        ("Los Angeles", "GPE", 0),
+        ("Angeles", "GPE", 1),
+    )
+    # An earlier item made "Post" an entity of its own: it is not what this item means.
+    kb.add(
+        EntityRecord(
+            id="ent_post", display_name="Post", entity_kind="organization", origin="discovered"
+        )
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Post" not in entities
+    assert "Sox" not in entities
+    assert "Angeles" not in entities
+    assert entities["The Washington Post"].mention_count == 2
+    assert entities["Boston Red Sox"].mention_count == 2
+    assert "Angeles" in entities["Los Angeles"].surfaces
+
+    body = "The Indian Navy caught 23 pirates. A navy spokesman said the IN patrol saw them."
+    found = mentions(body, ("Indian Navy", "ORG", 0), ("navy", "ORG", 0), ("IN", "ORG", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "navy" not in entities["Indian Navy"].surfaces
+
+
+def test_a_full_name_is_looked_up_before_its_short_form() -> None:
+    """A short form joined to its full name does not bring in what it names alone: "Navy" after
+    "the Indian Navy" leaves the Indian Navy the only candidate, though another item had made
+    "Navy" an entity."""
+    kb = fresh_knowledge_base()
+    for name in ("Indian Navy", "Navy"):
+        kb.add(
+            EntityRecord(
+                id=f"ent_{name}", display_name=name, entity_kind="organization", origin="discovered"
+            )
+        )
+    body = "MUST SEE: Navy pins down pirates. Two boats gave the Indian Navy a slip on Thursday."
+    found = mentions(body, ("Navy", "ORG", 0), ("Indian Navy", "ORG", 0))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert set(entities) == {"Indian Navy"}
+    assert entities["Indian Navy"].mention_count == 2
 
 
 def test_a_person_named_like_a_town_is_not_the_town(kb: KnowledgeBase) -> None:

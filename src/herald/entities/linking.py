@@ -330,8 +330,12 @@ class EntityLinker:
         # A natural feature is named by its full name: "the Gulf" read with "the Gulf of Aden"
         # is not Gulf Province.
         longest = len(group.name.split()) if _main_label(group) == "LOC" else 0
-        for surface in group.surfaces:
-            if len(surface.split()) < longest:
+        # Longer spellings first: a short form joined to its full name ("Navy" after "the
+        # Indian Navy") is looked up only when no longer one found anything.
+        by_length = sorted(group.surfaces, key=lambda s: -len(s.split()))
+        for surface in by_length:
+            words = len(surface.split())
+            if words < longest or (candidates and words == 1 < len(by_length[0].split())):
                 continue
             key = _surface_key(surface)
             for record in (
@@ -1040,6 +1044,20 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
     heads = [g for g in long_names if g.key.split()[0] == key and _main_label(g) == "LOC"]
     if len(heads) == 1 and all(m.label == "LOC" for m in group.mentions):
         return heads[0]  # "the Gulf" after "the Gulf of Aden", a natural feature's head word
+    label = _main_label(group)
+    written = [s for s in group.surfaces if s[:1].isupper() and not s.isupper()]
+    if (
+        label in ("ORG", "GPE")
+        and len(written) == len(group.surfaces)
+        and all(r.origin == "discovered" for r in kb.lookup(key))
+    ):
+        # An organisation's or a place's last word, labelled so and capitalised each time and
+        # no acronym, that the knowledge base does not know but as a name an item made ("the
+        # Post" after
+        # "the Washington Post", "the Sox" after "the Red Sox", "Angeles" after "Los Angeles").
+        tails = [g for g in long_names if g.key.split()[-1] == key and _main_label(g) == label]
+        if len(tails) == 1 and all(m.label == label for m in group.mentions):
+            return tails[0]
     surfaces = [s for s in group.surfaces if s.isupper() and 2 <= len(s) <= 6]
     if surfaces:
         expanding = [g for g in long_names if not _is_person(g) and _abbreviates(key, g.name)]
