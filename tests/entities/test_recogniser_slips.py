@@ -1014,3 +1014,40 @@ def test_a_place_written_with_the_state_it_lies_in_still_is_located_there(
     name = spans[0][0]
     (draft,) = [d for d in result.new_entities if d.display_name == name]
     assert Tag("region", region) in draft.tags
+
+
+def test_an_edition_of_a_recurring_event_is_that_event(kb: KnowledgeBase) -> None:
+    """ "The 79th Academy Awards", which the recogniser calls an organisation, are the Academy
+    Awards; an edition of an event the knowledge base lacks is a new event. Ordinal names of
+    other things stay what they are."""
+    body = (
+        "DeGeneres hosted the 79th Academy Awards in 2007 and the 3rd Annual Tribeca Film Festival."
+    )
+    found = linked(
+        kb, body, ("79th Academy Awards", "ORG"), ("3rd Annual Tribeca Film Festival", "ORG")
+    )
+    assert found["Academy Awards"].entity_kind == "event"
+    assert "79th Academy Awards" in found["Academy Awards"].surfaces
+    assert found["3rd Annual Tribeca Film Festival"].entity_kind == "event"
+    body = "Soldiers of the 101st Airborne Division left the base at 117th Street on Friday."
+    found = linked(kb, body, ("101st Airborne Division", "ORG"), ("117th Street", "FAC"))
+    assert found["101st Airborne Division"].entity_kind == "organization"
+    assert found["117th Street"].entity_kind == "place"
+
+
+def test_a_participle_before_a_known_name_and_a_rank_after_a_unit_are_cut(
+    kb: KnowledgeBase,
+) -> None:
+    body = "Considering Lionsgate recently absorbed Summit, a change in director could be likely."
+    found = linked(kb, body, ("Considering Lionsgate", "ORG"))
+    assert set(found) == {"Lionsgate"}
+    body = "She then opened fire on the others, Philadelphia Homicide Capt. James Clark said."
+    found = linked(kb, body, ("Philadelphia Homicide Capt", "ORG"), ("James Clark", "PERSON"))
+    assert "Philadelphia Homicide" in found
+    assert "Philadelphia Homicide Capt" not in found
+
+
+def test_a_drink_driving_charge_is_no_organisation(kb: KnowledgeBase) -> None:
+    body = "The man was charged with DWI and leaving the scene, and DWI carries a jail term."
+    result = EntityLinker(kb).link("", body, every(body, "DWI", "ORG"))
+    assert result.entities == []

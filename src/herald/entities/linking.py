@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from herald.enrich.ner import Mention, stop_words
 from herald.enrich.text import content_terms, split_sentences
 from herald.entities.cues import (
+    EVENT,
     GROUPS,
     KIND_GROUP,
     LABEL_GROUPS,
@@ -274,6 +275,8 @@ class EntityLinker:
             located = self._located_in(doc, group)
             if located is not None:  # and so a place, whatever the recogniser called it
                 kinds = _half_decided(kinds, PLACE)
+            elif _edition(group.name) is not None:  # "the 79th Academy Awards": an event
+                kinds = _half_decided(kinds, EVENT)
             choice = (
                 self._team(doc, group)
                 or self._choose(doc, group, kinds, located)
@@ -345,6 +348,11 @@ class EntityLinker:
             ):
                 exact = alias_key(record.display_name) in (key, strip_corporate_suffix(key))
                 candidates[record.id] = (record, 1.0 if exact else 0.8)
+        edition = _edition(group.name) if not candidates else None
+        if edition is not None:  # "the 79th Academy Awards" are the Academy Awards
+            for record in self._kb.lookup(alias_key(edition)):
+                if record.entity_kind == "event":
+                    candidates[record.id] = (record, 0.8)
         if not candidates:
             # spaCy sometimes calls a nationality a place ("Emirati soldiers").
             if any(m.label in ("GPE", "NORP") for m in group.mentions):
@@ -643,6 +651,8 @@ class EntityLinker:
             # A model of a known product line ("BlackBerry Q10", "Galaxy S4", "Windows 8"),
             # whatever the recogniser called it.
             group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
+        elif _edition(name) is not None:  # "the 3rd Annual Tribeca Film Festival"
+            group_kind, share = EVENT, a_name + kinds.get(EVENT, 0.0)
         elif _starts_like_a_place(name):
             group_kind, share = PLACE, a_name  # "Mount Sefton", "Place Vendôme"
         elif last in _NAMING_WORDS:
@@ -1245,8 +1255,8 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
 # Capitalised tokens the recogniser calls organisations that name nothing: time zones,
 # abbreviations of common words, and sports reports' abbreviations (touchdown, injured
 # reserve, knockout, most valuable player, quarterback, runs batted in, earned run average).
-_NOT_NAME_TEXT = """gmt bst est edt cst cdt pst pdt cet cest utc dui ie td tds ir ko kos tko mvp
-    qb rbi rbis era"""
+_NOT_NAME_TEXT = """gmt bst est edt cst cdt pst pdt cet cest utc dui dwi owi dwai ie td tds ir ko
+    kos tko mvp qb rbi rbis era"""
 # Abbreviations of common nouns, which the recogniser often takes for names in technology talk
 # ("AI" as a place, "API" and "LLM" as organisations): no new entity (a knowledge-base entity
 # of that name still links).
@@ -1434,8 +1444,8 @@ def _entity_kind(group: str, name: str) -> EntityKind:
     if _STORM.match(name):
         return "event"  # the recogniser calls storms organisations or people
     words = {w.strip(".,").lower() for w in name.split()}
-    if _YEAR_FIRST.match(name) and not words & _COMPANY_WORDS:
-        return "event"  # "2013 Academy Awards", "2014 World Cup"
+    if (_YEAR_FIRST.match(name) and not words & _COMPANY_WORDS) or _edition(name) is not None:
+        return "event"  # "2013 Academy Awards", "2014 World Cup", "the 81st Academy Awards"
     if group == ORG:
         last = name.split()[-1].strip(".,").lower() if name.split() else ""
         return "company" if words & _COMPANY_WORDS or last in _FIRM_ENDINGS else "organization"
@@ -1467,6 +1477,21 @@ _STORM = re.compile(
     r"^(?:hurricane|typhoon|cyclone|(?:sub|post-)?tropical (?:storm|depression))\s", re.I
 )
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
+# An edition of a recurring event: an ordinal, then a name ending as such events' names do.
+_EDITION = re.compile(
+    r"^\d{1,3}(?:st|nd|rd|th)\s+(?:[Aa]nnual\s+)?((?:[A-Z][\w.&'-]*\s+)*(?:Awards|Games|"
+    r"Olympics|Festival|Championships?|Ceremony|Summit|Convention|Oscars|Emmys|Grammys))$"
+)
+
+
+def _edition(name: str) -> str | None:
+    """The recurring event a name is an edition of ("Academy Awards" of "79th Academy
+    Awards"), or None; ordinal names of other things ("101st Airborne Division", "117th
+    Street") are not editions."""
+    found = _EDITION.match(name)
+    return found.group(1) if found else None
+
+
 # How a country is written before an organisation's name (by name key: "U.S.", "U.S" and
 # "US" are one), and its name in full.
 _NATIONAL_PREFIXES = {"us": "United States", "uk": "United Kingdom"}
@@ -1697,6 +1722,9 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
 
 
 _PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
+# Ranks written abbreviated after a unit's name, which the recogniser may keep with it.
+_RANK_TEXT = "capt sgt lt det insp supt cpl col gen maj cmdr"
+_RANKS = frozenset(_RANK_TEXT.split())
 
 
 def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
@@ -1705,8 +1733,10 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     too or starts with a known first name); a title before a full name ("Quarterback Peyton
     Manning"), unless the knowledge base knows the whole ("Queen Elizabeth II"); a participle
     opening a person's name ("Unemployed John Jenkin", "Joining Cooley"; not a known first name
-    such as "Sterling", nor a word known names start with, such as "United"). Nor letters after a
-    person's name ("Judge Anthony Russell QC" is Anthony Russell)."""
+    such as "Sterling", nor a word known names start with, such as "United") or a name the
+    knowledge base knows ("Considering Lionsgate"). Nor letters after a person's name ("Judge
+    Anthony Russell QC" is Anthony Russell), nor a rank after a unit's ("Philadelphia Homicide
+    Capt." is Philadelphia Homicide)."""
     named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
     for mention in mentions:
@@ -1726,21 +1756,23 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
             opener = _surface_key(rest) in named or _has_given_name(rest, kb)
         elif first.lower().strip(".") in _TITLES:
             opener = _has_given_name(rest, kb)
+        elif _PARTICIPLE.match(first) is None or kb.starts_a_name(alias_key(first)):
+            opener = False
         else:
+            # before a person's name, or a name the knowledge base knows ("Considering
+            # Lionsgate recently absorbed Summit")
             opener = (
-                mention.label == "PERSON"
-                and _PARTICIPLE.match(first) is not None
-                and not kb.is_given_name(fold(first))
-                and not kb.starts_a_name(alias_key(first))
-            )
+                mention.label == "PERSON" and not kb.is_given_name(fold(first))
+            ) or kb.is_known_name(_surface_key(rest))
         if opener and not kb.is_known_name(_surface_key(mention.text)):
             mention = Mention(rest, mention.label, mention.start + cut, mention.end)
             words = list(_NON_SPACE.finditer(mention.text))
         last = words[-1]
-        if (
-            mention.label == "PERSON"
-            and len(words) >= 3
-            and last.group().strip(".,") in _POST_NOMINALS
+        if len(words) >= 3 and (
+            (mention.label == "PERSON" and last.group().strip(".,") in _POST_NOMINALS)
+            # a rank the recogniser kept after a unit ("Philadelphia Homicide Capt. James
+            # Clark")
+            or (mention.label != "PERSON" and last.group().strip(".,").lower() in _RANKS)
         ):
             end = words[-2].end()
             mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
