@@ -1051,3 +1051,26 @@ def test_a_drink_driving_charge_is_no_organisation(kb: KnowledgeBase) -> None:
     body = "The man was charged with DWI and leaving the scene, and DWI carries a jail term."
     result = EntityLinker(kb).link("", body, every(body, "DWI", "ORG"))
     assert result.entities == []
+
+
+def test_a_persons_name_ends_where_lower_case_prose_begins(kb: KnowledgeBase) -> None:
+    body = "New Orleans signed a back after putting Chris Ivory on Injured Reserve on Monday."
+    found = linked(kb, body, ("Chris Ivory on Injured Reserve", "PERSON"))
+    assert found["Chris Ivory"].entity_kind == "person"
+    assert "Chris Ivory on Injured Reserve" not in found
+    # Particles, alone or joined by a hyphen or an apostrophe, belong to the name.
+    for name in ("Abdel Fattah el-Sisi", "Ludwig van Beethoven", "Anne Marie d'Ornano"):
+        body = f"The crowd cheered {name} loudly, and {name} waved back."
+        found = by_name(EntityLinker(kb).link("", body, every(body, name, "PERSON")))
+        assert name in found
+
+
+def test_what_an_office_is_of_glued_to_its_holder_is_split(kb: KnowledgeBase) -> None:
+    body = (
+        "Secretary of Commerce Gary Locke and Secretary of the Interior Ken Salazar said on "
+        "Tuesday that the rule would go."
+    )
+    found = linked(kb, body, ("Commerce Gary Locke", "ORG"), ("the Interior Ken Salazar", "ORG"))
+    assert found["Gary Locke"].entity_kind == "person"
+    assert found["Ken Salazar"].entity_kind == "person"
+    assert not {"Commerce Gary Locke", "Interior Ken Salazar"} & set(found)

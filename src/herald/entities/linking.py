@@ -140,6 +140,10 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 _CONNECTING = frozenset(
     {"of", "the", "and", "for", "de", "du", "la", "le", "von", "van", "al", "bin"}
 )
+# Lower-case words inside people's names ("Ludwig van Beethoven", "Luiz Inácio Lula da Silva").
+_NAME_PARTICLE_TEXT = """de da das do dos di del della der den du la le van von vom zu ten ter
+    al el bin ibn ben bint y e d"""
+_NAME_PARTICLES = frozenset(_NAME_PARTICLE_TEXT.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +248,8 @@ class EntityLinker:
         """Link the mentions found in ``document_text(title, body)``."""
         text = document_text(title, body)
         title_cased_end = len(title) if title_cased(title) else 0
-        mentions = _without_openers(_within_paragraphs(_split_glued(mentions, self._kb)), self._kb)
+        mentions = _split_glued(text, mentions, self._kb)
+        mentions = _without_openers(_within_paragraphs(mentions), self._kb)
         mentions = _with_given_names(text, _joined_across_and(text, mentions), self._kb)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
@@ -1437,7 +1442,15 @@ def _looks_like_a_name(name: str) -> bool:
         return False  # a name cut short ("National Player of")
     if not any(ch.isalpha() for ch in name):
         return False
-    return all(w[0].isupper() or w[0].isdigit() or w.lower() in _CONNECTING for w in words)
+    return all(
+        w[0].isupper() or w[0].isdigit() or w.lower() in _CONNECTING or _particle(w) for w in words
+    )
+
+
+def _particle(word: str) -> bool:
+    """Whether a lower-case word belongs in a person's name: "van", "da", and one joined to the
+    name by a hyphen or an apostrophe ("el-Sisi", "d'Estaing")."""
+    return re.split(r"[-'’]", word, maxsplit=1)[0] in _NAME_PARTICLES
 
 
 def _entity_kind(group: str, name: str) -> EntityKind:
@@ -1511,12 +1524,13 @@ def _national_aliases(name: str) -> tuple[str, ...]:
     return tuple(aliases)
 
 
-def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
+def _split_glued(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
     """Mentions where the recogniser glued a name to the person after it as two: a well-known
     place ("Governor of Wisconsin Scott Walker" read as the organisation "Wisconsin Scott
-    Walker"), or an organisation and the person its title introduces ("Carolina Panthers QB Cam
-    Newton"). A person's name, and a name the knowledge base knows as a whole ("San Diego
-    Padres'", a team), are left whole."""
+    Walker"), what an office is of ("Secretary of the Interior Ken Salazar" read as "the
+    Interior Ken Salazar"), or an organisation and the person its title introduces ("Carolina
+    Panthers QB Cam Newton"). A person's name, and a name the knowledge base knows as a whole
+    ("San Diego Padres'", a team), are left whole."""
     out: list[Mention] = []
     for mention in mentions:
         words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(mention.text)]
@@ -1527,28 +1541,43 @@ def _split_glued(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention
         ):
             out.append(mention)
             continue
+        office = _OFFICE_OF.search(text, max(0, mention.start - 40), mention.start) is not None
         out.extend(
             _split_at_title(mention, words, kb)
-            or _split_after_place(mention, words, kb)
+            or _split_after_place(mention, words, kb, office)
             or [mention]
         )
     return out
 
 
+# An office written before what it is of ("Secretary of the", "Minister of").
+_OFFICE_OF = re.compile(
+    r"\b(?:secretary|minister|ministry|department|director|commissioner|governor|mayor)\s+of"
+    r"(?:\s+the)?\s+$",
+    re.IGNORECASE,
+)
+
+
 def _split_after_place(
-    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase
+    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase, office: bool = False
 ) -> list[Mention]:
-    """A well-known place of one or two words, then a person (a known first name and one or two
-    more words)."""
+    """A well-known place of one or two words, or after an office what it is of (``office``),
+    then a person (a known first name and one or two more words)."""
     if len(words) > 5:
         return []
+    if office and mention.text.lower().startswith("the "):
+        words = words[1:]  # "the Interior Ken Salazar"
     for n in (1, 2):
-        place = mention.text[: words[n - 1][1]]
+        if n >= len(words):
+            break
+        place = mention.text[words[0][0] : words[n - 1][1]]
         if not 2 <= len(words) - n <= 3 or not _has_given_name(mention.text[words[n][0] :], kb):
             continue
         longer = alias_key(mention.text[: words[n][1]])
         if any(r.entity_kind == "place" for r in kb.lookup(longer)):
             continue  # "the San Diego Union-Tribune": the place goes on ("San Diego")
+        if office:  # what the office is of, a department or a place
+            return _then_a_person(mention, words[n - 1][1], words[n][0], "ORG")
         if any(
             r.entity_kind == "place" and kb.prior(r.id) >= 0.5 for r in kb.lookup(alias_key(place))
         ):
@@ -1767,6 +1796,24 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
         if opener and not kb.is_known_name(_surface_key(mention.text)):
             mention = Mention(rest, mention.label, mention.start + cut, mention.end)
             words = list(_NON_SPACE.finditer(mention.text))
+        if mention.label == "PERSON" and len(words) >= 3:
+            # A person's name does not go on in lower case but by a particle ("Chris Ivory on
+            # Injured Reserve" is Chris Ivory; "Ludwig van Beethoven", "Abdel Fattah el-Sisi"
+            # and "Valéry Giscard d'Estaing" stay whole).
+            prose = next(
+                (
+                    i
+                    for i, w in enumerate(words[2:], start=2)
+                    if w.group()[:1].islower() and not _particle(w.group())
+                ),
+                None,
+            )
+            if prose is not None:
+                end = words[prose - 1].end()
+                mention = Mention(
+                    mention.text[:end], mention.label, mention.start, mention.start + end
+                )
+                words = words[:prose]
         last = words[-1]
         if len(words) >= 3 and (
             (mention.label == "PERSON" and last.group().strip(".,") in _POST_NOMINALS)
