@@ -1074,3 +1074,10 @@ def test_what_an_office_is_of_glued_to_its_holder_is_split(kb: KnowledgeBase) ->
     assert found["Gary Locke"].entity_kind == "person"
     assert found["Ken Salazar"].entity_kind == "person"
     assert not {"Commerce Gary Locke", "Interior Ken Salazar"} & set(found)
+
+
+def test_a_role_written_before_a_persons_name_is_not_part_of_it(kb: KnowledgeBase) -> None:
+    body = "Comedian Ellen DeGeneres will host the Oscars again, the academy said on Friday."
+    found = linked(kb, body, ("Comedian Ellen DeGeneres", "PERSON"))
+    assert found["Ellen DeGeneres"].entity_kind == "person"
+    assert "Comedian Ellen DeGeneres" not in found

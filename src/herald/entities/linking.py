@@ -1753,16 +1753,22 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
 _PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
 # Ranks written abbreviated after a unit's name, which the recogniser may keep with it.
 _RANK_TEXT = "capt sgt lt det insp supt cpl col gen maj cmdr"
+# What people are, written before their names like a title ("Comedian Ellen DeGeneres").
+_ROLE_TEXT = """comedian comedienne actor actress singer songwriter rapper producer author writer
+    novelist presenter reporter columnist journalist photographer designer chef musician
+    composer artist filmmaker businessman businesswoman billionaire entrepreneur"""
+_ROLES = frozenset(_ROLE_TEXT.split())
 _RANKS = frozenset(_RANK_TEXT.split())
 
 
 def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
     """Mentions without a word the recogniser kept before a name: an article ("the Jays"); a
     nationality before a person ("the American Hasim Rahman", when "Hasim Rahman" is named here
-    too or starts with a known first name); a title before a full name ("Quarterback Peyton
-    Manning"), unless the knowledge base knows the whole ("Queen Elizabeth II"); a participle
-    opening a person's name ("Unemployed John Jenkin", "Joining Cooley"; not a known first name
-    such as "Sterling", nor a word known names start with, such as "United") or a name the
+    too or starts with a known first name); a title or a role before a full name ("Quarterback
+    Peyton Manning", "Comedian Ellen DeGeneres"), unless the knowledge base knows the whole
+    ("Queen Elizabeth II"); a participle opening a person's name ("Unemployed John Jenkin",
+    "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
+    with, such as "United") or a name the
     knowledge base knows ("Considering Lionsgate"). Nor letters after a person's name ("Judge
     Anthony Russell QC" is Anthony Russell), nor a rank after a unit's ("Philadelphia Homicide
     Capt." is Philadelphia Homicide)."""
@@ -1783,7 +1789,7 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
             if named is None:
                 named = {_surface_key(m.text) for m in mentions}
             opener = _surface_key(rest) in named or _has_given_name(rest, kb)
-        elif first.lower().strip(".") in _TITLES:
+        elif first.lower().strip(".") in _TITLES or first.lower() in _ROLES:
             opener = _has_given_name(rest, kb)
         elif _PARTICIPLE.match(first) is None or kb.starts_a_name(alias_key(first)):
             opener = False
