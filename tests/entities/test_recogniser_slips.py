@@ -1081,3 +1081,10 @@ def test_a_role_written_before_a_persons_name_is_not_part_of_it(kb: KnowledgeBas
     found = linked(kb, body, ("Comedian Ellen DeGeneres", "PERSON"))
     assert found["Ellen DeGeneres"].entity_kind == "person"
     assert "Comedian Ellen DeGeneres" not in found
+
+
+def test_a_known_company_called_a_nationality_is_the_company(kb: KnowledgeBase) -> None:
+    body = "Having delivered a hit, Ross expects a raise from Lionsgate after French critics raved."
+    found = linked(kb, body, ("Lionsgate", "NORP"), ("French", "NORP"))
+    assert found["Lionsgate"].entity_kind == "company"
+    assert found["France"].entity_kind == "place"

@@ -327,8 +327,13 @@ class EntityLinker:
     ) -> tuple[EntityRecord, float] | None:
         if _is_demonym(group):
             demonym = self._choose_demonym(group)
-            if demonym is not None or not self._known_product(group):
+            if demonym is not None:
                 return demonym
+            if self._known_organisation(group):
+                # "Lionsgate", "Democratic", which the small model may call a nationality.
+                kinds = _half_decided(kinds, ORG)
+            elif not self._known_product(group):
+                return None
             # "Windows Vista", which the small model may call a nationality, is the product.
         state = _abbreviated_state(doc.text, group)
         if state is not None:  # "Springfield, Mo.": the US state
@@ -497,6 +502,12 @@ class EntityLinker:
             return kinds
         known = next(iter(found))
         return _half_decided(kinds, known)
+
+    def _known_organisation(self, group: _Group) -> bool:
+        """Whether the knowledge base knows a name of the group as organisations or companies
+        only."""
+        kinds = {r.entity_kind for s in group.surfaces for r in self._kb.lookup(_surface_key(s))}
+        return bool(kinds) and kinds <= {"organization", "company"}
 
     def _known_product(self, group: _Group) -> bool:
         return any(
