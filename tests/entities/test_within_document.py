@@ -13,7 +13,7 @@ import pytest
 
 from herald.enrich.ner import Mention
 from herald.entities.cues import team_cue
-from herald.entities.kb import KnowledgeBase
+from herald.entities.kb import KnowledgeBase, without_initials
 from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
 from herald.entities.model import EntityRecord
 from tests.enrich.models import fresh_knowledge_base, recognizer
@@ -181,6 +181,65 @@ def test_a_full_name_is_looked_up_before_its_short_form() -> None:
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert set(entities) == {"Indian Navy"}
     assert entities["Indian Navy"].mention_count == 2
+
+
+def test_a_persons_name_with_and_without_initials_is_one_person() -> None:
+    kb = fresh_knowledge_base()
+    body = (
+        "Obama nominated Regina M. Benjamin on Monday. Regina Benjamin runs a clinic. Services "
+        "M. Benjamin, MD, is its founder. Dr. Benjamin holds a degree in chemistry. W. Mark Felt "
+        "died; Mark Felt was the source, his son Mark said."
+    )
+    found = mentions(
+        body,
+        ("Regina M. Benjamin", "PERSON", 0),
+        ("Regina Benjamin", "PERSON", 0),
+        ("M. Benjamin", "PERSON", 1),
+        ("Benjamin", "PERSON", 3),
+        ("W. Mark Felt", "PERSON", 0),
+        ("Mark Felt", "PERSON", 1),
+        ("Mark", "PERSON", 2),
+    )
+    result = EntityLinker(kb).link("", body, found)
+    people = {e.display_name for e in result.entities if e.entity_kind == "person"}
+    assert len(people) == 2
+    (benjamin,) = [e for e in result.entities if "Benjamin" in e.display_name]
+    assert set(benjamin.surfaces) == {
+        "Regina M. Benjamin",
+        "Regina Benjamin",
+        "M. Benjamin",
+        "Benjamin",
+    }
+    (felt,) = [e for e in result.entities if "Felt" in e.display_name]
+    assert "Mark" in felt.surfaces
+    for draft in result.new_entities:
+        kb.add(draft.to_record())
+    # The next item writes the name the other way: the same person.
+    body = "Dr. Regina Benjamin spoke in Mobile, where Regina M. Benjamin had trained."
+    for name in ("Regina Benjamin", "Regina M. Benjamin"):
+        again = by_name(EntityLinker(kb).link("", body, mentions(body, (name, "PERSON", 0))))
+        assert [e.entity_id for e in again.values() if e.entity_kind == "person"] == [
+            benjamin.entity_id
+        ]
+
+
+def test_two_people_of_one_name_but_their_initials_stay_two() -> None:
+    """ "George Bush" beside "George W. Bush" and "George H. W. Bush" is neither; a number is no
+    initial ("Layer 3")."""
+    kb = fresh_knowledge_base()
+    body = "George H. W. Bush and his son George W. Bush met. George Bush, the elder, spoke first."
+    found = mentions(
+        body,
+        ("George H. W. Bush", "PERSON", 0),
+        ("George W. Bush", "PERSON", 0),
+        ("George Bush", "PERSON", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "George H. W. Bush" in entities
+    assert "George W. Bush" in entities
+    assert entities["George H. W. Bush"].entity_id != entities["George W. Bush"].entity_id
+    assert without_initials("w mark felt") == "mark felt"
+    assert without_initials("layer 3 switch") == "layer 3 switch"
 
 
 def test_a_person_named_like_a_town_is_not_the_town(kb: KnowledgeBase) -> None:

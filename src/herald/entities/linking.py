@@ -36,7 +36,7 @@ from herald.entities.cues import (
     team_cue,
 )
 from herald.entities.jsonl import entity_id_for
-from herald.entities.kb import NAMED_WITH, KnowledgeBase
+from herald.entities.kb import NAMED_WITH, KnowledgeBase, is_initial, without_initials
 from herald.entities.matcher import ONE_WORD_MIN_PRIOR, with_dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord, Tag
 from herald.entities.names import alias_key, fold, strip_corporate_suffix, word_positions
@@ -355,6 +355,8 @@ class EntityLinker:
                 self._kb.lookup(key)
                 or self._kb.lookup(strip_corporate_suffix(key))
                 or _products_in_plural(self._kb, key)
+                # "Regina M. Benjamin" is the Regina Benjamin known (people only)
+                or [r for r in self._kb.lookup(without_initials(key)) if r.entity_kind == "person"]
             ):
                 exact = alias_key(record.display_name) in (key, strip_corporate_suffix(key))
                 candidates[record.id] = (record, 1.0 if exact else 0.8)
@@ -980,11 +982,17 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
         group = groups.setdefault(key, _Group(key))
         group.surfaces[surface] += 1
         group.mentions.append(mention)
+    _join_initials(groups)
     long_names = [g for g in groups.values() if len(g.key.split()) > 1 and not _is_demonym(g)]
     for key, group in list(groups.items()):
-        if len(key.split()) != 1 or _abbreviated_state(text, group) is not None:
+        core = [w for w in key.split() if not is_initial(w)]
+        if len(core) != 1 or _abbreviated_state(text, group) is not None:
             continue  # "Chapel Hill, N.C." names the state, whatever "North Carolina" stands for
-        if _is_demonym(group):
+        if core[0] != key:  # "M. Benjamin": a surname after initials is a short form too
+            probe = _Group(core[0], group.surfaces, group.mentions)
+            others = [g for g in long_names if g is not group]
+            owner = _short_form_owner(probe, others, kb) if _is_person(group) else None
+        elif _is_demonym(group):
             owner = _surname_called_a_nationality(group, long_names, kb)
         else:
             owner = _short_form_owner(group, long_names, kb)
@@ -992,7 +1000,28 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
             owner.surfaces.update(group.surfaces)
             owner.mentions.extend(group.mentions)
             del groups[key]
+            if group in long_names:  # "M. Benjamin", joined: no full name of its own
+                long_names.remove(group)
     return list(groups.values())
+
+
+def _join_initials(groups: dict[str, _Group]) -> None:
+    """A person's name written without the initials it has elsewhere in the item ("Regina
+    Benjamin" and "Regina M. Benjamin") is one group, when one name with initials fits: "George
+    Bush" beside both "George W. Bush" and "George H. W. Bush" stays apart, as do those two."""
+    initialled: dict[str, list[str]] = defaultdict(list)
+    for key, group in groups.items():
+        bare = without_initials(key)
+        if bare != key and _is_person(group):
+            initialled[bare].append(key)
+    for bare, keys in initialled.items():
+        plain = groups.get(bare)
+        if plain is None or len(keys) != 1 or not _is_person(plain):
+            continue
+        owner = groups[keys[0]]
+        owner.surfaces.update(plain.surfaces)
+        owner.mentions.extend(plain.mentions)
+        del groups[bare]
 
 
 # A common noun the recogniser kept after a place's name, in lower case as it is not part of it.
@@ -1039,7 +1068,7 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         owners = [
             g
             for g in long_names
-            if key == g.key.split()[0]
+            if key == _first_name_key(g.key)
             and _has_person_label(g)
             and g.key.split()[-1] not in _NAMING_WORDS  # "Surrey" is not of "Surrey Police"
         ]
@@ -1047,7 +1076,9 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
     if not owners and kb.is_given_name(key) and not kb.is_known_name(key):
         # A first name alone, whatever its label, after one person's full name ("Bettie" after
         # "Bettie Page", both called organisations).
-        owners = [g for g in long_names if key == g.key.split()[0] and _has_given_name(g.name, kb)]
+        owners = [
+            g for g in long_names if key == _first_name_key(g.key) and _has_given_name(g.name, kb)
+        ]
         first_name = True
     if len(owners) > 1:
         # Several full names of that surname: the one the item had introduced, alone, when it
@@ -1090,6 +1121,12 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         if len(expanding) == 1:
             return expanding[0]
     return None
+
+
+def _first_name_key(key: str) -> str:
+    """The first word of a name key that is no initial ("mark" of "w mark felt")."""
+    words = key.split()
+    return next((w for w in words if not is_initial(w)), words[0])
 
 
 def _abbreviates(acronym: str, name: str) -> bool:
