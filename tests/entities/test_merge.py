@@ -79,8 +79,14 @@ def test_a_discovered_entity_merges_into_the_one_knowledge_base_entity_of_its_na
         known("Barack Obama", "person"),
         known("Huawei", "company"),
         known("Jordan", "place"),
-        known("Springfield", "place", Tag("country", "US"), Tag("region", "Illinois")),
-        known("Springfield", "place", Tag("country", "US"), Tag("region", "Missouri")),
+        replace(
+            known("Springfield", "place", Tag("country", "US"), Tag("region", "Illinois")),
+            id="ent_springfield_il",
+        ),
+        replace(
+            known("Springfield", "place", Tag("country", "US"), Tag("region", "Missouri")),
+            id="ent_springfield_mo",
+        ),
         known("Harriman", "place", Tag("country", "US"), Tag("region", "New York")),
     ]
     index: dict[str, list[EntityRecord]] = {}
@@ -94,6 +100,20 @@ def test_a_discovered_entity_merges_into_the_one_knowledge_base_entity_of_its_na
     # Two Springfields could be either; a Harriman the text placed in Tennessee is not New
     # York's. Another discovered entity is never a target.
     assert find_merges([obama], {merge_key(obama): [discovered("Barack Obama", "person")]}) == []
+
+
+def test_a_discovered_person_named_with_initials_merges_into_the_person_without_them() -> None:
+    benjamin = discovered("Regina M. Benjamin", "person")
+    target = known("Regina Benjamin", "person")
+    (merge,) = find_merges([benjamin], {"regina benjamin": [target]})
+    assert merge.into == target
+    # Initials are a person's only: "Plan B Group" is not "Plan Group".
+    plan = discovered("Plan B Group", "organization")
+    assert find_merges([plan], {"plan group": [known("Plan Group", "organization")]}) == []
+    # Two known people without them: no telling which.
+    bush = discovered("George X. Bush", "person")
+    both = [known("George Bush", "person"), known("George Bush Sr", "person")]
+    assert find_merges([bush], {"george bush": [both[0]], "george x bush": [both[1]]}) == []
 
 
 # --- in the database ---------------------------------------------------------------------------

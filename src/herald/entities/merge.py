@@ -5,7 +5,8 @@ Linking adds an entity of its own for a confident name the knowledge base lacks 
 entity). When a seed or an import later adds that entity ("Barack Obama" before and after the
 seed knew him), new content links to the knowledge base's entity while older content, entity
 search and saved searches still hold the discovered one. The two are merged when the
-discovered entity's name is a name of exactly one knowledge-base entity of a compatible kind:
+discovered entity's name (a person's also without initials) is a name of exactly one
+knowledge-base entity of a compatible kind:
 
 - a person only with a person;
 - an organisation, company or product with any of the three (linking guesses which of them a
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from herald.entities.kb import NAMED_WITH
+from herald.entities.kb import NAMED_WITH, without_initials
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key
 
@@ -53,18 +54,29 @@ def merge_key(record: EntityRecord) -> str:
     return alias_key(record.display_name)
 
 
+def merge_keys(record: EntityRecord) -> tuple[str, ...]:
+    """The name keys a discovered entity is matched by: its display name's and, for a person,
+    that key without initials ("Regina M. Benjamin" is the known Regina Benjamin)."""
+    key = merge_key(record)
+    plain = without_initials(key) if record.entity_kind == "person" else key
+    return (key,) if plain == key else (key, plain)
+
+
 def find_merges(
     discovered: Iterable[EntityRecord], known: Mapping[str, Sequence[EntityRecord]]
 ) -> list[Merge]:
     """The merges among ``discovered``, given the knowledge-base entities (not discovered ones)
-    having each name key (``known``, keyed as :func:`merge_key` keys)."""
+    having each name key (``known``, keyed as :func:`merge_keys` keys)."""
     merges = []
     for record in discovered:
-        candidates = [
-            other for other in known.get(merge_key(record), ()) if _compatible(record, other)
-        ]
+        candidates = {
+            other.id: other
+            for key in merge_keys(record)
+            for other in known.get(key, ())
+            if _compatible(record, other)
+        }
         if len(candidates) == 1:
-            merges.append(Merge(record, candidates[0]))
+            merges.append(Merge(record, next(iter(candidates.values()))))
     return merges
 
 

@@ -28,7 +28,7 @@ from herald.db.models.content import ContentItem
 from herald.entities import repository
 from herald.entities.jsonl import ImportProblem, parse_entity_lines
 from herald.entities.kb import KnowledgeBase, seed_path
-from herald.entities.merge import find_merges, merge_key
+from herald.entities.merge import find_merges, merge_keys
 from herald.entities.model import EntityRecord
 from herald.entities.search import EntityHit, EntitySearchIndex
 from herald.errors import NotFound
@@ -124,7 +124,7 @@ def merge_discovered(session: Session, *, now: datetime, batch: int = 2000) -> i
     after = ""
     while discovered := repository.discovered_after(session, after, batch):
         after = discovered[-1].id
-        known = repository.known_by_keys(session, (merge_key(r) for r in discovered))
+        known = repository.known_by_keys(session, (k for r in discovered for k in merge_keys(r)))
         for merge in find_merges(discovered, known):
             changed.update(
                 repository.merge_entity(session, merge.discovered.id, merge.into.id, now=now)
