@@ -242,6 +242,35 @@ def test_two_people_of_one_name_but_their_initials_stay_two() -> None:
     assert without_initials("layer 3 switch") == "layer 3 switch"
 
 
+def test_an_unknown_first_name_alone_joins_the_one_person_it_starts() -> None:
+    """ "Kathina" after "Kathina Thomas", called a place each time, is her; a word that starts
+    a "person" the recogniser made of other words ("Creighton Returns") is not joined to it."""
+    kb = fresh_knowledge_base()
+    body = (
+        "A stray bullet killed 10-year-old Kathina Thomas in Albany. The teenager was down the "
+        "street from Kathina's home, and Kathina's mother heard the shot."
+    )
+    found = mentions(
+        body,
+        ("Kathina Thomas", "PERSON", 0),
+        ("Kathina", "GPE", 1),
+        ("Kathina", "GPE", 2),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Kathina Thomas"].mention_count == 3
+    assert "Kathina" not in entities
+    body = "Creighton Returns to the semis. Creighton beat Drake, and Creighton fans cheered."
+    found = mentions(
+        body,
+        ("Creighton Returns", "PERSON", 0),
+        ("Creighton", "GPE", 1),
+        ("Creighton", "GPE", 2),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Creighton"].mention_count == 2
+    assert entities["Creighton Returns"].surfaces == ("Creighton Returns",)
+
+
 def test_a_person_named_like_a_town_is_not_the_town(kb: KnowledgeBase) -> None:
     assert any(r.entity_kind == "place" for r in kb.lookup("washington"))
     body = (

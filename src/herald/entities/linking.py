@@ -1080,6 +1080,19 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
             g for g in long_names if key == _first_name_key(g.key) and _has_given_name(g.name, kb)
         ]
         first_name = True
+    if not owners and not kb.is_known_name(key) and group.name[:1].isupper():
+        # A word nothing else names, alone, that starts one full name the recogniser called a
+        # person and that ends as people's names do ("Kathina" after "Kathina Thomas", called a
+        # place; not "Creighton" after the headline's "Creighton Returns").
+        owners = [
+            g
+            for g in long_names
+            if key == _first_name_key(g.key)
+            and _main_label(g) == "PERSON"
+            and len(g.key.split()) <= 3
+            and _ends_like_a_persons_name(g.key, kb)
+        ]
+        first_name = True
     if len(owners) > 1:
         # Several full names of that surname: the one the item had introduced, alone, when it
         # first wrote the surname alone ("Gigante" after "Vincent Gigante", long before "Louis
@@ -1121,6 +1134,12 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         if len(expanding) == 1:
             return expanding[0]
     return None
+
+
+def _ends_like_a_persons_name(key: str, kb: KnowledgeBase) -> bool:
+    """Whether a name key's last word is a first name or a known person's surname ("thomas")."""
+    last = key.split()[-1]
+    return kb.is_given_name(last) or bool(kb.lookup_surname(last))
 
 
 def _first_name_key(key: str) -> str:
