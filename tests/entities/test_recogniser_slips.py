@@ -1088,3 +1088,17 @@ def test_a_known_company_called_a_nationality_is_the_company(kb: KnowledgeBase) 
     found = linked(kb, body, ("Lionsgate", "NORP"), ("French", "NORP"))
     assert found["Lionsgate"].entity_kind == "company"
     assert found["France"].entity_kind == "place"
+
+
+def test_a_nationality_and_an_adjective_name_nothing(kb: KnowledgeBase) -> None:
+    body = (
+        "INS Mysore, the Indian Naval destroyer, caught the pirates; the Indian Navy said the "
+        "Indian Naval action took an hour."
+    )
+    found = by_name(
+        EntityLinker(kb).link(
+            "", body, [*every(body, "Indian Naval", "LOC"), *mentions(body, ("Indian Navy", "ORG"))]
+        )
+    )
+    assert "Indian Naval" not in found
+    assert found["Indian Navy"].entity_kind == "organization"

@@ -696,6 +696,13 @@ class EntityLinker:
             return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
         if "and" in words and words[-1].lower() not in _NAMING_WORDS:
             return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
+        if (
+            len(words) == 2
+            and words[-1].lower().endswith("al")
+            and words[-1].lower() not in _NAMING_WORDS
+            and self._kb.lookup_demonym(alias_key(words[0]))
+        ):
+            return None  # a nationality and an adjective ("the Indian Naval destroyer")
         if all(m.start < doc.title_cased_end for m in group.mentions):
             return None  # capitalisation proves nothing in a title-cased headline
         body = [m for m in group.mentions if m.start >= doc.title_end]
