@@ -1102,3 +1102,20 @@ def test_a_nationality_and_an_adjective_name_nothing(kb: KnowledgeBase) -> None:
     )
     assert "Indian Naval" not in found
     assert found["Indian Navy"].entity_kind == "organization"
+
+
+def test_an_award_is_no_person_or_organisation(kb: KnowledgeBase) -> None:
+    body = (
+        "She received a 2008 MacArthur Fellowship and shared the Most Valuable Player Award, "
+        "then watched the Academy Awards."
+    )
+    found = linked(
+        kb,
+        body,
+        ("MacArthur Fellowship", "ORG"),
+        ("Most Valuable Player Award", "ORG"),
+        ("Academy Awards", "EVENT"),
+    )
+    assert "MacArthur Fellowship" not in found
+    assert "Most Valuable Player Award" not in found
+    assert found["Academy Awards"].entity_kind == "event"  # known: still linked

@@ -114,6 +114,11 @@ _PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard la
     island islands mountain valley beach bay coast courthouse building tower warehouse"""
 _EITHER_ENDING_TEXT = """university college school hospital clinic centre center court church
     museum house hall academy observatory county city state"""
+# Last words of the names of awards and honours ("MacArthur Fellowship", "Most Valuable Player
+# Award"): no person, place or organisation (a known one still links; "Awards", a ceremony, is
+# an event: "the 2013 Academy Awards").
+_HONOUR_ENDING_TEXT = "award prize fellowship scholarship medal trophy"
+_HONOUR_ENDINGS = frozenset(_HONOUR_ENDING_TEXT.split())
 _ORG_ENDING_TEXT = """institute foundation association council committee party club agency
     ministry department fund trust bureau commission union league team police army navy post
     herald times news journal tribune gazette telecom network studios records airlines creamery
@@ -696,6 +701,8 @@ class EntityLinker:
             return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
         if "and" in words and words[-1].lower() not in _NAMING_WORDS:
             return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
+        if len(words) > 1 and words[-1].lower() in _HONOUR_ENDINGS:
+            return None  # an award ("MacArthur Fellowship", "Most Valuable Player Award")
         if (
             len(words) == 2
             and words[-1].lower().endswith("al")
@@ -1270,7 +1277,7 @@ def _has_given_name(name: str, kb: KnowledgeBase) -> bool:
     if not 2 <= len(words) <= 3 or not all(w[:1].isupper() for w in words):
         return False
     last = words[-1].lower().strip(".")
-    if not kb.is_given_name(fold(words[0])) or last in _NAMING_WORDS:
+    if not kb.is_given_name(fold(words[0])) or last in _NAMING_WORDS or last in _HONOUR_ENDINGS:
         return False
     # "Red Sox": a name the knowledge base knows as something else only is not a person's.
     known = kb.lookup(alias_key(_clean_surface(name)))
