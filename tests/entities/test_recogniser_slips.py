@@ -1119,3 +1119,19 @@ def test_an_award_is_no_person_or_organisation(kb: KnowledgeBase) -> None:
     assert "MacArthur Fellowship" not in found
     assert "Most Valuable Player Award" not in found
     assert found["Academy Awards"].entity_kind == "event"  # known: still linked
+
+
+def test_the_end_of_a_quoted_title_is_no_new_entity(kb: KnowledgeBase) -> None:
+    body = (
+        'She starred in "Take Me Out to the Ball Game" and met Frank Sinatra. "We met '
+        'Frank Sinatra," she said.'
+    )
+    found = by_name(
+        EntityLinker(kb).link(
+            "",
+            body,
+            [*mentions(body, ("Ball Game", "FAC")), *every(body, "Frank Sinatra", "PERSON")],
+        )
+    )
+    assert "Ball Game" not in found
+    assert found["Frank Sinatra"].mention_count == 2  # a quotation ending with a name is no title

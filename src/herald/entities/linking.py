@@ -1405,14 +1405,29 @@ def _ship(text: str, group: _Group) -> bool:
 
 def _quoted(text: str, group: _Group) -> bool:
     """Whether most of a group's mentions stand in quotation marks: a title ("'Catching
-    Fire'", "the "Deep Throat" source"), not the name of a person, place or organisation."""
+    Fire'", "the "Deep Throat" source"), not the name of a person, place or organisation; also
+    as the end of a longer title ("Take Me Out to the Ball Game")."""
     quoted = 0
     for mention in group.mentions:
         before = text[max(0, mention.start - 2) : mention.start].rstrip()
         after = text[mention.end : mention.end + 4].lstrip(" ,.")
-        if before[-1:] in _OPENING_QUOTES and after[:1] in _CLOSING_QUOTES and before:
+        if after[:1] not in _CLOSING_QUOTES:
+            continue
+        if (before[-1:] in _OPENING_QUOTES and before) or _ends_a_quoted_title(text, mention):
             quoted += 1
     return quoted * 2 > len(group.mentions)
+
+
+def _ends_a_quoted_title(text: str, mention: Mention) -> bool:
+    """Whether the words from an opening quotation mark to the mention read as a title's: two
+    to eight, each capitalised or a small word ("“Take Me Out to the Ball Game”"; not "“We
+    met Barack Obama”")."""
+    before = text[max(0, mention.start - 60) : mention.start]
+    at = max(before.rfind(quote) for quote in _OPENING_QUOTES)
+    if at == -1 or "\n" in before[at:]:
+        return False
+    words = before[at + 1 :].split()
+    return 2 <= len(words) <= 8 and all(w[:1].isupper() or w in _TITLE_CASE_LOWER for w in words)
 
 
 # Words that say the name beside them is a work's title: "the 1999 movie American Pie", "the
