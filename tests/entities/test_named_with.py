@@ -93,6 +93,30 @@ def test_a_person_named_by_one_word_is_known_beside_the_items_main_person(
     assert dictionary_mentions("Portia arrived late.", kb, []) == []
 
 
+def test_the_person_is_found_beside_whoever_they_were_first_named_with(kb: KnowledgeBase) -> None:
+    """The second report's main person is the opponent; Vitali is still the one known beside
+    Wladimir Klitschko, whom it names in full."""
+    first = link(
+        kb,
+        "Wladimir Klitschko won again. Klitschko shares the titles with his older brother, "
+        "Vitali. Klitschko said he was proud.",
+        ("Wladimir Klitschko", "PERSON"),
+        ("Klitschko", "PERSON"),
+        ("Vitali", "PERSON"),
+    )
+    second = link(
+        kb,
+        "Tony Thompson lost to Wladimir Klitschko. Thompson said Thompson had tried; Thompson "
+        "left. Klitschko and his older brother Vitali celebrated.",
+        ("Tony Thompson", "PERSON"),
+        ("Thompson", "PERSON"),
+        ("Wladimir Klitschko", "PERSON"),
+        ("Vitali", "PERSON"),
+    )
+    assert second["Tony Thompson"].mention_count > second["Wladimir Klitschko"].mention_count
+    assert second["Vitali"].entity_id == first["Vitali"].entity_id
+
+
 @pytest.mark.parametrize(
     ("body", "word"),
     [

@@ -746,9 +746,9 @@ class EntityLinker:
         """People the item names by one word only ("my wife Portia", "Heller argued"), each
         known as that word beside the item's main person (the person named in full with the
         most mentions). The word alone names too many people to be an entity of its own, so
-        such a person is found again only beside the same main person ("Portia" in every story
-        about Ellen DeGeneres; as discovered people are, the main person is told by name), and
-        never by the word alone."""
+        such a person is found again only beside the person they were first named with, when
+        the item names that person in full ("Portia" in every story about Ellen DeGeneres; as
+        discovered people are, that person is told by name), and never by the word alone."""
         people = [
             (len(group.mentions), -min(m.start for m in group.mentions), record)
             for record, _, group in resolved.values()
@@ -756,14 +756,18 @@ class EntityLinker:
         ]
         if not lone or not people:
             return
-        anchor = max(people, key=lambda p: (p[0], p[1]))[2]
+        people.sort(key=lambda p: (p[0], p[1]), reverse=True)
+        anchor = people[0][2]
         taken = {w for _, _, r in people for w in alias_key(r.display_name).split()}
         for group, name, confidence in lone:
             key = alias_key(name)
             if key in taken:
                 continue  # a word of a person's name the item writes in full
             with_key = alias_key(anchor.display_name)
-            record = self._kb.lookup_named_with(key, anchor) or EntityRecord(
+            # Known beside another person of the item ("Vitali" beside Wladimir Klitschko in a
+            # report whose main person is his opponent): that one.
+            known = (self._kb.lookup_named_with(key, p[2]) for p in people)
+            record = next((r for r in known if r is not None), None) or EntityRecord(
                 id=entity_id_for(PERSON, name, f"discovered:person:{key}@{with_key}"),
                 display_name=name,
                 entity_kind="person",
