@@ -13,9 +13,10 @@ import pytest
 
 from herald.enrich.ner import Mention
 from herald.entities.cues import team_cue
-from herald.entities.kb import KnowledgeBase, without_initials
+from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
 from herald.entities.model import EntityRecord
+from herald.entities.names import without_initials
 from tests.enrich.models import fresh_knowledge_base, recognizer
 
 LAGARDE_TITLE = "ECB keeps rates on hold"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from herald.enrich.text import content_terms
 from herald.entities.model import EntityRecord
-from herald.entities.names import alias_key, name_keys
+from herald.entities.names import alias_key, name_keys, without_initials
 
 SEED_RESOURCE = "entities-seed.jsonl.gz"
 # The tag of a person known by one word only: the name of the person they are named with.
@@ -283,18 +283,6 @@ class KnowledgeBase:
                 keys.add(without_initials(alias_key(name)))
         keys.discard("")
         return keys
-
-
-def without_initials(key: str) -> str:
-    """A person's name key without its initials ("regina m benjamin", "w mark felt" ->
-    "regina benjamin", "mark felt"), when two words or more are left; else the key."""
-    words = [w for w in key.split() if not is_initial(w)]
-    return " ".join(words) if len(words) >= 2 else key
-
-
-def is_initial(word: str) -> bool:
-    """Whether a word of a name key is an initial (one letter; "3" of "Layer 3" is none)."""
-    return len(word) == 1 and word.isalpha()
 
 
 _PLACE_QUALIFIER = re.compile(r"\s*\([^)]*\)$|\s+(?:am|an der|upon|on|sur|bei)\s+\S.*$")

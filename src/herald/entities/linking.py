@@ -36,10 +36,17 @@ from herald.entities.cues import (
     team_cue,
 )
 from herald.entities.jsonl import entity_id_for
-from herald.entities.kb import NAMED_WITH, KnowledgeBase, is_initial, without_initials
+from herald.entities.kb import NAMED_WITH, KnowledgeBase
 from herald.entities.matcher import ONE_WORD_MIN_PRIOR, with_dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord, Tag
-from herald.entities.names import alias_key, fold, strip_corporate_suffix, word_positions
+from herald.entities.names import (
+    alias_key,
+    fold,
+    is_initial,
+    strip_corporate_suffix,
+    without_initials,
+    word_positions,
+)
 
 # Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
 GENERIC_CONTEXT: dict[str, frozenset[str]] = {
@@ -513,16 +520,22 @@ class EntityLinker:
     def _known_organisation(self, group: _Group) -> bool:
         """Whether the knowledge base knows a name of the group as organisations or companies
         only."""
-        kinds = {r.entity_kind for s in group.surfaces for r in self._kb.lookup(_surface_key(s))}
+        kinds = self._known_kinds(group)
         return bool(kinds) and kinds <= {"organization", "company"}
 
     def _known_product(self, group: _Group) -> bool:
-        return any(
-            r.entity_kind == "product"
+        """Whether the knowledge base knows a name of several words of the group as a product."""
+        return "product" in self._known_kinds(group, min_words=2)
+
+    def _known_kinds(self, group: _Group, min_words: int = 1) -> set[str]:
+        """The kinds of the knowledge-base entities named by the group's spellings (of at least
+        ``min_words`` words)."""
+        return {
+            r.entity_kind
             for s in group.surfaces
-            if len(s.split()) > 1
+            if len(s.split()) >= min_words
             for r in self._kb.lookup(_surface_key(s))
-        )
+        }
 
     def _choose_demonym(self, group: _Group) -> tuple[EntityRecord, float] | None:
         found = {r.id: r for s in group.surfaces for r in self._kb.lookup_demonym(_surface_key(s))}
@@ -710,7 +723,7 @@ class EntityLinker:
             and self._kb.lookup_demonym(alias_key(words[0]))
         ):
             return None  # a nationality and an adjective ("the Indian Naval destroyer")
-        if all(m.start < doc.title_cased_end for m in group.mentions):
+        if _only_in_headline(doc, group):
             return None  # capitalisation proves nothing in a title-cased headline
         body = [m for m in group.mentions if m.start >= doc.title_end]
         if len(words) == 1 and (
@@ -720,7 +733,7 @@ class EntityLinker:
             return None
         count = len(group.mentions)
         in_title = len(body) < count
-        confidence = share * (0.55 + 0.45 * min(1.0, count / 3))
+        confidence = share * _mention_weight(count)
         if in_title:
             confidence += 0.1
         if group_kind == PERSON or len(words) >= 2:
@@ -743,12 +756,12 @@ class EntityLinker:
         resolved: dict[str, tuple[EntityRecord, float, _Group]],
         lone: list[tuple[_Group, str, float]],
     ) -> Iterable[tuple[_Group, EntityRecord, float]]:
-        """People the item names by one word only ("my wife Portia", "Heller argued"), each
-        known as that word beside the item's main person (the person named in full with the
-        most mentions). The word alone names too many people to be an entity of its own, so
-        such a person is found again only beside the person they were first named with, when
-        the item names that person in full ("Portia" in every story about Ellen DeGeneres; as
-        discovered people are, that person is told by name), and never by the word alone."""
+        """People the item names by one word only ("my wife Portia", "Heller argued"). The word
+        alone names too many people to be an entity of its own, so such a person is known
+        beside the person they were first named with: found again in an item that names that
+        person in full ("Portia" in every story about Ellen DeGeneres; as discovered people
+        are, that person is told by name), never by the word alone; a new one is known beside
+        the item's main person (the person named in full with the most mentions)."""
         people = [
             (len(group.mentions), -min(m.start for m in group.mentions), record)
             for record, _, group in resolved.values()
@@ -758,12 +771,12 @@ class EntityLinker:
             return
         people.sort(key=lambda p: (p[0], p[1]), reverse=True)
         anchor = people[0][2]
+        with_key = alias_key(anchor.display_name)
         taken = {w for _, _, r in people for w in alias_key(r.display_name).split()}
         for group, name, confidence in lone:
             key = alias_key(name)
             if key in taken:
                 continue  # a word of a person's name the item writes in full
-            with_key = alias_key(anchor.display_name)
             # Known beside another person of the item ("Vitali" beside Wladimir Klitschko in a
             # report whose main person is his opponent): that one.
             known = (self._kb.lookup_named_with(key, p[2]) for p in people)
@@ -1141,8 +1154,8 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
     ):
         # An organisation's or a place's last word, labelled so and capitalised each time and
         # no acronym, that the knowledge base does not know but as a name an item made ("the
-        # Post" after
-        # "the Washington Post", "the Sox" after "the Red Sox", "Angeles" after "Los Angeles").
+        # Post" after "the Washington Post", "the Sox" after "the Red Sox", "Angeles" after
+        # "Los Angeles").
         tails = [g for g in long_names if g.key.split()[-1] == key and _main_label(g) == label]
         if len(tails) == 1 and all(m.label == label for m in group.mentions):
             return tails[0]
@@ -1487,15 +1500,25 @@ def _lone_person(
         or any(key in g.split() for g in doc.keys if " " in g)
     ):
         return None  # a word of a name the item writes in full ("Kimani" of "Kimani Gray")
-    if all(m.start < doc.title_cased_end for m in group.mentions):
+    if _only_in_headline(doc, group):
         return None  # capitalisation proves nothing in a title-cased headline
     if all(_part_of_a_name(doc.text, m) for m in group.mentions):
         return None
     if not any(person_cue(doc.text, m.start, m.end) for m in group.mentions):
         return None
-    count = len(group.mentions)
-    confidence = round(min(1.0, person * (0.55 + 0.45 * min(1.0, count / 3)) + 0.1), 3)
+    confidence = round(min(1.0, person * _mention_weight(len(group.mentions)) + 0.1), 3)
     return name, confidence
+
+
+def _only_in_headline(doc: _Document, group: _Group) -> bool:
+    """Whether every mention of the group is in a title-cased headline."""
+    return all(m.start < doc.title_cased_end for m in group.mentions)
+
+
+def _mention_weight(count: int) -> float:
+    """How much a new name's mentions count toward its confidence: 0.55 for one, 1.0 from
+    three on."""
+    return 0.55 + 0.45 * min(1.0, count / 3)
 
 
 # A word abbreviated before a name ("Det. Colin Orpe", "Dist. Atty. Steve Cooley"), a tag
@@ -1853,12 +1876,12 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
 _PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
 # Ranks written abbreviated after a unit's name, which the recogniser may keep with it.
 _RANK_TEXT = "capt sgt lt det insp supt cpl col gen maj cmdr"
+_RANKS = frozenset(_RANK_TEXT.split())
 # What people are, written before their names like a title ("Comedian Ellen DeGeneres").
 _ROLE_TEXT = """comedian comedienne actor actress singer songwriter rapper producer author writer
     novelist presenter reporter columnist journalist photographer designer chef musician
     composer artist filmmaker businessman businesswoman billionaire entrepreneur"""
 _ROLES = frozenset(_ROLE_TEXT.split())
-_RANKS = frozenset(_RANK_TEXT.split())
 
 
 def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
@@ -1868,10 +1891,9 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     Peyton Manning", "Comedian Ellen DeGeneres"), unless the knowledge base knows the whole
     ("Queen Elizabeth II"); a participle opening a person's name ("Unemployed John Jenkin",
     "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
-    with, such as "United") or a name the
-    knowledge base knows ("Considering Lionsgate"). Nor letters after a person's name ("Judge
-    Anthony Russell QC" is Anthony Russell), nor a rank after a unit's ("Philadelphia Homicide
-    Capt." is Philadelphia Homicide)."""
+    with, such as "United") or a name the knowledge base knows ("Considering Lionsgate"). Nor
+    letters after a person's name ("Judge Anthony Russell QC" is Anthony Russell), nor a rank
+    after a unit's ("Philadelphia Homicide Capt." is Philadelphia Homicide)."""
     named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
     for mention in mentions:

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from herald.entities.kb import NAMED_WITH, without_initials
+from herald.entities.kb import NAMED_WITH
 from herald.entities.model import EntityRecord
-from herald.entities.names import alias_key
+from herald.entities.names import alias_key, without_initials
 
 _GROUPS = {
     "person": "person",

@@ -106,6 +106,18 @@ def name_keys(name: str) -> set[str]:
     return {key, strip_corporate_suffix(key)}
 
 
+def without_initials(key: str) -> str:
+    """A person's name key without its initials ("regina m benjamin", "w mark felt" ->
+    "regina benjamin", "mark felt"), when two words or more are left; else the key."""
+    words = [w for w in key.split() if not is_initial(w)]
+    return " ".join(words) if len(words) >= 2 else key
+
+
+def is_initial(word: str) -> bool:
+    """Whether a word of a name key is an initial (one letter; "3" of "Layer 3" is none)."""
+    return len(word) == 1 and word.isalpha()
+
+
 def word_positions(text: str, word: str, *, not_after: str = "", plural: bool = False) -> list[int]:
     """Where ``word`` occurs in ``text`` as a whole word (no word character either side; nor a
     character of ``not_after`` before it; ``plural``: an "s" may follow it). Non-overlapping,
