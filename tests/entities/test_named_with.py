@@ -208,6 +208,37 @@ def test_person_cue_reads_only_the_words_right_around_the_name() -> None:
     assert person_cue(text, 0, len("Portia"))
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "cue"),
+    [
+        # two names joined by "and" share the verb of speech written before or after them
+        ('"We are thrilled," said Zadan and Meron jointly.', "Meron", True),
+        ("Zadan and Meron said they were thrilled.", "Zadan", True),
+        ("Zadan and Meron flew home.", "Zadan", False),
+        ("They met Zadan and Meron in May.", "Meron", False),
+        # an age written before the name, but not before a place people live in
+        ("the shotgun slaying of 63-year-old Kafoury on Monday", "Kafoury", True),
+        ("the slaying of the 63 - year - old Kafoury", "Kafoury", True),
+        ("A 57-year-old Wasilla woman was indicted on Friday.", "Wasilla", False),
+    ],
+)
+def test_person_cue_reads_joined_names_and_ages(text: str, name: str, cue: bool) -> None:
+    start = text.index(name)
+    assert person_cue(text, start, start + len(name)) is cue
+
+
+def test_a_person_named_beside_a_cued_one_is_known_by_one_word_too(kb: KnowledgeBase) -> None:
+    body = (
+        "Ellen DeGeneres will host the Oscars. "
+        '"We are thrilled to have Ellen host," said Zadan and Meron jointly.'
+    )
+    entities = link(
+        kb, body, ("Ellen DeGeneres", "PERSON"), ("Zadan", "PERSON"), ("Meron", "PERSON")
+    )
+    assert entities["Meron"].entity_kind == "person"
+    assert entities["Zadan"].entity_kind == "person"
+
+
 def test_enrichment_stores_the_person_and_finds_them_again_in_a_later_batch(
     enrich_runtime: Runtime, client: TestClient, auth: dict[str, str]
 ) -> None:

@@ -1135,3 +1135,57 @@ def test_the_end_of_a_quoted_title_is_no_new_entity(kb: KnowledgeBase) -> None:
     )
     assert "Ball Game" not in found
     assert found["Frank Sinatra"].mention_count == 2  # a quotation ending with a name is no title
+
+
+def test_a_first_name_that_is_also_a_place_is_the_person_named_with_it(kb: KnowledgeBase) -> None:
+    assert [r.entity_kind for r in kb.lookup("regina")] == ["place"]
+    body = (
+        "Obama nominated Regina Benjamin as surgeon general. Benjamin runs a clinic in Alabama. "
+        "None of her work has been closer to Regina's heart than the clinic."
+    )
+    found = [
+        *mentions(body, ("Regina Benjamin", "PERSON"), ("Alabama", "GPE")),
+        *[m for m in every(body, "Benjamin", "PERSON") if m.start > 40],
+        Mention("Regina", "LOC", body.rindex("Regina"), body.rindex("Regina") + 6),
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Regina Benjamin"].mention_count == 3
+    assert "Regina" not in entities
+    # A word written as a place stays the place ("in Regina"), as does one written before the
+    # person is named, or one starting nobody's name here.
+    for body in (
+        "Regina Benjamin spoke on Monday. She later flew to a meeting in Regina.",
+        "The conference in Regina heard Regina Benjamin speak. Regina welcomed her.",
+    ):
+        found = [
+            *mentions(body, ("Regina Benjamin", "PERSON")),
+            *[m for m in every(body, "Regina", "GPE") if not body.startswith("Regina B", m.start)],
+        ]
+        entities = by_name(EntityLinker(kb).link("", body, found))
+        assert entities["Regina"].entity_kind == "place"
+        assert entities["Regina Benjamin"].mention_count == 1
+
+
+def test_a_version_is_no_new_place(kb: KnowledgeBase) -> None:
+    body = (
+        "The flaw affects Internet Explorer 8 (IE8) and IE9 on Windows. Users of IE8 should "
+        "update, the company said; IE8 users in Paris were attacked."
+    )
+    found = [*every(body, "IE8", "GPE"), *mentions(body, ("IE9", "GPE"), ("Paris", "GPE"))]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "IE8" not in entities
+    assert "IE9" not in entities
+    assert entities["Paris"].entity_kind == "place"
+
+
+def test_a_nickname_in_brackets_stays_out_of_the_name(kb: KnowledgeBase) -> None:
+    # The recogniser saw only "Gray" of "Kimani (Kiki) Gray".
+    body = (
+        "A witness says 16-year-old Kimani (Kiki) Gray did not have a gun. Gray, who was shot "
+        "by police on Saturday, was unarmed, Gray's mother said."
+    )
+    found = every(body, "Gray", "PERSON")
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Kimani Gray"].entity_kind == "person"
+    assert entities["Kimani Gray"].mention_count == 3
+    assert "Gray" not in entities

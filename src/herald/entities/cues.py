@@ -280,7 +280,12 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     following = after_words[0] if after_words else ""
     if _ORG_AFTER_ROLE.search(before):
         votes[ORG] = votes.get(ORG, 0.0) + 0.5
-    if _AGE_APPOSITION.match(after) or _AKA.match(after) or _ROLE_APPOSITION.match(after):
+    if (
+        _AGE_APPOSITION.match(after)
+        or _AKA.match(after)
+        or _ROLE_APPOSITION.match(after)
+        or _aged(before, after)
+    ):
         votes[PERSON] = votes.get(PERSON, 0.0) + 1.0
     elif following in _PERSON_AFTER:
         # Weak: countries and cities "say" things too (their governments do).
@@ -300,6 +305,19 @@ _SPEECH_AFTER = _PERSON_AFTER | frozenset(
 _RELATIVE_BEFORE = (_KINSHIP - {"born", "died", "married", "children", "child"}) | frozenset(
     ["partner", "fiancee", "fiancée", "fiance", "fiancé", "stepson", "stepdaughter", "mom", "dad"]
 )
+# An age written before a name ("the 63-year-old Madeline Kafoury").
+_AGE_BEFORE = re.compile(r"\b\d{1,3}\s*-\s*years?\s*-\s*old\s+$", re.IGNORECASE)
+
+
+def _aged(before: str, after: str) -> bool:
+    """Whether an age is written right before the name, which is no place a person lives in
+    ("the 63-year-old Madeline Kafoury", not "a 57-year-old Wasilla woman")."""
+    return _AGE_BEFORE.search(before) is not None and _RESIDENT_AFTER.match(after) is None
+
+
+# A verb, a capitalised word and "and" before a name; "and", a capitalised word and a verb after.
+_NAME_AND_BEFORE = re.compile(r"\b([a-z]+)\s+[A-Z][\w'’-]+\s+and\s+$")
+_AND_NAME_AFTER = re.compile(r"^\s+and\s+[A-Z][\w'’-]+\s+([a-z]+)\b")
 # A quotation's speaker written after its verb ("said Zadan and Meron jointly").
 _SPEECH_BEFORE = frozenset(["said", "says", "told", "asked", "added", "thanked"])
 
@@ -309,15 +327,26 @@ def person_cue(text: str, start: int, end: int) -> bool:
     relative before it ("Mr Lyons", "my wife Portia"), an age or a role in apposition after it
     ("Zadan, 61,", "Meron, the producer"), or a verb of speech right before or after it ("said
     Zadan", "Heller argued")."""
-    before_words = [w.lower() for w in _WORD.findall(text[max(0, start - 30) : start])]
+    before = text[max(0, start - 40) : start]
+    before_words = [w.lower() for w in _WORD.findall(before[-30:])]
     after = text[end : end + 80]
     previous = before_words[-1] if before_words else ""
     if previous in _PERSON_BEFORE or previous in _RELATIVE_BEFORE or previous in _SPEECH_BEFORE:
         return True
-    if _AGE_APPOSITION.match(after) or _ROLE_APPOSITION.match(after):
+    if _AGE_APPOSITION.match(after) or _ROLE_APPOSITION.match(after) or _aged(before, after):
+        return True
+    # The second of two names joined by "and" shares the first's verb ("said Zadan and Meron"),
+    # the first the second's ("Zadan and Meron said").
+    joined = _NAME_AND_BEFORE.search(before)
+    if joined is not None and joined.group(1).lower() in _SPEECH_BEFORE:
         return True
     following = _WORD.match(after.lstrip(" "))
-    return following is not None and following.group(0).lower() in _SPEECH_AFTER
+    if following is None:
+        return False
+    word = following.group(0).lower()
+    if word == "and" and (verb := _AND_NAME_AFTER.match(after)) is not None:
+        word = verb.group(1).lower()
+    return word in _SPEECH_AFTER
 
 
 # --- sports teams named by their city ("Indianapolis beat Kansas City 20-13") ------------------

@@ -146,8 +146,9 @@ _NAMING_WORDS = (
     | frozenset(_ORG_ENDING_TEXT.split())
 )
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-# A nickname quoted inside a name: "Vincent 'The Chin' Gigante" is Vincent Gigante.
-_NICKNAME = re.compile(r"(?<=\w) [\"'“‘][^\"'“”‘’]{1,30}[\"'”’] (?=\w)")
+# A nickname quoted or in brackets inside a name: "Vincent 'The Chin' Gigante" is Vincent
+# Gigante, "Kimani (Kiki) Gray" Kimani Gray.
+_NICKNAME = re.compile(r"(?<=\w) (?:[\"'“‘][^\"'“”‘’]{1,30}[\"'”’]|\([A-Z][^()]{0,29}\)) (?=\w)")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _CONNECTING = frozenset(
     {"of", "the", "and", "for", "de", "du", "la", "le", "von", "van", "al", "bin"}
@@ -710,6 +711,8 @@ class EntityLinker:
             len(words) < 2 or (len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES)
         ):
             return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
+        if len(words) == 1 and group_kind in (PLACE, PERSON) and any(c.isdigit() for c in name):
+            return None  # a version or a model ("IE6", "A380") is neither a place nor a person
         if words[0] in _VESSEL_PREFIXES or _ship(doc.text, group) or _quoted(doc.text, group):
             return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
         if "and" in words and words[-1].lower() not in _NAMING_WORDS:
@@ -1026,7 +1029,9 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
         elif _is_demonym(group):
             owner = _surname_called_a_nationality(group, long_names, kb)
         else:
-            owner = _short_form_owner(group, long_names, kb)
+            owner = _short_form_owner(group, long_names, kb) or _first_name_called_a_place(
+                text, group, long_names, kb
+            )
         if owner is not None:
             owner.surfaces.update(group.surfaces)
             owner.mentions.extend(group.mentions)
@@ -1165,6 +1170,40 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         if len(expanding) == 1:
             return expanding[0]
     return None
+
+
+def _first_name_called_a_place(
+    text: str, group: _Group, long_names: list[_Group], kb: KnowledgeBase
+) -> _Group | None:
+    """The person a first name alone stands for when that word is also a place's name
+    ("Regina's clinic" after "Regina Benjamin"; "Paris said" after "Paris Hilton"): exactly one
+    full name of the item starts with it, the recogniser called that name a person and it ends
+    as people's names do, the item wrote it before the word alone, the word is written as a
+    name (not "US" of "US Fish"), the knowledge base knows it as places only, and no mention
+    reads as a place ("in Regina", "Regina-based"). Its mentions become the person's."""
+    key = group.key
+    known = kb.lookup(key)
+    if not known or any(r.entity_kind == "person" for r in known):
+        return None
+    name = _clean_surface(group.name)
+    if not all(r.entity_kind == "place" for r in known) or not (name.isalpha() and name.istitle()):
+        return None
+    first = min(m.start for m in group.mentions)
+    owners = [
+        g
+        for g in long_names
+        if key == _first_name_key(g.key)
+        and _is_person(g)
+        and len(g.key.split()) <= 3
+        and _ends_like_a_persons_name(g.key, kb)
+        and min(m.start for m in g.mentions) < first
+    ]
+    if len(owners) != 1:
+        return None
+    if any(kind_cues(text, m.start, m.end).get(PLACE) for m in group.mentions):
+        return None
+    group.mentions = [_as_person(m) for m in group.mentions]
+    return owners[0]
 
 
 def _ends_like_a_persons_name(key: str, kb: KnowledgeBase) -> bool:
@@ -1825,8 +1864,11 @@ def _joined_across_and(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     return [joined.get(n, m) for n, m in enumerate(mentions) if n in joined or n not in taken]
 
 
-# A capitalised first name right before a surname, maybe with a quoted nickname between them.
-_GIVEN_BEFORE = re.compile(r"(?<![\w.'’-])([A-Z][a-z]+) (?:[\"'“‘][^\"'“”‘’\n]{1,30}[\"'”’] )?$")
+# A capitalised first name right before a surname, maybe with a nickname between them, quoted
+# or in brackets ("Kimani (Kiki) Gray").
+_GIVEN_BEFORE = re.compile(
+    r"(?<![\w.'’-])([A-Z][a-z]+) (?:[\"'“‘][^\"'“”‘’\n]{1,30}[\"'”’] |\([A-Z][^()\n]{0,29}\) )?$"
+)
 
 
 def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
