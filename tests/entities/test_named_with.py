@@ -239,6 +239,17 @@ def test_a_person_named_beside_a_cued_one_is_known_by_one_word_too(kb: Knowledge
     assert entities["Zadan"].entity_kind == "person"
 
 
+def test_a_title_with_one_word_says_a_person_is_named(kb: KnowledgeBase) -> None:
+    body = (
+        "Barack Obama asked Dr Gupta to be surgeon general. Obama praised the neurosurgeon, "
+        "and CNN said Dr Gupta had been approached."
+    )
+    entities = link(kb, body, ("Barack Obama", "PERSON"), ("Dr Gupta", "PERSON"))
+    gupta = entities["Gupta"]
+    assert gupta.entity_kind == "person"
+    assert kb.get(gupta.entity_id).first_tag(NAMED_WITH) == "Barack Obama"  # type: ignore[union-attr]
+
+
 def test_enrichment_stores_the_person_and_finds_them_again_in_a_later_batch(
     enrich_runtime: Runtime, client: TestClient, auth: dict[str, str]
 ) -> None:

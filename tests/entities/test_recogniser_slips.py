@@ -1189,3 +1189,32 @@ def test_a_nickname_in_brackets_stays_out_of_the_name(kb: KnowledgeBase) -> None
     assert entities["Kimani Gray"].entity_kind == "person"
     assert entities["Kimani Gray"].mention_count == 3
     assert "Gray" not in entities
+
+
+def test_a_surname_joins_a_full_name_the_recogniser_called_a_thing(kb: KnowledgeBase) -> None:
+    body = (
+        "The gunman shot two managers, Paul Riva and Alan Steinberg. He walked into Riva's "
+        "office, and Riva was struck in the chest."
+    )
+    found = [
+        *mentions(body, ("Paul Riva", "ORG"), ("Alan Steinberg", "PERSON")),
+        *[m for m in every(body, "Riva", "FAC") if m.start > 40],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Paul Riva"].entity_kind == "person"
+    assert entities["Paul Riva"].mention_count == 3
+    assert "Riva" not in entities
+
+
+def test_an_auxiliary_participle_opening_a_name_is_cut(kb: KnowledgeBase) -> None:
+    body = (
+        "Hugh Jackman will host the Oscars. Having Jackman as host is a departure, and Jackman "
+        "said he was thrilled."
+    )
+    found = [
+        *mentions(body, ("Hugh Jackman", "PERSON"), ("Having Jackman", "PERSON")),
+        every(body, "Jackman", "GPE")[-1],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Hugh Jackman"].mention_count == 3
+    assert "Having Jackman" not in entities

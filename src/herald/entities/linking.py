@@ -1109,6 +1109,16 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
             and g.key.split()[-1] not in _NAMING_WORDS  # "Surrey" is not of "Surrey Police"
         ]
     first_name = False
+    if not owners and surname_of and not kb.is_known_name(key):
+        # The surname of a full name starting with a known first name and never called a place
+        # (as "San Jose" may be), whatever the recogniser called the surname ("Riva" after
+        # "Paul Riva", called an organisation, a building, a product).
+        owners = [
+            g
+            for g in surname_of
+            if _has_given_name(g.name, kb) and not any(m.label in _PLACE_LABELS for m in g.mentions)
+        ]
+        first_name = bool(owners)
     if not owners and kb.is_given_name(key) and not kb.is_known_name(key):
         # A first name alone, whatever its label, after one person's full name ("Bettie" after
         # "Bettie Page", both called organisations).
@@ -1520,8 +1530,9 @@ def _lone_person(
     if person < 0.5 or 2 * sum(labels) <= len(labels) or _used_as_a_word(doc, group.surfaces):
         return None
     words = _clean_surface(group.name).split()
-    if len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES:
-        words = words[1:]  # "Deputy Ortiz"
+    titled = len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES
+    if titled:
+        words = words[1:]  # "Deputy Ortiz", "Dr Gupta": the title says a person is named
     if len(words) != 1:
         return None
     name = words[0]
@@ -1536,14 +1547,14 @@ def _lone_person(
         or kb.is_known_name(key)
         or kb.lookup_demonym(key)
         or kb.lookup_demonym(key.removesuffix("s"))  # "Greeks"
-        or any(key in g.split() for g in doc.keys if " " in g)
+        or any(key in g.split() for g in doc.keys if " " in g and g != group.key)
     ):
         return None  # a word of a name the item writes in full ("Kimani" of "Kimani Gray")
     if _only_in_headline(doc, group):
         return None  # capitalisation proves nothing in a title-cased headline
     if all(_part_of_a_name(doc.text, m) for m in group.mentions):
         return None
-    if not any(person_cue(doc.text, m.start, m.end) for m in group.mentions):
+    if not titled and not any(person_cue(doc.text, m.start, m.end) for m in group.mentions):
         return None
     confidence = round(min(1.0, person * _mention_weight(len(group.mentions)) + 0.1), 3)
     return name, confidence
@@ -1915,7 +1926,7 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
     return inside
 
 
-_PARTICIPLE = re.compile(r"^[A-Z][a-z]{3,}(?:ing|ed)$")
+_PARTICIPLE = re.compile(r"^[A-Z](?:[a-z]{2,}ing|[a-z]{3,}ed)$")  # "Having", "Unemployed"
 # Ranks written abbreviated after a unit's name, which the recogniser may keep with it.
 _RANK_TEXT = "capt sgt lt det insp supt cpl col gen maj cmdr"
 _RANKS = frozenset(_RANK_TEXT.split())
