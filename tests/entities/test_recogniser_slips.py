@@ -1218,3 +1218,21 @@ def test_an_auxiliary_participle_opening_a_name_is_cut(kb: KnowledgeBase) -> Non
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert entities["Hugh Jackman"].mention_count == 3
     assert "Having Jackman" not in entities
+
+
+@pytest.mark.parametrize("country", ["U.S.", "U. S.", "UK"])
+def test_a_persons_name_does_not_run_through_a_countrys_abbreviation(
+    kb: KnowledgeBase, country: str
+) -> None:
+    body = f"Regina Benjamin {country} Surgeon General nominee. Obama praised Regina Benjamin."
+    cut = f"Benjamin {country} Surgeon"
+    found = [
+        Mention(cut, "PERSON", body.index(cut), body.index(cut) + len(cut)),
+        *mentions(body, ("Obama", "PERSON")),
+        every(body, "Regina Benjamin", "PERSON")[1],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Regina Benjamin"].mention_count == 2
+    assert not any(
+        "Surgeon" in name or "Benjamin " in name for name in entities if name != "Regina Benjamin"
+    )

@@ -1926,6 +1926,8 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
     return inside
 
 
+# "U.S.", "U. S.", "U.K.", "US", "UK" after a word of a name (not "U. S. Grant" itself).
+_COUNTRY_INSIDE = re.compile(r"(?<=\w)\s+(?:U\.\s?[SK]\.?|US|UK)(?=\s|$)")
 _PARTICIPLE = re.compile(r"^[A-Z](?:[a-z]{2,}ing|[a-z]{3,}ed)$")  # "Having", "Unemployed"
 # Ranks written abbreviated after a unit's name, which the recogniser may keep with it.
 _RANK_TEXT = "capt sgt lt det insp supt cpl col gen maj cmdr"
@@ -1945,8 +1947,9 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     ("Queen Elizabeth II"); a participle opening a person's name ("Unemployed John Jenkin",
     "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
     with, such as "United") or a name the knowledge base knows ("Considering Lionsgate"). Nor
-    letters after a person's name ("Judge Anthony Russell QC" is Anthony Russell), nor a rank
-    after a unit's ("Philadelphia Homicide Capt." is Philadelphia Homicide)."""
+    letters after a person's name ("Judge Anthony Russell QC" is Anthony Russell), nor a
+    country's abbreviation after it ("Regina Benjamin U.S. Surgeon"), nor a rank after a unit's
+    ("Philadelphia Homicide Capt." is Philadelphia Homicide)."""
     named: set[str] | None = None  # the names of the item, read when a nationality opens one
     out: list[Mention] = []
     for mention in mentions:
@@ -1995,6 +1998,12 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
                     mention.text[:end], mention.label, mention.start, mention.start + end
                 )
                 words = words[:prose]
+        country = _COUNTRY_INSIDE.search(mention.text) if mention.label == "PERSON" else None
+        if country is not None:
+            # Nor through a country's abbreviation ("Regina Benjamin U.S. Surgeon General").
+            end = country.start()
+            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
+            words = list(_NON_SPACE.finditer(mention.text))
         last = words[-1]
         if len(words) >= 3 and (
             (mention.label == "PERSON" and last.group().strip(".,") in _POST_NOMINALS)
