@@ -1236,3 +1236,28 @@ def test_a_persons_name_does_not_run_through_a_countrys_abbreviation(
     assert not any(
         "Surgeon" in name or "Benjamin " in name for name in entities if name != "Regina Benjamin"
     )
+
+
+def test_a_surname_that_names_a_town_abroad_is_the_person_the_item_describes(
+    kb: KnowledgeBase,
+) -> None:
+    assert [r.entity_kind for r in kb.lookup("palin")] == ["place"]  # Palín, Guatemala
+    body = (
+        "Palin's church damaged in fire. The pastor would not say whether the blaze was "
+        "directed at Palin, the Republican vice presidential candidate. Palin stopped by the "
+        "church this morning."
+    )
+    labels = iter(["GPE", "GPE", "PERSON"])
+    found = [Mention(m.text, next(labels), m.start, m.end) for m in every(body, "Palin", "")]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Sarah Palin"].mention_count == 3
+    assert "Palín" not in entities
+    # Where the item names the town's country, the town stays a candidate.
+    body = "Floods hit Guatemala. Palin's governor, a Republican, said Palin needed help."
+    labels = iter(["GPE", "PERSON"])
+    found = [
+        *mentions(body, ("Guatemala", "GPE")),
+        *[Mention(m.text, next(labels), m.start, m.end) for m in every(body, "Palin", "")],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Sarah Palin" not in entities

@@ -297,6 +297,7 @@ class EntityLinker:
                 kinds = _half_decided(kinds, EVENT)
             choice = (
                 self._team(doc, group)
+                or self._person_over_a_far_town(doc, group, located)
                 or self._choose(doc, group, kinds, located)
                 or self._by_surname(doc, group, kinds)
             )
@@ -474,6 +475,36 @@ class EntityLinker:
             return None
         count = len(group.mentions)
         return people[0], round(kinds[PERSON] * (0.6 + 0.4 * min(1.0, count / 3)), 3)
+
+    def _person_over_a_far_town(
+        self, doc: _Document, group: _Group, located: EntityRecord | None
+    ) -> tuple[EntityRecord, float] | None:
+        """A surname alone that is also the name of towns abroad is the person the knowledge
+        base describes by it when the item's words fit that description ("Palin stopped by the
+        church", beside "Republican" and "Alaska", is Sarah Palin, not Palín in Guatemala):
+        the recogniser called it a person at least once, nothing places it and the words
+        around most of its mentions do not, and the item names none of the towns' countries."""
+        if located is not None or len(group.key.split()) != 1 or not _has_person_label(group):
+            return None
+        towns = self._kb.lookup(group.key)
+        if not towns or any(
+            r.entity_kind != "place"
+            or r.first_tag("place_type") in ("country", "region", "continent")
+            or (country := self._kb.country_of(r)) is None
+            or _names(doc, country)
+            for r in towns
+        ):
+            return None
+        people = self._kb.lookup_surname(group.key)
+        if len(people) != 1:
+            return None
+        profile = self._kb.profile(people[0].id)
+        if not profile or profile.isdisjoint(_terms_beside(doc, group)):
+            return None
+        placed = sum(1 for m in group.mentions if kind_cues(doc.text, m.start, m.end).get(PLACE))
+        if 2 * placed >= len(group.mentions):
+            return None  # "in Palin" ("directed at Palin" once is no place)
+        return people[0], round(0.5 + 0.4 * min(1.0, len(group.mentions) / 3), 3)
 
     def _country_named(self, doc: _Document, record: EntityRecord) -> bool:
         """Whether the item names the person's country ("the U.S. surgeon general's post"),
