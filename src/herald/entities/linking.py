@@ -264,6 +264,7 @@ class EntityLinker:
         mentions = _split_glued(text, mentions, self._kb)
         mentions = _without_openers(_within_paragraphs(mentions), self._kb)
         mentions = _with_given_names(text, _joined_across_and(text, mentions), self._kb)
+        mentions = _split_people_joined(text, mentions, self._kb)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
@@ -744,6 +745,22 @@ class EntityLinker:
             return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
         if len(words) == 1 and group_kind in (PLACE, PERSON) and any(c.isdigit() for c in name):
             return None  # a version or a model ("IE6", "A380") is neither a place nor a person
+        if (
+            len(words) == 1
+            and group_kind == PLACE
+            and (
+                (name.isupper() and "." not in name)
+                or (
+                    self._kb.is_given_name(key)
+                    and not _placed(doc.text, group)
+                    and not any(_after_a_preposition(doc.text, m) for m in group.mentions)
+                )
+            )
+        ):
+            # An unknown place is no acronym ("from XP to RT"; "B.C." may be one), nor a first
+            # name the text does not write as a place ("another brother, Louis, was a priest";
+            # not "water on Mars", "in Regina"); known places are known by such names too.
+            return None
         if words[0] in _VESSEL_PREFIXES or _ship(doc.text, group) or _quoted(doc.text, group):
             return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
         if "and" in words and words[-1].lower() not in _NAMING_WORDS:
@@ -1241,10 +1258,26 @@ def _first_name_called_a_place(
     ]
     if len(owners) != 1:
         return None
-    if any(kind_cues(text, m.start, m.end).get(PLACE) for m in group.mentions):
+    if _placed(text, group):
         return None
     group.mentions = [_as_person(m) for m in group.mentions]
     return owners[0]
+
+
+# Prepositions a place is written after ("on Mars", "near Louis"), wider than the kind cues'.
+_PLACE_PREPOSITION = re.compile(
+    r"\b(?:in|at|on|near|into|onto|across|around|inside|outside|towards?|throughout)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _after_a_preposition(text: str, mention: Mention) -> bool:
+    return _PLACE_PREPOSITION.search(text, max(0, mention.start - 12), mention.start) is not None
+
+
+def _placed(text: str, group: _Group) -> bool:
+    """Whether the words around a mention of the group make it a place ("in Regina")."""
+    return any(kind_cues(text, m.start, m.end).get(PLACE) for m in group.mentions)
 
 
 def _ends_like_a_persons_name(key: str, kb: KnowledgeBase) -> bool:
@@ -1941,6 +1974,32 @@ def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase)
         absorbed.update(inside)
         out[i] = Mention(text[start : mention.end], mention.label, start, mention.end)
     return [m for j, m in enumerate(out) if j not in absorbed]
+
+
+def _split_people_joined(
+    text: str, mentions: Sequence[Mention], kb: KnowledgeBase
+) -> list[Mention]:
+    """Two one-word mentions one space apart that the recogniser split ("Piara" and "Singh",
+    each called a place) are one person's name when the first is no name the knowledge base
+    knows, both are written as names, and the second ends as people's names do (a first name or
+    a known person's surname)."""
+    out: list[Mention] = []
+    for mention in mentions:
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and previous.end + 1 == mention.start
+            and text[previous.end] == " "
+            and all(m.text.isalpha() and m.text.istitle() for m in (previous, mention))
+            and not kb.is_known_name(alias_key(previous.text))
+            and _ends_like_a_persons_name(alias_key(mention.text), kb)
+        ):
+            out[-1] = Mention(
+                text[previous.start : mention.end], "PERSON", previous.start, mention.end
+            )
+            continue
+        out.append(mention)
+    return out
 
 
 def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[int] | None:
