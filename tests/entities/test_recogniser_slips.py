@@ -1300,3 +1300,33 @@ def test_pieces_of_a_persons_name_the_recogniser_called_things_are_one_person(
     assert entities[person].entity_kind == "person"
     assert entities[person].mention_count == len(every(body, surname, label))
     assert {surname, person.split()[0]}.isdisjoint(entities)
+
+
+def test_a_surname_called_a_place_takes_back_the_first_name_before_it(kb: KnowledgeBase) -> None:
+    body = (
+        "In tennis, Italian Flavia Pennetta defeats Roberta Vinci to win the US Open. Pennetta "
+        "then announces her retirement."
+    )
+    found = [
+        *mentions(body, ("Italian", "NORP"), ("Roberta Vinci", "PERSON")),
+        *every(body, "Pennetta", "GPE"),
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Flavia Pennetta"].entity_kind == "person"
+    assert entities["Flavia Pennetta"].mention_count == 2
+    assert "Pennetta" not in entities
+
+
+def test_an_abbreviated_title_is_no_entity(kb: KnowledgeBase) -> None:
+    body = (
+        "CNA spoke with Msgr. Michael L. Farmer, Vicar General of the Archdiocese of Mobile. "
+        "Msgr. Farmer said she was devout, and Msgr. Farmer praised her clinic."
+    )
+    found = [
+        *every(body, "Msgr", "GPE"),
+        *mentions(body, ("Michael L. Farmer", "PERSON")),
+        *every(body, "Farmer", "PERSON")[1:],
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Msgr" not in entities
+    assert entities["Michael L. Farmer"].entity_kind == "person"

@@ -703,8 +703,10 @@ class EntityLinker:
             return None  # nationalities and groups ("Icelanders") only link to known places
         name = _storm_named_in_full(doc.text, group, _clean_surface(group.name))
         key = alias_key(name)
-        if not key or key in _NOT_NAMES or key in _STATE_BY_KEY or _POSITION.match(key):
-            return None  # ("Mich." is an abbreviated state, "Surgeon General" an office)
+        if not key or key in _NOT_NAMES or key in _TITLES or key in _STATE_BY_KEY:
+            return None  # ("Mich." is an abbreviated state, "Msgr." a title)
+        if _POSITION.match(key):
+            return None  # "Surgeon General" is an office
         if not _looks_like_a_name(name):
             return None
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
@@ -1505,7 +1507,8 @@ _POSITION = re.compile(
 _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
     prince princess mayor coach ayatollah archbishop cardinal bishop sheikh emir imam rabbi
-    reverend deputy trooper constable sergeant corporal quarterback qb rb wr lb cb"""
+    reverend deputy trooper constable sergeant corporal quarterback qb rb wr lb cb msgr monsignor
+    fr det"""
 _TITLES = frozenset(_TITLE_TEXT.split())
 # Letters written after a person's name: honours, degrees, a barrister's rank ("Anthony Russell
 # QC", "Regina Benjamin MD").
@@ -1950,11 +1953,18 @@ def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase)
     """A surname the recogniser called a person without the first name written right before
     it takes the first name back ("Vincent 'The Chin' Gigante", where it saw "Gigante" and
     "Vincent '"): a known first name, capitalised, no title ("Governor Palin"), and no part of
-    another mention but a person's it then absorbs."""
+    another mention but a person's it then absorbs. So does a word the recogniser called
+    something else when neither it, the first name nor the two together name anything the
+    knowledge base knows ("Italian Flavia Pennetta", where it saw the place "Pennetta"); the
+    name is then a person's."""
     out = list(mentions)
     absorbed: set[int] = set()
     for i, mention in enumerate(out):
-        if mention.label != "PERSON" or len(mention.text.split()) != 1:
+        if len(mention.text.split()) != 1:
+            continue
+        if mention.label != "PERSON" and (
+            not mention.text.isalpha() or kb.is_known_name(alias_key(mention.text))
+        ):
             continue
         before = _GIVEN_BEFORE.search(text, max(0, mention.start - 50), mention.start)
         if before is None:
@@ -1971,8 +1981,13 @@ def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase)
         ]
         if any(out[j].label != "PERSON" or out[j].start < start for j in inside):
             continue
+        whole = text[start : mention.end]
+        if mention.label != "PERSON" and (
+            inside or kb.is_known_name(alias_key(given)) or kb.is_known_name(_surface_key(whole))
+        ):
+            continue
         absorbed.update(inside)
-        out[i] = Mention(text[start : mention.end], mention.label, start, mention.end)
+        out[i] = Mention(whole, "PERSON", start, mention.end)
     return [m for j, m in enumerate(out) if j not in absorbed]
 
 
