@@ -1330,3 +1330,50 @@ def test_an_abbreviated_title_is_no_entity(kb: KnowledgeBase) -> None:
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert "Msgr" not in entities
     assert entities["Michael L. Farmer"].entity_kind == "person"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "kind"),
+    [
+        ("The shooting happened near Snyder Ave, police said.", "Snyder Ave", "place"),
+        ("The climbers fell on the Mueller Glacier on Tuesday.", "Mueller Glacier", "place"),
+        ("He was taken to Aria Health with a gunshot wound.", "Aria Health", "organization"),
+        ("A crowd gathered outside the Rite Aid on the corner.", "Rite Aid", "organization"),
+        ("According to Greek Sky TV, three people died.", "Sky TV", "organization"),
+    ],
+)
+def test_a_new_name_ending_in_a_naming_word_is_no_person(
+    kb: KnowledgeBase, sentence: str, name: str, kind: str
+) -> None:
+    body = f"{sentence} {sentence}"  # named twice, as a new name needs
+    entities = by_name(EntityLinker(kb).link("", body, every(body, name, "PERSON")))
+    assert entities[name].entity_kind == kind
+
+
+@pytest.mark.parametrize(
+    ("surface", "person"),
+    [
+        ("Clerk Janette Bower", "Janette Bower"),
+        ("Lawyer Michael Marinaccio", "Michael Marinaccio"),
+        ("Kicker Ryan Succop", "Ryan Succop"),
+        ("GM Theo Epstein", "Theo Epstein"),
+        ("Joe Louis 26-1", "Joe Louis"),
+        ("John S. Pritchard 3rd", "John S. Pritchard"),
+    ],
+)
+def test_a_role_before_and_a_record_after_a_persons_name_are_cut(
+    kb: KnowledgeBase, surface: str, person: str
+) -> None:
+    body = f"On Monday {surface} spoke to reporters. Later {surface} left the building."
+    entities = by_name(EntityLinker(kb).link("", body, every(body, surface, "PERSON")))
+    assert entities[person].entity_kind == "person"
+    assert surface not in entities
+
+
+@pytest.mark.parametrize("surface", ["EYP MCF", "LIKELY FOE", "BEY 0843"])
+def test_a_name_in_capitals_or_with_a_number_is_no_new_person(
+    kb: KnowledgeBase, surface: str
+) -> None:
+    body = f"On Monday {surface} was in the news. Later {surface} was again in the news."
+    entities = by_name(EntityLinker(kb).link("", body, every(body, surface, "PERSON")))
+    assert surface not in entities

@@ -118,7 +118,8 @@ _FIRM_ENDINGS = frozenset(_FIRM_ENDING_TEXT.split())
 # University", "Preston Crown Court"), and those of organisations ("American Medical Association").
 _PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
     square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
-    island islands mountain valley beach bay coast courthouse building tower warehouse"""
+    island islands mountain valley beach bay coast courthouse building tower warehouse ave blvd rd
+    glacier canyon creek falls harbour harbor"""
 _EITHER_ENDING_TEXT = """university college school hospital clinic centre center court church
     museum house hall academy observatory county city state"""
 # Last words of the names of awards and honours ("MacArthur Fellowship", "Most Valuable Player
@@ -132,7 +133,7 @@ _ORG_ENDING_TEXT = """institute foundation association council committee party c
     dairy bakery brewery restaurant society service services magazine weekly daily reporter
     television radio administration authority force forces guard corps office parliament assembly
     senate congress front movement organization organisation federation festival championship cup
-    marathon awards games rescue"""
+    marathon awards games rescue health aid info tv project conservancy"""
 _PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
 # First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione").
 _PLACE_START_TEXT = "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio"
@@ -745,6 +746,11 @@ class EntityLinker:
             len(words) < 2 or (len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES)
         ):
             return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
+        if group_kind == PERSON and any(
+            (w.isupper() and len(w) >= 3 and not _ROMAN.match(w)) or any(c.isdigit() for c in w)
+            for w in words
+        ):
+            return None  # no person's name has a word in capitals ("EYP MCF") or a number
         if len(words) == 1 and group_kind in (PLACE, PERSON) and any(c.isdigit() for c in name):
             return None  # a version or a model ("IE6", "A380") is neither a place nor a person
         if (
@@ -2031,6 +2037,8 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
     return inside
 
 
+_ROMAN = re.compile(r"^[IVX]+$")  # "Anthony LaCalamita III"
+_SCORE_OR_ORDINAL = re.compile(r"^\d+(?:\s*[-–]\s*\d+|st|nd|rd|th)?[,.;:]?$")
 # "U.S.", "U. S.", "U.K.", "US", "UK" after a word of a name (not "U. S. Grant" itself).
 _COUNTRY_INSIDE = re.compile(r"(?<=\w)\s+(?:U\.\s?[SK]\.?|US|UK)(?=\s|$)")
 _PARTICIPLE = re.compile(r"^[A-Z](?:[a-z]{2,}ing|[a-z]{3,}ed)$")  # "Having", "Unemployed"
@@ -2040,7 +2048,9 @@ _RANKS = frozenset(_RANK_TEXT.split())
 # What people are, written before their names like a title ("Comedian Ellen DeGeneres").
 _ROLE_TEXT = """comedian comedienne actor actress singer songwriter rapper producer author writer
     novelist presenter reporter columnist journalist photographer designer chef musician
-    composer artist filmmaker businessman businesswoman billionaire entrepreneur"""
+    composer artist filmmaker businessman businesswoman billionaire entrepreneur lawyer attorney
+    prosecutor clerk captain inspector insp commissioner superintendent councilman councilwoman
+    assemblyman assemblywoman congressman congresswoman kicker gm ada dt te"""
 _ROLES = frozenset(_ROLE_TEXT.split())
 
 
@@ -2085,6 +2095,16 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
         if opener and not kb.is_known_name(_surface_key(mention.text)):
             mention = Mention(rest, mention.label, mention.start + cut, mention.end)
             words = list(_NON_SPACE.finditer(mention.text))
+        scored = next(
+            (i for i, w in enumerate(words[1:], start=1) if _SCORE_OR_ORDINAL.match(w.group())),
+            None,
+        )
+        if mention.label == "PERSON" and scored is not None:
+            # Nor into a score, a record or an ordinal ("Joe Louis 26-1" is Joe Louis, "John S.
+            # Pritchard 3rd" John S. Pritchard; a model's number stays: "BlackBerry Q10").
+            end = words[scored - 1].end()
+            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
+            words = words[:scored]
         if mention.label == "PERSON" and len(words) >= 3:
             # A person's name does not go on in lower case but by a particle ("Chris Ivory on
             # Injured Reserve" is Chris Ivory; "Ludwig van Beethoven", "Abdel Fattah el-Sisi"
