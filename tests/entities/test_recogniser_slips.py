@@ -1377,3 +1377,70 @@ def test_a_name_in_capitals_or_with_a_number_is_no_new_person(
     body = f"On Monday {surface} was in the news. Later {surface} was again in the news."
     entities = by_name(EntityLinker(kb).link("", body, every(body, surface, "PERSON")))
     assert surface not in entities
+
+
+def test_a_headline_name_run_into_a_verb_is_cut_to_the_name(kb: KnowledgeBase) -> None:
+    title = "Obama Reverses Bush on Species Protection Measure"
+    body = (
+        "President Barack Obama on Tuesday reversed a rule George W. Bush had issued. Obama "
+        "said the rule had cut science out of the decisions."
+    )
+    text = document_text(title, body)
+    found = [
+        Mention("Obama Reverses Bush", "PERSON", 0, 19),
+        *every(text, "Barack Obama", "PERSON"),
+        *every(text, "George W. Bush", "PERSON"),
+        every(text, "Obama", "PERSON")[-1],
+    ]
+    entities = by_name(EntityLinker(kb).link(title, body, found))
+    assert not any("Reverses" in name for name in entities)
+    assert entities["Barack Obama"].mention_count == 3
+    # The name at the end when the words before it name nothing ("Flips Bush").
+    title = "Obama Administration Flips Bush Endangered Species Ruling"
+    text = document_text(title, body)
+    at = title.index("Flips Bush")
+    found = [
+        Mention("Flips Bush", "PERSON", at, at + 10),
+        *every(text, "George W. Bush", "PERSON"),
+    ]
+    entities = by_name(EntityLinker(kb).link(title, body, found))
+    assert "Flips Bush" not in entities
+    assert entities["George W. Bush"].mention_count == 2
+
+
+def test_new_before_a_known_product_is_no_part_of_its_name(kb: KnowledgeBase) -> None:
+    body = (
+        "New MacBook Air models were unveiled on Monday. The MacBook Air now has a faster chip, "
+        "and New England buyers queued."
+    )
+    found = mentions(body, ("New MacBook Air", "ORG"), ("MacBook Air", "ORG"))
+    found += mentions(body, ("New England", "GPE"))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["MacBook Air"].mention_count == 2
+    assert "New MacBook Air" not in entities
+    assert "England" not in entities  # a known place after "New" stays in the name
+
+
+def test_a_company_named_short_in_an_earlier_story_is_still_the_short_form(
+    kb: KnowledgeBase,
+) -> None:
+    first = (
+        "A Kraft spokesman said on Friday that the plant would reopen. Kraft shares rose, and "
+        "Kraft thanked the police."
+    )
+    result = EntityLinker(kb).link("", first, every(first, "Kraft", "ORG"))
+    for draft in result.new_entities:
+        kb.add(draft.to_record())
+    assert by_name(result)["Kraft"].entity_kind == "organization"
+    body = "Kraft Foods confirmed the shooting. Kraft said the factory would stay closed."
+    found = [
+        *mentions(body, ("Kraft Foods", "ORG")),
+        Mention("Kraft", "ORG", body.index("Kraft said"), body.index("Kraft said") + 5),
+    ]
+    krafts = [e for e in EntityLinker(kb).link("", body, found).entities if "Kraft" in e.surfaces]
+    assert len(krafts) == 1  # one entity, whichever name it goes by
+    assert krafts[0].mention_count == 2
+    # A plant, as a factory, is a place, whatever the recogniser called it.
+    body = "Shots were fired at the Kraft Plant on Thursday. The Kraft Plant stayed closed."
+    entities = by_name(EntityLinker(kb).link("", body, every(body, "Kraft Plant", "ORG")))
+    assert entities["Kraft Plant"].entity_kind == "place"

@@ -119,7 +119,7 @@ _FIRM_ENDINGS = frozenset(_FIRM_ENDING_TEXT.split())
 _PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
     square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
     island islands mountain valley beach bay coast courthouse building tower warehouse ave blvd rd
-    glacier canyon creek falls harbour harbor"""
+    glacier canyon creek falls harbour harbor plant factory refinery mill mine"""
 _EITHER_ENDING_TEXT = """university college school hospital clinic centre center court church
     museum house hall academy observatory county city state"""
 # Last words of the names of awards and honours ("MacArthur Fellowship", "Most Valuable Player
@@ -1206,10 +1206,17 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         if _is_person(owner) or short_person or first_name:
             group.mentions = [_as_person(m) for m in group.mentions]
         return owner
-    heads = [g for g in long_names if g.key.split()[0] == key and _main_label(g) == "ORG"]
+    heads = [
+        g
+        for g in long_names
+        if g.key.split()[0] == key
+        and _main_label(g) == "ORG"
+        # "the Academy" is no "Academy Awards", no "Academy Award"
+        and g.key.split()[-1] not in _EVENT_ENDINGS | _HONOUR_ENDINGS
+    ]
     if (
         len(heads) == 1
-        and not kb.is_known_name(key)
+        and _unknown_or_made(key, kb)
         and any(m.label == "ORG" for m in group.mentions)
     ):
         return heads[0]
@@ -1236,6 +1243,17 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         if len(expanding) == 1:
             return expanding[0]
     return None
+
+
+def _unknown_or_made(key: str, kb: KnowledgeBase) -> bool:
+    """Whether the knowledge base knows the name by nothing but an organisation an item made of
+    it ("Kraft", where an earlier story named only "Kraft"), if at all."""
+    if not kb.is_known_name(key):
+        return True
+    known = kb.lookup(key)
+    return bool(known) and all(
+        r.origin == "discovered" and r.entity_kind in ("organization", "company") for r in known
+    )
 
 
 def _first_name_called_a_place(
@@ -1736,6 +1754,10 @@ _STORM = re.compile(
     r"^(?:hurricane|typhoon|cyclone|(?:sub|post-)?tropical (?:storm|depression))\s", re.I
 )
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
+# How the names of recurring events end (by name key).
+_EVENT_ENDING_TEXT = """awards games olympics festival championship championships ceremony summit
+    convention oscars emmys grammys cup marathon"""
+_EVENT_ENDINGS = frozenset(_EVENT_ENDING_TEXT.split())
 # An edition of a recurring event: an ordinal, then a name ending as such events' names do.
 _EDITION = re.compile(
     r"^\d{1,3}(?:st|nd|rd|th)\s+(?:[Aa]nnual\s+)?((?:[A-Z][\w.&'-]*\s+)*(?:Awards|Games|"
@@ -1858,20 +1880,26 @@ def _headline_names(
     mentions: Sequence[Mention], kb: KnowledgeBase, title_cased_end: int
 ) -> list[Mention]:
     """Names in a title-cased headline cut from the words the recogniser ran them into
-    ("Lindsay Lohan Checks Into Rehab" is Lindsay Lohan): the longest first two words or more
-    that the knowledge base knows or the item names elsewhere."""
+    ("Lindsay Lohan Checks Into Rehab" is Lindsay Lohan, "Obama Reverses Bush" Obama): the
+    longest first words that the knowledge base knows or the item names elsewhere, else the
+    longest last words ("Flips Bush" is Bush)."""
     named: set[str] | None = None  # the names of the body, read when a headline needs them
     out: list[Mention] = []
     for mention in mentions:
         words = list(_NON_SPACE.finditer(mention.text)) if mention.end <= title_cased_end else []
-        if len(words) >= 3:
+        if len(words) >= 2:
             if named is None:
                 named = {_surface_key(m.text) for m in mentions if m.start >= title_cased_end}
-            for n in range(len(words) - 1, 1, -1):
-                head = mention.text[: words[n - 1].end()]
-                key = _surface_key(head)
+            if _surface_key(mention.text) in named or kb.is_known_name(_surface_key(mention.text)):
+                out.append(mention)
+                continue
+            heads = [(0, words[n - 1].end()) for n in range(len(words) - 1, 0, -1)]
+            tails = [(words[n].start(), len(mention.text)) for n in range(1, len(words))]
+            for start, end in heads + tails:
+                key = _surface_key(mention.text[start:end])
                 if key in named or kb.is_known_name(key):
-                    mention = Mention(head, mention.label, mention.start, mention.start + len(head))
+                    at = mention.start + start
+                    mention = Mention(mention.text[start:end], mention.label, at, at + end - start)
                     break
         out.append(mention)
     return out
@@ -2037,6 +2065,9 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
     return inside
 
 
+# Adjectives written before a known name that are no part of it (unless the whole is known:
+# "New York", "New Zealand").
+_NEWNESS = frozenset({"new", "latest", "former", "historic"})
 _ROMAN = re.compile(r"^[IVX]+$")  # "Anthony LaCalamita III"
 _SCORE_OR_ORDINAL = re.compile(r"^\d+(?:\s*[-–]\s*\d+|st|nd|rd|th)?[,.;:]?$")
 # "U.S.", "U. S.", "U.K.", "US", "UK" after a word of a name (not "U. S. Grant" itself).
@@ -2059,7 +2090,9 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     nationality before a person ("the American Hasim Rahman", when "Hasim Rahman" is named here
     too or starts with a known first name); a title or a role before a full name ("Quarterback
     Peyton Manning", "Comedian Ellen DeGeneres"), unless the knowledge base knows the whole
-    ("Queen Elizabeth II"); a participle opening a person's name ("Unemployed John Jenkin",
+    ("Queen Elizabeth II"); "New", "Latest", "Former" or "Historic" before a name the knowledge
+    base knows as no place ("New MacBook Air"; not "New England"); a participle opening a
+    person's name ("Unemployed John Jenkin",
     "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
     with, such as "United") or a name the knowledge base knows ("Considering Lionsgate"). Nor
     letters after a person's name ("Judge Anthony Russell QC" is Anthony Russell), nor a
@@ -2084,6 +2117,10 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
             opener = _surface_key(rest) in named or _has_given_name(rest, kb)
         elif first.lower().strip(".") in _TITLES or first.lower() in _ROLES:
             opener = _has_given_name(rest, kb)
+        elif first.lower() in _NEWNESS:
+            # "New MacBook Air"; not a place ("New England", which the seed may not know)
+            known = kb.lookup(_surface_key(rest))
+            opener = bool(known) and all(r.entity_kind != "place" for r in known)
         elif _PARTICIPLE.match(first) is None or kb.starts_a_name(alias_key(first)):
             opener = False
         else:
