@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
+from herald.entities.linking import EntityLinker
 from herald.entities.matcher import dictionary_mentions
 from herald.entities.model import EntityRecord, Tag
 from tests.enrich.models import fresh_knowledge_base
@@ -148,3 +150,17 @@ def test_software_is_a_product_and_common_abbreviations_are_no_entities(
         "PostgreSQL": "product",
         "Kubernetes": "product",
     }
+
+
+@pytest.mark.parametrize("word", ["ASIC", "OEM", "LTE", "IP", "Q10"])
+def test_a_common_abbreviation_or_a_model_number_is_no_organisation(
+    kb: KnowledgeBase, word: str
+) -> None:
+    body = f"The {word} was the story on Monday. Analysts talked about the {word} again."
+    second = body.rindex(word)
+    found = [
+        Mention(word, "ORG", body.index(word), body.index(word) + len(word)),
+        Mention(word, "ORG", second, second + len(word)),
+    ]
+    entities = EntityLinker(kb).link("", body, found).entities
+    assert [e.display_name for e in entities] == []

@@ -751,8 +751,8 @@ class EntityLinker:
             for w in words
         ):
             return None  # no person's name has a word in capitals ("EYP MCF") or a number
-        if len(words) == 1 and group_kind in (PLACE, PERSON) and any(c.isdigit() for c in name):
-            return None  # a version or a model ("IE6", "A380") is neither a place nor a person
+        if len(words) == 1 and group_kind != PRODUCT and any(c.isdigit() for c in name):
+            return None  # a version or a model ("IE6", "Q10", "A380") is no place, person or body
         if (
             len(words) == 1
             and group_kind == PLACE
@@ -1505,7 +1505,8 @@ _NOT_NAME_TEXT = """gmt bst est edt cst cdt pst pdt cet cest utc dui dwi owi dwa
 _COMMON_ABBREVIATION_TEXT = """ai agi api apis llm llms ml nlp gpu gpus cpu cpus tpu ram ssd hdd
     usb hdmi sql nosql html css json xml yaml http https url urls uri dns vpn tcp udp ssh ssl
     tls ide sdk sdks cli gui ui ux os pc pcs iot vr xr saas paas iaas crm erp ocr rag gdpr faq
-    pdf csv dna rna mri gps led lcd oled sms mms gdp ipo ev evs ceo cfo cto coo cio hr diy"""
+    pdf csv dna rna mri gps led lcd oled sms mms gdp ipo ev evs ceo cfo cto coo cio hr diy
+    asic asics fpga soc oem oems odm lte wifi ip isp isps"""
 _NOT_NAMES = (
     frozenset(_NOT_NAME_TEXT.split())
     | frozenset(_COMMON_ABBREVIATION_TEXT.split())
