@@ -1444,3 +1444,16 @@ def test_a_company_named_short_in_an_earlier_story_is_still_the_short_form(
     body = "Shots were fired at the Kraft Plant on Thursday. The Kraft Plant stayed closed."
     entities = by_name(EntityLinker(kb).link("", body, every(body, "Kraft Plant", "ORG")))
     assert entities["Kraft Plant"].entity_kind == "place"
+
+
+def test_a_name_does_not_run_into_the_next_sentences_pronoun(kb: KnowledgeBase) -> None:
+    body = (
+        "He bribed the police force of Old Tappan, N. J. He was known as the Chin. Later the "
+        "police of Old Tappan, N. J. He was watched."
+    )
+    found = [
+        Mention("N. J. He", "PERSON", m.start(), m.start() + 8)
+        for m in re.finditer(r"N\. J\. He", body)
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert not any("He" in name.split() for name in entities)

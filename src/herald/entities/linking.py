@@ -2066,6 +2066,7 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
     return inside
 
 
+_PRONOUNS = frozenset({"He", "She", "It", "They", "We", "His", "Her", "Its", "Their"})
 # Adjectives written before a known name that are no part of it (unless the whole is known:
 # "New York", "New Zealand").
 _NEWNESS = frozenset({"new", "latest", "former", "historic"})
@@ -2107,6 +2108,12 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
             at = article.end()
             mention = Mention(mention.text[at:], mention.label, mention.start + at, mention.end)
         words = list(_NON_SPACE.finditer(mention.text))
+        pronoun = next((i for i, w in enumerate(words[1:], 1) if w.group() in _PRONOUNS), None)
+        if pronoun is not None:
+            # A name does not run into the next sentence's pronoun ("Old Tappan, N. J. He").
+            end = words[pronoun - 1].end()
+            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
+            words = words[:pronoun]
         if len(words) < 2:
             out.append(mention)
             continue
