@@ -503,8 +503,7 @@ class EntityLinker:
         profile = self._kb.profile(people[0].id)
         if not profile or profile.isdisjoint(_terms_beside(doc, group)):
             return None
-        placed = sum(1 for m in group.mentions if kind_cues(doc.text, m.start, m.end).get(PLACE))
-        if 2 * placed >= len(group.mentions):
+        if 2 * _placed_mentions(doc.text, group) >= len(group.mentions):
             return None  # "in Palin" ("directed at Palin" once is no place)
         return people[0], round(0.5 + 0.4 * min(1.0, len(group.mentions) / 3), 3)
 
@@ -752,7 +751,8 @@ class EntityLinker:
         ):
             return None  # no person's name has a word in capitals ("EYP MCF") or a number
         if len(words) == 1 and group_kind != PRODUCT and any(c.isdigit() for c in name):
-            return None  # a version or a model ("IE6", "Q10", "A380") is no place, person or body
+            # a version or a model ("IE6", "Q10", "A380") is no place, person or organisation
+            return None
         if (
             len(words) == 1
             and group_kind == PLACE
@@ -1301,9 +1301,13 @@ def _after_a_preposition(text: str, mention: Mention) -> bool:
     return _PLACE_PREPOSITION.search(text, max(0, mention.start - 12), mention.start) is not None
 
 
+def _placed_mentions(text: str, group: _Group) -> int:
+    """How many mentions of the group the words around make a place ("in Regina")."""
+    return sum(1 for m in group.mentions if kind_cues(text, m.start, m.end).get(PLACE))
+
+
 def _placed(text: str, group: _Group) -> bool:
-    """Whether the words around a mention of the group make it a place ("in Regina")."""
-    return any(kind_cues(text, m.start, m.end).get(PLACE) for m in group.mentions)
+    return _placed_mentions(text, group) > 0
 
 
 def _ends_like_a_persons_name(key: str, kb: KnowledgeBase) -> bool:
