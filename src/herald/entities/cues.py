@@ -338,14 +338,14 @@ def person_cue(text: str, start: int, end: int) -> bool:
     # The second of two names joined by "and" shares the first's verb ("said Zadan and Meron"),
     # the first the second's ("Zadan and Meron said").
     joined = _NAME_AND_BEFORE.search(before)
-    if joined is not None and joined.group(1).lower() in _SPEECH_BEFORE:
+    if joined is not None and joined.group(1) in _SPEECH_BEFORE:
         return True
     following = _WORD.match(after.lstrip(" "))
     if following is None:
         return False
     word = following.group(0).lower()
     if word == "and" and (verb := _AND_NAME_AFTER.match(after)) is not None:
-        word = verb.group(1).lower()
+        word = verb.group(1)
     return word in _SPEECH_AFTER
 
 

@@ -265,7 +265,7 @@ class EntityLinker:
         mentions = _split_glued(text, mentions, self._kb)
         mentions = _without_openers(_within_paragraphs(mentions), self._kb)
         mentions = _with_given_names(text, _joined_across_and(text, mentions), self._kb)
-        mentions = _split_people_joined(text, mentions, self._kb)
+        mentions = _joined_split_names(text, mentions, self._kb)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
             mentions = with_dictionary_mentions(text, self._kb, mentions)
@@ -507,6 +507,18 @@ class EntityLinker:
             return None  # "in Palin" ("directed at Palin" once is no place)
         return people[0], round(0.5 + 0.4 * min(1.0, len(group.mentions) / 3), 3)
 
+    def _may_be_a_new_place(self, doc: _Document, group: _Group, name: str) -> bool:
+        """Whether a word the knowledge base does not know may name a new place: no acronym
+        ("from XP to RT"; a dotted one, "B.C.", may be), nor a first name the text does not
+        write as a place ("another brother, Louis, was a priest"; not "water on Mars", "in
+        Regina"). Known places are known by such names too."""
+        if name.isupper() and "." not in name:
+            return False
+        return not self._kb.is_given_name(alias_key(name)) or (
+            _placed(doc.text, group)
+            or any(_after_a_preposition(doc.text, m) for m in group.mentions)
+        )
+
     def _country_named(self, doc: _Document, record: EntityRecord) -> bool:
         """Whether the item names the person's country ("the U.S. surgeon general's post"),
         outside sports reports (where countries are teams: "Brown scored as England won")."""
@@ -746,28 +758,17 @@ class EntityLinker:
         ):
             return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
         if group_kind == PERSON and any(
-            (w.isupper() and len(w) >= 3 and not _ROMAN.match(w)) or any(c.isdigit() for c in w)
-            for w in words
+            (w.isupper() and len(w) >= 3 and not _ROMAN.match(w)) or _has_digit(w) for w in words
         ):
             return None  # no person's name has a word in capitals ("EYP MCF") or a number
-        if len(words) == 1 and group_kind != PRODUCT and any(c.isdigit() for c in name):
+        if len(words) == 1 and group_kind != PRODUCT and _has_digit(name):
             # a version or a model ("IE6", "Q10", "A380") is no place, person or organisation
             return None
         if (
             len(words) == 1
             and group_kind == PLACE
-            and (
-                (name.isupper() and "." not in name)
-                or (
-                    self._kb.is_given_name(key)
-                    and not _placed(doc.text, group)
-                    and not any(_after_a_preposition(doc.text, m) for m in group.mentions)
-                )
-            )
+            and not self._may_be_a_new_place(doc, group, name)
         ):
-            # An unknown place is no acronym ("from XP to RT"; "B.C." may be one), nor a first
-            # name the text does not write as a place ("another brother, Louis, was a priest";
-            # not "water on Mars", "in Regina"); known places are known by such names too.
             return None
         if words[0] in _VESSEL_PREFIXES or _ship(doc.text, group) or _quoted(doc.text, group):
             return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
@@ -1164,7 +1165,7 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
             and _has_person_label(g)
             and g.key.split()[-1] not in _NAMING_WORDS  # "Surrey" is not of "Surrey Police"
         ]
-    first_name = False
+    as_person = False  # the short form is then the person's, whatever its label
     if not owners and surname_of and not kb.is_known_name(key):
         # The surname of a full name starting with a known first name and never called a place
         # (as "San Jose" may be), whatever the recogniser called the surname ("Riva" after
@@ -1174,14 +1175,14 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
             for g in surname_of
             if _has_given_name(g.name, kb) and not any(m.label in _PLACE_LABELS for m in g.mentions)
         ]
-        first_name = bool(owners)
+        as_person = bool(owners)
     if not owners and kb.is_given_name(key) and not kb.is_known_name(key):
         # A first name alone, whatever its label, after one person's full name ("Bettie" after
         # "Bettie Page", both called organisations).
         owners = [
             g for g in long_names if key == _first_name_key(g.key) and _has_given_name(g.name, kb)
         ]
-        first_name = True
+        as_person = True
     if not owners and not kb.is_known_name(key) and group.name[:1].isupper():
         # A word nothing else names, alone, that starts one full name the recogniser called a
         # person and that ends as people's names do ("Kathina" after "Kathina Thomas", called a
@@ -1194,7 +1195,7 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
             and len(g.key.split()) <= 3
             and _ends_like_a_persons_name(g.key, kb)
         ]
-        first_name = True
+        as_person = True
     if len(owners) > 1:
         # Several full names of that surname: the one the item had introduced, alone, when it
         # first wrote the surname alone ("Gigante" after "Vincent Gigante", long before "Louis
@@ -1203,7 +1204,7 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         owners = [g for g in owners if min(m.start for m in g.mentions) < first]
     if len(owners) == 1:
         owner = owners[0]
-        if _is_person(owner) or short_person or first_name:
+        if _is_person(owner) or short_person or as_person:
             group.mentions = [_as_person(m) for m in group.mentions]
         return owner
     heads = [
@@ -1243,6 +1244,10 @@ def _short_form_owner(group: _Group, long_names: list[_Group], kb: KnowledgeBase
         if len(expanding) == 1:
             return expanding[0]
     return None
+
+
+def _has_digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)
 
 
 def _unknown_or_made(key: str, kb: KnowledgeBase) -> bool:
@@ -1895,10 +1900,8 @@ def _headline_names(
         if len(words) >= 2:
             if named is None:
                 named = {_surface_key(m.text) for m in mentions if m.start >= title_cased_end}
-            if _surface_key(mention.text) in named or kb.is_known_name(_surface_key(mention.text)):
-                out.append(mention)
-                continue
-            heads = [(0, words[n - 1].end()) for n in range(len(words) - 1, 0, -1)]
+            # the whole name (kept), its first words, longest first, then its last words
+            heads = [(0, words[n - 1].end()) for n in range(len(words), 0, -1)]
             tails = [(words[n].start(), len(mention.text)) for n in range(1, len(words))]
             for start, end in heads + tails:
                 key = _surface_key(mention.text[start:end])
@@ -2030,9 +2033,7 @@ def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase)
     return [m for j, m in enumerate(out) if j not in absorbed]
 
 
-def _split_people_joined(
-    text: str, mentions: Sequence[Mention], kb: KnowledgeBase
-) -> list[Mention]:
+def _joined_split_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
     """Two one-word mentions one space apart that the recogniser split ("Piara" and "Singh",
     each called a place) are one person's name when the first is no name the knowledge base
     knows, both are written as names, and the second ends as people's names do (a first name or
@@ -2115,9 +2116,7 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
         pronoun = next((i for i, w in enumerate(words[1:], 1) if w.group() in _PRONOUNS), None)
         if pronoun is not None:
             # A name does not run into the next sentence's pronoun ("Old Tappan, N. J. He").
-            end = words[pronoun - 1].end()
-            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
-            words = words[:pronoun]
+            mention, words = _first_words(mention, words, pronoun)
         if len(words) < 2:
             out.append(mention)
             continue
@@ -2151,9 +2150,7 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
         if mention.label == "PERSON" and scored is not None:
             # Nor into a score, a record or an ordinal ("Joe Louis 26-1" is Joe Louis, "John S.
             # Pritchard 3rd" John S. Pritchard; a model's number stays: "BlackBerry Q10").
-            end = words[scored - 1].end()
-            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
-            words = words[:scored]
+            mention, words = _first_words(mention, words, scored)
         if mention.label == "PERSON" and len(words) >= 3:
             # A person's name does not go on in lower case but by a particle ("Chris Ivory on
             # Injured Reserve" is Chris Ivory; "Ludwig van Beethoven", "Abdel Fattah el-Sisi"
@@ -2167,17 +2164,12 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
                 None,
             )
             if prose is not None:
-                end = words[prose - 1].end()
-                mention = Mention(
-                    mention.text[:end], mention.label, mention.start, mention.start + end
-                )
-                words = words[:prose]
+                mention, words = _first_words(mention, words, prose)
         country = _COUNTRY_INSIDE.search(mention.text) if mention.label == "PERSON" else None
         if country is not None:
             # Nor through a country's abbreviation ("Regina Benjamin U.S. Surgeon General").
-            end = country.start()
-            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
-            words = list(_NON_SPACE.finditer(mention.text))
+            before = sum(1 for w in words if w.end() <= country.start())
+            mention, words = _first_words(mention, words, before)
         last = words[-1]
         if len(words) >= 3 and (
             (mention.label == "PERSON" and last.group().strip(".,") in _POST_NOMINALS)
@@ -2185,10 +2177,18 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
             # Clark")
             or (mention.label != "PERSON" and last.group().strip(".,").lower() in _RANKS)
         ):
-            end = words[-2].end()
-            mention = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
+            mention, words = _first_words(mention, words, len(words) - 1)
         out.append(mention)
     return out
+
+
+def _first_words(
+    mention: Mention, words: list[re.Match[str]], count: int
+) -> tuple[Mention, list[re.Match[str]]]:
+    """The mention cut to its first ``count`` words (``words`` are its words), and those."""
+    end = words[count - 1].end()
+    cut = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
+    return cut, words[:count]
 
 
 def _measure(
