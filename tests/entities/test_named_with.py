@@ -220,9 +220,15 @@ def test_person_cue_reads_only_the_words_right_around_the_name() -> None:
         ("the shotgun slaying of 63-year-old Kafoury on Monday", "Kafoury", True),
         ("the slaying of the 63 - year - old Kafoury", "Kafoury", True),
         ("A 57-year-old Wasilla woman was indicted on Friday.", "Wasilla", False),
+        # a possessive and a relative or a lawyer after the name
+        ("That is exactly what LiLo's lawyer did in court.", "LiLo", True),
+        ("Jackson’s estranged wife filed for divorce.", "Jackson", True),
+        ("LiLo ’ s lawyer argued", "LiLo", True),
+        ("Apple's shares fell.", "Apple", False),
+        ("Jackson's mayor spoke.", "Jackson", False),
     ],
 )
-def test_person_cue_reads_joined_names_and_ages(text: str, name: str, cue: bool) -> None:
+def test_person_cue_reads_joined_names_ages_and_relatives(text: str, name: str, cue: bool) -> None:
     start = text.index(name)
     assert person_cue(text, start, start + len(name)) is cue
 
@@ -293,3 +299,45 @@ def test_enrichment_stores_the_person_and_finds_them_again_in_a_later_batch(
     ]
     assert results[0]["entity"]["id"] == portia.id
     assert results[0]["entity"]["description"] == "Named with Ellen DeGeneres"
+
+
+CHARGERS = (
+    "San Diego receiver Vincent Ortega said the team would wait. Jackson was arrested by the "
+    "California Highway Patrol on Tuesday, and officer Brad Baehr said Jackson was on probation."
+)
+
+
+def test_a_word_known_only_as_far_towns_may_name_a_person(kb: KnowledgeBase) -> None:
+    """The seed knows "Jackson" only as towns in Mississippi, New Jersey, Tennessee and Michigan;
+    a story from San Diego that names none of those states and writes "said Jackson" names a
+    person."""
+    assert {r.entity_kind for r in kb.lookup("jackson")} == {"place"}
+    found = link(
+        kb,
+        CHARGERS,
+        ("San Diego", "GPE"),
+        ("Vincent Ortega", "PERSON"),
+        ("Jackson", "PERSON"),
+        ("Brad Baehr", "PERSON"),
+    )
+    assert found["Jackson"].entity_kind == "person"
+    assert found["Jackson"].mention_count == 2
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the item names the state of the town
+        CHARGERS + " He was born in Tennessee.",
+        # the words around place it
+        CHARGERS + " He lives in Jackson.",
+    ],
+)
+def test_a_word_known_as_a_town_near_or_placed_names_no_new_person(
+    kb: KnowledgeBase, body: str
+) -> None:
+    spans = [("San Diego", "GPE"), ("Vincent Ortega", "PERSON"), ("Jackson", "PERSON")]
+    if "Tennessee" in body:
+        spans.append(("Tennessee", "GPE"))
+    found = link(kb, body, *spans)
+    assert "Jackson" not in found or found["Jackson"].entity_kind == "place"

@@ -318,6 +318,13 @@ def _aged(before: str, after: str) -> bool:
 # A verb, a capitalised word and "and" before a name; "and", a capitalised word and a verb after.
 _NAME_AND_BEFORE = re.compile(r"\b([a-z]+)\s+[A-Z][\w'’-]+\s+and\s+$")
 _AND_NAME_AFTER = re.compile(r"^\s+and\s+[A-Z][\w'’-]+\s+([a-z]+)\b")
+# A possessive and a relative or a lawyer after a name ("LiLo's lawyer", "Jackson's wife").
+_RELATIVE_AFTER_POSSESSIVE = re.compile(
+    r"^\s?['’]\s?s\s+(?:(?:former|late|estranged|new|longtime|long-time)\s+)?(?:"
+    + "|".join(sorted(_RELATIVE_BEFORE))
+    + r"|lawyer|attorney)\b",
+    re.IGNORECASE,
+)
 # A quotation's speaker written after its verb ("said Zadan and Meron jointly").
 _SPEECH_BEFORE = frozenset(["said", "says", "told", "asked", "added", "thanked"])
 
@@ -333,7 +340,12 @@ def person_cue(text: str, start: int, end: int) -> bool:
     previous = before_words[-1] if before_words else ""
     if previous in _PERSON_BEFORE or previous in _RELATIVE_BEFORE or previous in _SPEECH_BEFORE:
         return True
-    if _AGE_APPOSITION.match(after) or _ROLE_APPOSITION.match(after) or _aged(before, after):
+    if (
+        _AGE_APPOSITION.match(after)
+        or _ROLE_APPOSITION.match(after)
+        or _aged(before, after)
+        or _RELATIVE_AFTER_POSSESSIVE.match(after)
+    ):
         return True
     # The second of two names joined by "and" shares the first's verb ("said Zadan and Meron"),
     # the first the second's ("Zadan and Meron said").

@@ -1645,7 +1645,7 @@ def _lone_person(
         or name.isupper()
         or key in _NOT_NAMES
         or key in _TITLES
-        or kb.is_known_name(key)
+        or (kb.is_known_name(key) and not _known_only_as_places_elsewhere(doc, group, key, kb))
         or kb.lookup_demonym(key)
         or kb.lookup_demonym(key.removesuffix("s"))  # "Greeks"
         or any(key in g.split() for g in doc.keys if " " in g and g != group.key)
@@ -1659,6 +1659,30 @@ def _lone_person(
         return None
     confidence = round(min(1.0, person * _mention_weight(len(group.mentions)) + 0.1), 3)
     return name, confidence
+
+
+def _known_only_as_places_elsewhere(
+    doc: _Document, group: _Group, key: str, kb: KnowledgeBase
+) -> bool:
+    """Whether the knowledge base knows a word only as places the item neither writes as a place
+    nor puts it near: it names none of their regions, or countries where they have none
+    ("Jackson" of "said Jackson" in a story from San Diego; not "Gotcher of McAlester argued"
+    beside Oklahoma, nor "in Jackson")."""
+    records = kb.lookup(key)
+    return (
+        bool(records)
+        and all(r.entity_kind == "place" and not _near(doc, r, kb) for r in records)
+        and _placed_mentions(doc.text, group) == 0
+    )
+
+
+def _near(doc: _Document, place: EntityRecord, kb: KnowledgeBase) -> bool:
+    """Whether the item names the region a place lies in, or its country when it has none."""
+    region = place.first_tag("region")
+    if region is not None:
+        return alias_key(region) in doc.keys
+    country = kb.country_of(place)
+    return country is not None and _names(doc, country)
 
 
 def _only_in_headline(doc: _Document, group: _Group) -> bool:
