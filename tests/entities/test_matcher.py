@@ -139,3 +139,28 @@ def test_a_name_holding_a_possessive_keeps_it() -> None:
     text = "Shares of McDonald's fell as the People's Bank of China cut rates."
     found = dictionary_mentions(text, names, [])
     assert [m.text for m in found] == ["McDonald's", "People's Bank of China"]
+
+
+def test_a_word_ending_a_long_name_the_recogniser_cut_is_no_match() -> None:
+    """The last word of a long name the recogniser cut before it ("Saints" of "the Fundamentalist
+    Church of Jesus Christ of Latter-day Saints") is no team; after a one-word name it may be."""
+    known = KnowledgeBase(
+        [
+            EntityRecord(
+                "ent_saints",
+                "New Orleans Saints",
+                "organization",
+                "American football team",
+                aliases=("Saints",),
+                tags=(Tag("place_type", "country"),),  # prior 1.0: a well-known name
+            )
+        ]
+    )
+    text = "He led the Fundamentalist Church of Jesus Christ of Latter-day Saints for years."
+    cut = "the Fundamentalist Church of Jesus Christ of Latter-day"
+    start = text.index(cut)
+    assert dictionary_mentions(text, known, [Mention(cut, "ORG", start, start + len(cut))]) == []
+    text = "The fans in New Orleans cheered as Louisiana Saints fans sang."
+    start = text.index("Louisiana")
+    found = dictionary_mentions(text, known, [Mention("Louisiana", "GPE", start, start + 9)])
+    assert [m.text for m in found] == ["Saints"]

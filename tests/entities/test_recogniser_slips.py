@@ -401,6 +401,9 @@ def test_the_last_word_of_a_venue_or_institution_decides_its_kind(kb: KnowledgeB
         ("Hanley Wood Partners", "PERSON", "company"),
         # a firm's word inside a regulator's name makes no company
         ("Tasman Communications Authority", "ORG", "organization"),
+        # the word before "of" says what is named, in a name of up to eight words
+        ("Department of Health and Human Services", "PERSON", "organization"),
+        ("Medical Association of the State of Alabama", "ORG", "organization"),
     ],
 )
 def test_a_building_a_rescue_service_or_a_firm_is_no_person(
@@ -1457,3 +1460,17 @@ def test_a_name_does_not_run_into_the_next_sentences_pronoun(kb: KnowledgeBase) 
     ]
     entities = by_name(EntityLinker(kb).link("", body, found))
     assert not any("He" in name.split() for name in entities)
+
+
+def test_a_school_named_once_after_at_is_still_a_name(kb: KnowledgeBase) -> None:
+    """The word "at" makes a place of it, the label an organisation (a school is either): the
+    word before "of" says a name is meant."""
+    body = "She was in the second class at Morehouse School of Medicine, and became a doctor."
+    found = linked(kb, body, ("Morehouse School of Medicine", "ORG"))
+    assert found["Morehouse School of Medicine"].entity_kind in ("place", "organization")
+
+
+def test_a_long_name_holding_a_possessive_is_two_names(kb: KnowledgeBase) -> None:
+    name = "Union of Concerned Scientists' Scientific Integrity Program"
+    body = f"Francesca Grifo, director of {name}, said the rule was lifted."
+    assert name not in linked(kb, body, ("Francesca Grifo", "PERSON"), (name, "ORG"))

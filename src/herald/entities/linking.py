@@ -726,7 +726,7 @@ class EntityLinker:
             return self._new_place(group, name, located, share)
         if self._kb.is_known_name(key):
             return None  # a known name that did not fit here is not a new entity
-        last = name.split()[-1].lower().strip(".")
+        last = _head_word(name)
         several = len(name.split()) > 1
         # A name that says what it is needs only to read as a name: any of the three kinds.
         a_name = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
@@ -772,7 +772,7 @@ class EntityLinker:
             return None
         if words[0] in _VESSEL_PREFIXES or _ship(doc.text, group) or _quoted(doc.text, group):
             return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
-        if "and" in words and words[-1].lower() not in _NAMING_WORDS:
+        if "and" in words[: _of_at(words)] and words[-1].lower() not in _NAMING_WORDS:
             return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
         if len(words) > 1 and words[-1].lower() in _HONOUR_ENDINGS:
             return None  # an award ("MacArthur Fellowship", "Most Valuable Player Award")
@@ -1685,6 +1685,20 @@ def _near(doc: _Document, place: EntityRecord, kb: KnowledgeBase) -> bool:
     return country is not None and _names(doc, country)
 
 
+def _of_at(words: Sequence[str]) -> int:
+    """Where "of" joins a name's head to what it is of ("School" of "Morehouse School of
+    Medicine"), or the name's length."""
+    return next((i for i, w in enumerate(words) if w == "of" and i > 0), len(words))
+
+
+def _head_word(name: str) -> str:
+    """The word that says what a name names, lower case: its last, or the last before "of"
+    ("Medical Association of the State of Alabama", "Department of Health and Human
+    Services")."""
+    words = name.split()
+    return words[_of_at(words) - 1].lower().strip(".")
+
+
 def _only_in_headline(doc: _Document, group: _Group) -> bool:
     """Whether every mention of the group is in a title-cased headline."""
     return all(m.start < doc.title_cased_end for m in group.mentions)
@@ -1733,8 +1747,18 @@ def title_cased(title: str) -> bool:
 
 
 def _looks_like_a_name(name: str) -> bool:
+    """Capitalised words but for connecting ones, five at most; eight when a word saying what
+    is named comes before "of" ("Medical Association of the State of Alabama"; not "Union of
+    Concerned Scientists' Scientific Integrity Program", two names)."""
     words = name.split()
-    if not 1 <= len(words) <= 5 or len(name) < 2 or len(name) > 80 or "," in name:
+    longest = 5
+    if (
+        _of_at(words) < len(words)
+        and _head_word(name) in _NAMING_WORDS
+        and not any(_POSSESSIVE.search(w) for w in words[:-1])
+    ):
+        longest = 8
+    if not 1 <= len(words) <= longest or len(name) < 2 or len(name) > 80 or "," in name:
         return False
     if words[-1].lower() in _CONNECTING:
         return False  # a name cut short ("National Player of")

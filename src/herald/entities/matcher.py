@@ -92,7 +92,11 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
             overlapping = [m for m in found if m.start < span_end and start < m.end]
             if all(_covers(text, match_, m) for m in overlapping):
                 out.append(match_)
-        elif not _overlaps(taken, start, span_end) and _one_word_ok(text, start, surface, kb):
+        elif (
+            not _overlaps(taken, start, span_end)
+            and not _ends_a_cut_name(text, [*found, *out], start)
+            and _one_word_ok(text, start, surface, kb)
+        ):
             out.append(match_)
         i = last + 1
     return out
@@ -129,6 +133,18 @@ def _goes_on(text: str, words: list[tuple[int, int]], last: int, end: int) -> bo
         return False
     following = words[last + 1][0]
     return bool(_JOIN.match(text[end:following])) and _capitalised(text, following)
+
+
+def _ends_a_cut_name(text: str, found: Sequence[Mention], start: int) -> bool:
+    """Whether a word is the last of a long name the recogniser cut just before it ("Saints"
+    after "the Fundamentalist Church of Jesus Christ of Latter-day"): a found mention of three
+    words or more ends one space before it."""
+    return any(
+        sum(1 for w in m.text.split() if w[:1].isalpha()) >= 3
+        and _JOIN.match(text[m.end : start]) is not None
+        for m in found
+        if m.end < start <= m.end + 2
+    )
 
 
 def _capitalised(text: str, at: int) -> bool:
