@@ -1194,6 +1194,36 @@ def test_a_nickname_in_brackets_stays_out_of_the_name(kb: KnowledgeBase) -> None
     assert "Gray" not in entities
 
 
+@pytest.mark.parametrize(
+    ("body", "first", "whole"),
+    [
+        # the recogniser saw only the first name
+        (
+            "Memorial for Kimani 'Kiki' Gray turned ugly, and Kimani's mother wept.",
+            "Kimani",
+            "Kimani Gray",
+        ),
+        (
+            'Salvatore "Sammy the Bull" Gravano testified against him.',
+            "Salvatore",
+            "Salvatore Gravano",
+        ),
+    ],
+)
+def test_a_first_name_takes_the_surname_after_a_nickname(
+    kb: KnowledgeBase, body: str, first: str, whole: str
+) -> None:
+    entities = by_name(EntityLinker(kb).link("", body, every(body, first, "PERSON")))
+    assert entities[whole].entity_kind == "person"
+    assert first not in entities
+
+
+def test_a_word_after_a_quote_that_another_name_holds_is_no_surname(kb: KnowledgeBase) -> None:
+    body = "Fans of Madonna 'Like a Prayer' Records stayed home."
+    found = mentions(body, ("Madonna", "PERSON"), ("Records", "ORG"))
+    assert "Madonna Records" not in by_name(EntityLinker(kb).link("", body, found))
+
+
 def test_an_auxiliary_participle_opening_a_name_is_cut(kb: KnowledgeBase) -> None:
     body = (
         "Hugh Jackman will host the Oscars. Having Jackman as host is a departure, and Jackman "

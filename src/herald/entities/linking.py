@@ -265,6 +265,7 @@ class EntityLinker:
         mentions = _split_glued(text, mentions, self._kb)
         mentions = _without_openers(_within_paragraphs(mentions), self._kb)
         mentions = _with_given_names(text, _joined_across_and(text, mentions), self._kb)
+        mentions = _with_surnames_after_nicknames(text, mentions)
         mentions = _joined_split_names(text, mentions, self._kb)
         mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
         if self._config.dictionary:
@@ -2078,6 +2079,34 @@ def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase)
             continue
         absorbed.update(inside)
         out[i] = Mention(whole, "PERSON", start, mention.end)
+    return [m for j, m in enumerate(out) if j not in absorbed]
+
+
+# A nickname, quoted or in brackets, then a capitalised word: "Kimani (Kiki) Gray".
+_NICKNAME_THEN_SURNAME = re.compile(
+    r" (?:[\"'“‘][^\"'“”‘’\n]{1,30}[\"'”’]|\([A-Z][^()\n]{0,29}\)) ([A-Z][\w'’-]*[a-z])\b"
+)
+
+
+def _with_surnames_after_nicknames(text: str, mentions: Sequence[Mention]) -> list[Mention]:
+    """A first name the recogniser called a person takes the surname written after a nickname
+    ("Kimani 'Kiki' Gray", where it saw only "Kimani"): a nickname between two names says a
+    person is named. A surname the recogniser called a person too is absorbed; one it called
+    something else stays apart."""
+    out = list(mentions)
+    absorbed: set[int] = set()
+    for i, mention in enumerate(out):
+        if mention.label != "PERSON" or len(mention.text.split()) != 1:
+            continue
+        after = _NICKNAME_THEN_SURNAME.match(text, mention.end)
+        if after is None:
+            continue
+        end = after.end(1)
+        inside = [j for j, m in enumerate(out) if j != i and m.start < end and m.end > mention.end]
+        if any(out[j].label != "PERSON" or out[j].end > end for j in inside):
+            continue
+        absorbed.update(inside)
+        out[i] = Mention(text[mention.start : end], "PERSON", mention.start, end)
     return [m for j, m in enumerate(out) if j not in absorbed]
 
 
