@@ -1504,3 +1504,38 @@ def test_a_long_name_holding_a_possessive_is_two_names(kb: KnowledgeBase) -> Non
     name = "Union of Concerned Scientists' Scientific Integrity Program"
     body = f"Francesca Grifo, director of {name}, said the rule was lifted."
     assert name not in linked(kb, body, ("Francesca Grifo", "PERSON"), (name, "ORG"))
+
+
+def test_a_name_opening_with_the_items_place_is_no_new_person(kb: KnowledgeBase) -> None:
+    body = (
+        "The fire in Palmer destroyed the old warehouse. Palmer Fire crews and Palmer Public "
+        "Safety officers stayed until dawn, and the Luhansk People's Republic was not involved."
+    )
+    found = mentions(
+        body,
+        ("Palmer", "GPE"),
+        ("Palmer Fire", "PERSON"),
+        ("Palmer Public Safety", "PERSON"),
+        ("Luhansk People's Republic", "PERSON"),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Palmer"].entity_kind == "place"
+    assert "Palmer Fire" not in entities
+    assert "Palmer Public Safety" not in entities
+    # a republic is a place, whatever the recogniser called it
+    assert entities["Luhansk People's Republic"].entity_kind == "place"
+
+
+def test_a_person_named_in_full_twice_like_the_items_place_is_still_one(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "Sydney Sweeney flew to Sydney on Monday. She said the city was lovely, and "
+        "Sydney Sweeney will stay a week."
+    )
+    found = every(body, "Sydney Sweeney", "PERSON")
+    start = body.index("to Sydney") + 3
+    found.append(Mention("Sydney", "GPE", start, start + 6))
+    entities = by_name(EntityLinker(kb).link("", body, sorted(found, key=lambda m: m.start)))
+    assert entities["Sydney Sweeney"].entity_kind == "person"
+    assert entities["Sydney"].entity_kind == "place"

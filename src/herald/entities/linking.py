@@ -119,7 +119,7 @@ _FIRM_ENDINGS = frozenset(_FIRM_ENDING_TEXT.split())
 _PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
     square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
     island islands mountain valley beach bay coast courthouse building tower warehouse ave blvd rd
-    glacier canyon creek falls harbour harbor plant factory refinery mill mine"""
+    glacier canyon creek falls harbour harbor plant factory refinery mill mine republic"""
 _EITHER_ENDING_TEXT = """university college school hospital clinic centre center court church
     museum house hall academy observatory county city state"""
 # Last words of the names of awards and honours ("MacArthur Fellowship", "Most Valuable Player
@@ -508,6 +508,20 @@ class EntityLinker:
             return None  # "in Palin" ("directed at Palin" once is no place)
         return people[0], round(0.5 + 0.4 * min(1.0, len(group.mentions) / 3), 3)
 
+    def _opens_with_the_items_place(self, doc: _Document, group: _Group, key: str) -> bool:
+        """Whether a name that might be a new person's opens with a place the item also names
+        alone and ends with no word people's names end with ("Palmer Public Safety", "Palmer
+        Fire" in a story about Palmer, Alaska; "Texas Ranger"): what that place has, not who.
+        A name the recogniser calls a person twice or more stays one ("Sydney Sweeney" in a
+        story that also names Sydney)."""
+        first = key.split()[0]
+        return (
+            sum(m.label == "PERSON" for m in group.mentions) < 2
+            and first in doc.keys
+            and any(r.entity_kind == "place" for r in self._kb.lookup(first))
+            and not _ends_like_a_persons_name(key, self._kb)
+        )
+
     def _may_be_a_new_place(self, doc: _Document, group: _Group, name: str) -> bool:
         """Whether a word the knowledge base does not know may name a new place: no acronym
         ("from XP to RT"; a dotted one, "B.C.", may be), nor a first name the text does not
@@ -762,6 +776,8 @@ class EntityLinker:
             (w.isupper() and len(w) >= 3 and not _ROMAN.match(w)) or _has_digit(w) for w in words
         ):
             return None  # no person's name has a word in capitals ("EYP MCF") or a number
+        if group_kind == PERSON and self._opens_with_the_items_place(doc, group, key):
+            return None  # "Palmer Fire" beside "Palmer", "Texas Ranger" beside "Texas"
         if len(words) == 1 and group_kind != PRODUCT and _has_digit(name):
             # a version or a model ("IE6", "Q10", "A380") is no place, person or organisation
             return None
