@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from herald.enrich.ner import Mention
-from herald.entities.cues import PERSON, PLACE, kind_cues
+from herald.entities.cues import ORG, PERSON, PLACE, kind_cues
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
 from herald.entities.model import EntityRecord, Tag
@@ -1539,3 +1539,19 @@ def test_a_person_named_in_full_twice_like_the_items_place_is_still_one(
     entities = by_name(EntityLinker(kb).link("", body, sorted(found, key=lambda m: m.start)))
     assert entities["Sydney Sweeney"].entity_kind == "person"
     assert entities["Sydney"].entity_kind == "place"
+
+
+def test_a_name_before_the_premises_it_names_is_no_person(kb: KnowledgeBase) -> None:
+    body = (
+        "The old Matanuska Maid dairy building in Palmer burned down. The Matanuska Maid "
+        "warehouse had stood since 1935, and the Matanuska Maid creamery building beside it."
+    )
+    found = [*every(body, "Matanuska Maid", "PERSON"), *mentions(body, ("Palmer", "GPE"))]
+    entities = by_name(EntityLinker(kb).link("", body, sorted(found, key=lambda m: m.start)))
+    assert entities["Matanuska Maid"].entity_kind == "organization"
+
+
+def test_kind_cues_read_premises_after_a_name() -> None:
+    text = "the Kraft plant in Philadelphia"
+    assert kind_cues(text, 4, 9).get(PERSON) is None
+    assert kind_cues(text, 4, 9)[ORG] > 0

@@ -238,6 +238,19 @@ _ORG_AFTER = frozenset(
         "ceo",
         "announced",
         "reported",
+        # premises and businesses named by it ("the old Matanuska Maid dairy building")
+        "building",
+        "buildings",
+        "warehouse",
+        "plant",
+        "factory",
+        "creamery",
+        "dairy",
+        "properties",
+        "corporation",
+        "headquarters",
+        "store",
+        "stores",
     ]
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
