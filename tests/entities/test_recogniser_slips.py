@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 from herald.enrich.ner import Mention
 from herald.entities.cues import ORG, PERSON, PLACE, kind_cues
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
+from herald.entities.linking import (
+    EntityLinker,
+    LinkedEntity,
+    LinkResult,
+    document_text,
+    title_cased,
+)
 from herald.entities.model import EntityRecord, Tag
 from tests.enrich.models import fresh_knowledge_base
 
@@ -1439,6 +1445,19 @@ def test_a_headline_name_run_into_a_verb_is_cut_to_the_name(kb: KnowledgeBase) -
     entities = by_name(EntityLinker(kb).link(title, body, found))
     assert "Flips Bush" not in entities
     assert entities["George W. Bush"].mention_count == 2
+
+
+def test_a_headline_with_small_words_in_lower_case_is_title_cased(kb: KnowledgeBase) -> None:
+    """Some styles write pronouns and short verbs in lower case in a title-cased headline."""
+    title = "T-Mobile Confirms it Will Carry BlackBerry Q10"
+    assert title_cased(title)
+    assert not title_cased("T-Mobile says it will carry the BlackBerry Q10")
+    body = "The carrier T-Mobile will sell the phone from May, and T-Mobile said on Wednesday."
+    text = document_text(title, body)
+    found = [Mention("T-Mobile Confirms", "ORG", 0, 17), *every(text, "T-Mobile", "ORG")[1:]]
+    entities = by_name(EntityLinker(kb).link(title, body, found))
+    assert "T-Mobile Confirms" not in entities
+    assert [e.mention_count for e in entities.values() if "T-Mobile" in e.display_name] == [3]
 
 
 def test_new_before_a_known_product_is_no_part_of_its_name(kb: KnowledgeBase) -> None:

@@ -1752,7 +1752,7 @@ def _without_title(name: str) -> str:
 
 # Words a title-cased headline leaves in lower case ("Man Charged in Fire at Church").
 _TITLE_CASE_LOWER_TEXT = """a an the and but or nor for so yet as at by in of off on per to up via
-    vs v with from into onto over than upon out down"""
+    vs v with from into onto over than upon out down it its is are was has his her"""
 _TITLE_CASE_LOWER = frozenset(_TITLE_CASE_LOWER_TEXT.split())
 
 
