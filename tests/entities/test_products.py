@@ -70,6 +70,9 @@ def test_a_known_product_is_the_product_whatever_the_label(
         ("The carrier will sell the Galaxy S4 next month.", "Galaxy S4", "PERSON"),
         ("RIM announced the BlackBerry Curve 8900 for February.", "BlackBerry Curve 8900", "ORG"),
         ("Servers running Windows Server 2008 are exposed too.", "Windows Server 2008", "GPE"),
+        # an edition or a feature named by one capitalised word after the line's name
+        ("Install the fix through Windows Update today.", "Windows Update", "ORG"),
+        ("BlackBerry Balance keeps work apps apart.", "BlackBerry Balance", "ORG"),
     ],
 )
 def test_a_model_of_a_known_product_line_is_a_new_product(
@@ -97,6 +100,10 @@ def test_a_word_that_is_no_model_keeps_the_name_as_it_was(kb: KnowledgeBase) -> 
     body = "Galaxy Fans United met before the game in Carson."
     entities = linked(kb, body, ("Galaxy Fans United", "ORG"))
     assert entities["Galaxy Fans United"].entity_kind == "organization"
+    # a word organisations are named with after the line's name
+    body = "The BlackBerry Foundation gave the school new computers."
+    entities = linked(kb, body, ("The BlackBerry Foundation", "ORG"))
+    assert entities["BlackBerry Foundation"].entity_kind == "organization"
 
 
 def test_a_replaced_entity_leaves_no_old_line_home_or_demonym_behind() -> None:

@@ -1033,11 +1033,21 @@ def _model_of(name: str, kb: KnowledgeBase) -> bool:
         rest = words[n:]
         if len(rest) > 3 or not all(w[:1].isupper() or w[:1].isdigit() for w in rest):
             continue
-        if not any(any(c.isdigit() for c in w) or w.lower() in _MODEL_WORDS for w in rest):
+        if not any(any(c.isdigit() for c in w) or w.lower() in _MODEL_WORDS for w in rest) and not (
+            len(rest) == 1 and _edition_word(rest[0])
+        ):
             continue
         if kb.lookup_line(alias_key(" ".join(words[:n]))):
             return True
     return False
+
+
+def _edition_word(word: str) -> bool:
+    """A capitalised word naming an edition or a feature after a product line's name ("Windows
+    Update", "BlackBerry Balance"), not a word organisations or places are named with
+    ("BlackBerry Limited") nor a title."""
+    key = word.lower().strip(".")
+    return word.isalpha() and word.istitle() and key not in _NAMING_WORDS and key not in _TITLES
 
 
 def _products_in_plural(kb: KnowledgeBase, key: str) -> list[EntityRecord]:
