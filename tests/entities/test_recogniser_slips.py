@@ -567,6 +567,28 @@ def test_ships_and_quoted_titles_are_not_people(kb: KnowledgeBase) -> None:
     assert "INS Sukanya" not in entities
 
 
+def test_a_discovered_name_quoted_as_a_title_is_no_entity_there(kb: KnowledgeBase) -> None:
+    """ "Sandy Bridge", made a place by an earlier item, is a product's code name in quotes."""
+    first = "Intel shipped Sandy Bridge chips in January, and Sandy Bridge sold well."
+    linker = EntityLinker(kb)
+    made = linker.link("", first, every(first, "Sandy Bridge", "GPE"))
+    for draft in made.new_entities:
+        kb.add(draft.to_record())
+    assert by_name(made)["Sandy Bridge"].entity_kind == "place"
+    later = 'The servers use Intel\'s Atom and "Sandy Bridge" processors.'
+    assert "Sandy Bridge" not in by_name(
+        linker.link("", later, every(later, "Sandy Bridge", "GPE"))
+    )
+    # a possessive's apostrophe before a name and a quotation after it quote nothing
+    first = "Peter Jennings of ABC News interviewed her, and Peter Jennings asked about the clinic."
+    made = linker.link("", first, every(first, "Peter Jennings", "PERSON"))
+    for draft in made.new_entities:
+        kb.add(draft.to_record())
+    later = 'She told ABC News\' Peter Jennings. "Sometimes it is very frustrating."'
+    found = every(later, "Peter Jennings", "PERSON")
+    assert by_name(linker.link("", later, found))["Peter Jennings"].entity_kind == "person"
+
+
 def test_the_region_named_tells_places_of_one_name_apart() -> None:
     def bloomington(region: str) -> EntityRecord:
         return EntityRecord(

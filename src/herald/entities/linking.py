@@ -304,7 +304,9 @@ class EntityLinker:
                 or self._choose(doc, group, kinds, located)
                 or self._by_surname(doc, group, kinds)
             )
-            if (choice is None or choice[0].origin == "discovered") and _a_work(doc.text, group):
+            if (choice is None or choice[0].origin == "discovered") and (
+                _a_work(doc.text, group) or _quoted(doc.text, group)
+            ):
                 continue  # a work's title ("the Hunger Games sequel"), which no kind here fits
             if choice is None:
                 draft = self._new_entity(doc, group, kinds, located)
@@ -1603,11 +1605,13 @@ def _quoted(text: str, group: _Group) -> bool:
     as the end of a longer title ("Take Me Out to the Ball Game")."""
     quoted = 0
     for mention in group.mentions:
-        before = text[max(0, mention.start - 2) : mention.start].rstrip()
+        before = text[max(0, mention.start - 3) : mention.start].rstrip()
         after = text[mention.end : mention.end + 4].lstrip(" ,.")
         if after[:1] not in _CLOSING_QUOTES:
             continue
-        if (before[-1:] in _OPENING_QUOTES and before) or _ends_a_quoted_title(text, mention):
+        # an opening quotation mark, not a possessive's apostrophe ("ABC News' Peter Jennings")
+        opening = before[-1:] in _OPENING_QUOTES and not before[-2:-1].isalnum()
+        if (opening and before) or _ends_a_quoted_title(text, mention):
             quoted += 1
     return quoted * 2 > len(group.mentions)
 
