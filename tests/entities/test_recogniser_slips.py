@@ -410,9 +410,14 @@ def test_the_last_word_of_a_venue_or_institution_decides_its_kind(kb: KnowledgeB
         # the word before "of" says what is named, in a name of up to eight words
         ("Department of Health and Human Services", "PERSON", "organization"),
         ("Medical Association of the State of Alabama", "ORG", "organization"),
+        # a name ending as events' names do
+        ("San Gennaro Street Festival", "ORG", "event"),
+        ("Evian Championship", "ORG", "event"),
+        ("Berlin Marathon", "FAC", "event"),
+        ("Pan Arab Games", "ORG", "event"),
     ],
 )
-def test_a_building_a_rescue_service_or_a_firm_is_no_person(
+def test_the_last_word_of_a_new_name_says_what_it_names(
     kb: KnowledgeBase, surface: str, label: str, kind: str
 ) -> None:
     body = f"Crews were called to {surface} on Tuesday, officials said."

@@ -751,7 +751,9 @@ class EntityLinker:
             # A model of a known product line ("BlackBerry Q10", "Galaxy S4", "Windows 8"),
             # whatever the recogniser called it.
             group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
-        elif _edition(name) is not None:  # "the 3rd Annual Tribeca Film Festival"
+        elif _edition(name) is not None or (several and last in _EVENT_ENDINGS):
+            # "the 3rd Annual Tribeca Film Festival", "the Sundance Film Festival", "the Asian
+            # Games": an event, whatever the recogniser called it
             group_kind, share = EVENT, a_name + kinds.get(EVENT, 0.0)
         elif _starts_like_a_place(name):
             group_kind, share = PLACE, a_name  # "Mount Sefton", "Place Vendôme"
