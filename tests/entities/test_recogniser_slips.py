@@ -1601,3 +1601,19 @@ def test_kind_cues_read_premises_after_a_name() -> None:
     text = "the Kraft plant in Philadelphia"
     assert kind_cues(text, 4, 9).get(PERSON) is None
     assert kind_cues(text, 4, 9)[ORG] > 0
+
+
+def test_common_words_written_as_a_name_are_no_new_person(kb: KnowledgeBase) -> None:
+    body = (
+        "Single App Mode and Guided Access let you lock people into one mode, and Single App "
+        "Mode is new."
+    )
+    entities = by_name(EntityLinker(kb).link("", body, every(body, "App Mode", "PERSON")))
+    assert "App Mode" not in entities
+
+
+def test_a_surname_that_is_a_common_word_stays_a_persons_name(kb: KnowledgeBase) -> None:
+    # a known first name: "white" written in lower case does not matter
+    body = "Megan White wore a white coat. Megan White said the coat was old."
+    entities = by_name(EntityLinker(kb).link("", body, every(body, "Megan White", "PERSON")))
+    assert entities["Megan White"].entity_kind == "person"

@@ -524,6 +524,17 @@ class EntityLinker:
             and not _ends_like_a_persons_name(key, self._kb)
         )
 
+    def _common_words_named(self, doc: _Document, words: Sequence[str]) -> bool:
+        """Whether a name that might be a new person's opens with no known first name and ends
+        with a word the item also writes in lower case ("App Store" beside "the store"): common
+        words written as a name, not a person's."""
+        last = fold(words[-1])
+        return (
+            not self._kb.is_given_name(fold(words[0]))
+            and last.isalpha()
+            and bool(word_positions(doc.text, last, not_after=".", plural=True))
+        )
+
     def _may_be_a_new_place(self, doc: _Document, group: _Group, name: str) -> bool:
         """Whether a word the knowledge base does not know may name a new place: no acronym
         ("from XP to RT"; a dotted one, "B.C.", may be), nor a first name the text does not
@@ -782,6 +793,8 @@ class EntityLinker:
             return None  # no person's name has a word in capitals ("EYP MCF") or a number
         if group_kind == PERSON and self._opens_with_the_items_place(doc, group, key):
             return None  # "Palmer Fire" beside "Palmer", "Texas Ranger" beside "Texas"
+        if group_kind == PERSON and self._common_words_named(doc, words):
+            return None  # "App Store" beside "the store", "Active Scripting" beside "scripting"
         if len(words) == 1 and group_kind != PRODUCT and _has_digit(name):
             # a version or a model ("IE6", "Q10", "A380") is no place, person or organisation
             return None
