@@ -794,7 +794,7 @@ class EntityLinker:
         if group_kind == PERSON and self._opens_with_the_items_place(doc, group, key):
             return None  # "Palmer Fire" beside "Palmer", "Texas Ranger" beside "Texas"
         if group_kind == PERSON and self._common_words_named(doc, words):
-            return None  # "App Store" beside "the store", "Active Scripting" beside "scripting"
+            return None  # "App Store" beside "the store", "Dynamic Smart Cooling" by "cooling"
         if len(words) == 1 and group_kind != PRODUCT and _has_digit(name):
             # a version or a model ("IE6", "Q10", "A380") is no place, person or organisation
             return None
