@@ -528,11 +528,10 @@ class EntityLinker:
         """Whether a name that might be a new person's opens with no known first name and ends
         with a word the item also writes in lower case ("App Store" beside "the store"): common
         words written as a name, not a person's."""
-        last = fold(words[-1])
         return (
             not self._kb.is_given_name(fold(words[0]))
-            and last.isalpha()
-            and bool(word_positions(doc.text, last, not_after=".", plural=True))
+            and words[-1].isalpha()
+            and _used_as_a_word(doc, words[-1:])
         )
 
     def _may_be_a_new_place(self, doc: _Document, group: _Group, name: str) -> bool:
@@ -1050,21 +1049,28 @@ def _model_of(name: str, kb: KnowledgeBase) -> bool:
         rest = words[n:]
         if len(rest) > 3 or not all(w[:1].isupper() or w[:1].isdigit() for w in rest):
             continue
-        if not any(any(c.isdigit() for c in w) or w.lower() in _MODEL_WORDS for w in rest) and not (
-            len(rest) == 1 and _edition_word(rest[0])
-        ):
+        if not _names_a_model(rest):
             continue
         if kb.lookup_line(alias_key(" ".join(words[:n]))):
             return True
     return False
 
 
-def _edition_word(word: str) -> bool:
-    """A capitalised word naming an edition or a feature after a product line's name ("Windows
-    Update", "BlackBerry Balance"), not a word organisations or places are named with
-    ("BlackBerry Limited") nor a title."""
-    key = word.lower().strip(".")
-    return word.isalpha() and word.istitle() and key not in _NAMING_WORDS and key not in _TITLES
+def _names_a_model(words: Sequence[str]) -> bool:
+    """Whether the words after a product line's name name a model: one holds a digit or is a
+    model word ("Q10", "Pro"), or a single capitalised word names an edition or a feature
+    ("Windows Update", "BlackBerry Balance"; not a word organisations or places are named with,
+    "BlackBerry Limited", nor a title)."""
+    if any(_has_digit(w) or w.lower() in _MODEL_WORDS for w in words):
+        return True
+    word = words[0]
+    return (
+        len(words) == 1
+        and word.isalpha()
+        and word.istitle()
+        and word.lower() not in _NAMING_WORDS
+        and word.lower() not in _TITLES
+    )
 
 
 def _products_in_plural(kb: KnowledgeBase, key: str) -> list[EntityRecord]:
@@ -1625,8 +1631,8 @@ def _quoted(text: str, group: _Group) -> bool:
         if after[:1] not in _CLOSING_QUOTES:
             continue
         # an opening quotation mark, not a possessive's apostrophe ("ABC News' Peter Jennings")
-        opening = before[-1:] in _OPENING_QUOTES and not before[-2:-1].isalnum()
-        if (opening and before) or _ends_a_quoted_title(text, mention):
+        opening = bool(before) and before[-1] in _OPENING_QUOTES and not before[-2:-1].isalnum()
+        if opening or _ends_a_quoted_title(text, mention):
             quoted += 1
     return quoted * 2 > len(group.mentions)
 
@@ -2112,10 +2118,8 @@ def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase)
             or not kb.is_given_name(fold(given))
         ):
             continue
-        inside = [
-            j for j, m in enumerate(out) if j != i and m.start < mention.start and m.end > start
-        ]
-        if any(out[j].label != "PERSON" or out[j].start < start for j in inside):
+        inside = _people_within(out, i, start, mention.start)
+        if inside is None:
             continue
         whole = text[start : mention.end]
         if mention.label != "PERSON" and (
@@ -2125,6 +2129,18 @@ def _with_given_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase)
         absorbed.update(inside)
         out[i] = Mention(whole, "PERSON", start, mention.end)
     return [m for j, m in enumerate(out) if j not in absorbed]
+
+
+def _people_within(mentions: Sequence[Mention], n: int, start: int, end: int) -> list[int] | None:
+    """The other mentions in ``start:end``, the words mention ``n`` grows by, when each is a
+    person's lying wholly inside; None when one is of another kind or runs out of it."""
+    inside = [j for j, m in enumerate(mentions) if j != n and m.start < end and m.end > start]
+    if any(
+        mentions[j].label != "PERSON" or mentions[j].start < start or mentions[j].end > end
+        for j in inside
+    ):
+        return None
+    return inside
 
 
 # A nickname, quoted or in brackets, then a capitalised word: "Kimani (Kiki) Gray".
@@ -2147,8 +2163,8 @@ def _with_surnames_after_nicknames(text: str, mentions: Sequence[Mention]) -> li
         if after is None:
             continue
         end = after.end(1)
-        inside = [j for j, m in enumerate(out) if j != i and m.start < end and m.end > mention.end]
-        if any(out[j].label != "PERSON" or out[j].end > end for j in inside):
+        inside = _people_within(out, i, mention.end, end)
+        if inside is None:
             continue
         absorbed.update(inside)
         out[i] = Mention(text[mention.start : end], "PERSON", mention.start, end)

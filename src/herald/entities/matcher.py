@@ -19,7 +19,8 @@ case: "People" beside "people"), and must name a well-known entity
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Final
 
 from herald.enrich.ner import Mention, stop_words
@@ -94,7 +95,7 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
                 out.append(match_)
         elif (
             not _overlaps(taken, start, span_end)
-            and not _ends_a_cut_name(text, [*found, *out], start)
+            and not _ends_a_cut_name(text, chain(found, out), start)
             and _one_word_ok(text, start, surface, kb)
         ):
             out.append(match_)
@@ -135,7 +136,7 @@ def _goes_on(text: str, words: list[tuple[int, int]], last: int, end: int) -> bo
     return bool(_JOIN.match(text[end:following])) and _capitalised(text, following)
 
 
-def _ends_a_cut_name(text: str, found: Sequence[Mention], start: int) -> bool:
+def _ends_a_cut_name(text: str, found: Iterable[Mention], start: int) -> bool:
     """Whether a word is the last of a long name the recogniser cut just before it ("Saints"
     after "the Fundamentalist Church of Jesus Christ of Latter-day"): a found mention of three
     words or more ends one space before it."""
