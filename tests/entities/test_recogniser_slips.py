@@ -1617,3 +1617,99 @@ def test_a_surname_that_is_a_common_word_stays_a_persons_name(kb: KnowledgeBase)
     body = "Megan White wore a white coat. Megan White said the coat was old."
     entities = by_name(EntityLinker(kb).link("", body, every(body, "Megan White", "PERSON")))
     assert entities["Megan White"].entity_kind == "person"
+
+
+def test_a_name_the_item_writes_with_its_last_word_in_lower_case_is_no_person(
+    kb: KnowledgeBase,
+) -> None:
+    # "Oscar" is a first name, but the item also writes "an Oscar host"
+    title = "Why the Academy Picked Ellen DeGeneres As Oscar Host"
+    body = f"{title} We've got an Oscar host! Ellen DeGeneres will present the show."
+    text = document_text(title, body)
+    found = every(text, "Ellen DeGeneres", "PERSON") + every(text, "Oscar Host", "PERSON")
+    entities = by_name(EntityLinker(kb).link(title, body, sorted(found, key=lambda m: m.start)))
+    assert "Oscar Host" not in entities
+    assert entities["Ellen DeGeneres"].entity_kind == "person"
+
+
+def test_a_teams_name_before_its_players_is_cut_from_the_persons_name(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "The Chiefs lost. Colts QB Andrew Luck threw two touchdowns, and former Razorback "
+        "Peyton Hillis ran for 50 yards. Luck said the line was good."
+    )
+    found = mentions(
+        body,
+        ("Colts QB Andrew Luck", "PERSON"),
+        ("Razorback Peyton Hillis", "PERSON"),
+        ("Luck", "PERSON"),
+    )
+    found[-1] = Mention("Luck", "PERSON", body.rindex("Luck"), body.rindex("Luck") + 4)
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Andrew Luck"].entity_kind == "person"
+    assert entities["Andrew Luck"].mention_count == 2
+    assert entities["Peyton Hillis"].entity_kind == "person"
+    assert not {"Colts QB Andrew Luck", "Razorback Peyton Hillis"} & set(entities)
+
+
+def test_a_first_word_that_is_a_given_name_is_not_cut_as_a_team(kb: KnowledgeBase) -> None:
+    body = "Chelsea Victoria Clinton spoke in New York. Chelsea Victoria Clinton said more."
+    entities = by_name(
+        EntityLinker(kb).link("", body, every(body, "Chelsea Victoria Clinton", "PERSON"))
+    )
+    assert entities["Chelsea Victoria Clinton"].entity_kind == "person"
+
+
+def test_an_adverb_opening_a_sentence_is_no_part_of_a_name(kb: KnowledgeBase) -> None:
+    body = (
+        "Teixeira has said he wants to play near home. Naturally Scott Boras will try to draw "
+        "this out. President Gurbanguly Berdimuhamedov was re-elected."
+    )
+    found = mentions(
+        body,
+        ("Teixeira", "PERSON"),
+        ("Naturally Scott Boras", "PERSON"),
+        ("Gurbanguly Berdimuhamedov", "PERSON"),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Scott Boras"].entity_kind == "person"
+    assert "Naturally Scott Boras" not in entities
+    # "-uly" is no adverb's ending: the name stays whole
+    assert entities["Gurbanguly Berdimuhamedov"].entity_kind == "person"
+
+
+def test_a_role_before_a_surname_makes_no_new_person(kb: KnowledgeBase) -> None:
+    body = (
+        "Steven Moffat named the new Doctor. Producer Moffat, who co-created Sherlock, said "
+        "fans will agree."
+    )
+    found = mentions(body, ("Steven Moffat", "PERSON"), ("Producer Moffat", "PERSON"))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Producer Moffat" not in entities
+    assert entities["Steven Moffat"].entity_kind == "person"
+
+
+@pytest.mark.parametrize(
+    ("body", "name"),
+    [
+        ("Troops raided the camp of hostages held by Abu Sayyaf militants.", "Abu Sayyaf"),
+        ("Strauss-Kahn told the newspaper Le Parisien on Wednesday.", "Le Parisien"),
+    ],
+)
+def test_words_that_say_what_an_organisation_is_make_it_one(
+    kb: KnowledgeBase, body: str, name: str
+) -> None:
+    # a name opening with a first name ("Abu", "Le") is taken for a person the recogniser
+    # called an organisation, unless the words around it agree with the recogniser
+    kb.add(EntityRecord("ent_abu_talat", "Abu Talat", "person", origin="discovered"))
+    found = [Mention(name, "ORG", body.index(name), body.index(name) + len(name))]
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities[name].entity_kind == "organization"
+
+
+def test_an_organisation_word_before_a_comma_is_no_cue() -> None:
+    text = "a member of his Fidesz party, István Simicskó, was named"
+    start = text.index("István")
+    assert ORG not in kind_cues(text, start, start + len("István Simicskó"))
+    assert ORG in kind_cues("newspaper Le Parisien", 10, 21)

@@ -251,7 +251,24 @@ _ORG_AFTER = frozenset(
         "headquarters",
         "store",
         "stores",
+        # members and outlets named by it ("Abu Sayyaf militants", "the Kathimerini newspaper")
+        "militants",
+        "rebels",
+        "insurgents",
+        "militia",
+        "party",
+        "newspaper",
+        "daily",
+        "broadcaster",
+        "agency",
     ]
+)
+# What an organisation is, written right before its name ("newspaper Le Parisien", "the
+# broadcaster Sky"; not "his Fidesz party, István Simicskó").
+_ORG_BEFORE = re.compile(
+    r"\b(?:newspaper|daily|tabloid|magazine|broadcaster|network|channel|website|agency|party|"
+    r"group|band|carrier|airline|retailer|firm|company|charity|militia)\s+(?:the\s+)?$",
+    re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _AGE_APPOSITION = re.compile(r"^\s*,\s*(\d{1,3})\s*,")
@@ -305,7 +322,7 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.4
     if _KINSHIP & set(after_words[:3]):
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.75
-    if following in _ORG_AFTER:
+    if following in _ORG_AFTER or _ORG_BEFORE.search(before):
         votes[ORG] = votes.get(ORG, 0.0) + 0.75
     return votes
 

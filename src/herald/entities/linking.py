@@ -526,13 +526,16 @@ class EntityLinker:
 
     def _common_words_named(self, doc: _Document, words: Sequence[str]) -> bool:
         """Whether a name that might be a new person's opens with no known first name and ends
-        with a word the item also writes in lower case ("App Store" beside "the store"): common
-        words written as a name, not a person's."""
-        return (
-            not self._kb.is_given_name(fold(words[0]))
-            and words[-1].isalpha()
-            and _used_as_a_word(doc, words[-1:])
-        )
+        with a word the item also writes in lower case ("App Store" beside "the store"), or the
+        item writes the name itself with its last word in lower case ("Oscar Host" beside "an
+        Oscar host"): common words written as a name, not a person's."""
+        if not words[-1].isalpha():
+            return False
+        if not self._kb.is_given_name(fold(words[0])):
+            return _used_as_a_word(doc, words[-1:])
+        opening = r"\s+".join(re.escape(w) for w in words[:-1])
+        last = re.escape(words[-1].lower())
+        return re.search(rf"(?<![\w-]){opening}\s+{last}\b", doc.text) is not None
 
     def _may_be_a_new_place(self, doc: _Document, group: _Group, name: str) -> bool:
         """Whether a word the knowledge base does not know may name a new place: no acronym
@@ -782,9 +785,7 @@ class EntityLinker:
             name = _without_title(name)
             key = alias_key(name)
         words = name.split()
-        if group_kind == PERSON and (
-            len(words) < 2 or (len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES)
-        ):
+        if group_kind == PERSON and (len(words) < 2 or _titled_surname(words)):
             return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
         if group_kind == PERSON and any(
             (w.isupper() and len(w) >= 3 and not _ROMAN.match(w)) or _has_digit(w) for w in words
@@ -1450,12 +1451,15 @@ def _kind_distribution(
         m.label in _PLACE_LABELS for m in group.mentions
     )
     for mention in group.mentions:
-        label = "PERSON" if person_shaped and mention.label == "ORG" else mention.label
+        cues = kind_cues(text, mention.start, mention.end)
+        # (unless the words around it agree with the recogniser: "Abu Sayyaf militants")
+        slip = person_shaped and mention.label == "ORG" and ORG not in cues
+        label = "PERSON" if slip else mention.label
         if team_name and _after_the(text, mention):
             label = "ORG"
         for kind, p in LABEL_GROUPS.get(label, {}).items():
             label_votes[kind] += p
-        for kind, vote in kind_cues(text, mention.start, mention.end).items():
+        for kind, vote in cues.items():
             cue_votes[kind] += vote
         if named_place:
             cue_votes[PLACE] += 1.0
@@ -1683,7 +1687,7 @@ def _lone_person(
     if person < 0.5 or 2 * sum(labels) <= len(labels) or _used_as_a_word(doc, group.surfaces):
         return None
     words = _clean_surface(group.name).split()
-    titled = len(words) == 2 and words[0].lower().strip(".") in _SURNAME_TITLES
+    titled = _titled_surname(words)
     if titled:
         words = words[1:]  # "Deputy Ortiz", "Dr Gupta": the title says a person is named
     if len(words) != 1:
@@ -1711,6 +1715,14 @@ def _lone_person(
         return None
     confidence = round(min(1.0, person * _mention_weight(len(group.mentions)) + 0.1), 3)
     return name, confidence
+
+
+def _titled_surname(words: Sequence[str]) -> bool:
+    """Whether two words are a title or a role written before a surname ("Deputy Ortiz",
+    "Producer Moffat"): one word names the person."""
+    return len(words) == 2 and (
+        words[0].lower().strip(".") in _SURNAME_TITLES or words[0].lower() in _ROLES
+    )
 
 
 def _known_only_as_places_elsewhere(
@@ -1912,6 +1924,9 @@ def _split_glued(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> l
     out: list[Mention] = []
     for mention in mentions:
         words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(mention.text)]
+        if mention.label == "PERSON" and len(words) >= 3:
+            out.extend(_split_team_member(mention, words, kb) or [mention])
+            continue
         if (
             mention.label in ("PERSON", "NORP")
             or len(words) < 3
@@ -1973,6 +1988,30 @@ def _split_at_title(
         if title in _TITLES and _has_given_name(mention.text[words[i + 1][0] :], kb):
             return _then_a_person(mention, words[i - 1][1], words[i + 1][0], mention.label)
     return []
+
+
+def _split_team_member(
+    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase
+) -> list[Mention]:
+    """A person's name after a team's, maybe with a title between ("Colts QB Andrew Luck",
+    "former Razorback Peyton Hillis", a team's player called by its name in the singular):
+    the team and the person. The team's word is no first name ("Chelsea Victoria Clinton"
+    stays whole), and the knowledge base knows it (or its plural) as an organisation only."""
+    head = mention.text[: words[0][1]]
+    titled = mention.text[words[1][0] : words[1][1]].lower().strip(".") in _TITLES
+    at = 2 if titled else 1
+    if (
+        len(words) - at not in (2, 3)
+        or kb.is_given_name(fold(head))
+        or kb.is_known_name(_surface_key(mention.text))
+        or not _has_given_name(mention.text[words[at][0] :], kb)
+    ):
+        return []
+    key = alias_key(head)
+    known = kb.lookup(key) or kb.lookup(f"{key}s")
+    if not known or any(r.entity_kind not in ("organization", "company") for r in known):
+        return []
+    return _then_a_person(mention, words[0][1], words[at][0], "ORG")
 
 
 def _then_a_person(mention: Mention, end: int, person_start: int, label: str) -> list[Mention]:
@@ -2217,7 +2256,11 @@ _ROMAN = re.compile(r"^[IVX]+$")  # "Anthony LaCalamita III"
 _SCORE_OR_ORDINAL = re.compile(r"^\d+(?:\s*[-–]\s*\d+|st|nd|rd|th)?[,.;:]?$")
 # "U.S.", "U. S.", "U.K.", "US", "UK" after a word of a name (not "U. S. Grant" itself).
 _COUNTRY_INSIDE = re.compile(r"(?<=\w)\s+(?:U\.\s?[SK]\.?|US|UK)(?=\s|$)")
-_PARTICIPLE = re.compile(r"^[A-Z](?:[a-z]{2,}ing|[a-z]{3,}ed)$")  # "Having", "Unemployed"
+# A participle or an adverb made from an adjective opening a sentence ("Having", "Unemployed",
+# "Naturally", "Obviously"; not "Gurbanguly").
+_PARTICIPLE = re.compile(
+    r"^[A-Z](?:[a-z]{2,}ing|[a-z]{3,}ed|[a-z]{2,}(?:al|ful|ous|ive|ent|ant|ate|ing|ed|ib|ab|ar)ly)$"
+)
 # Ranks written abbreviated after a unit's name, which the recogniser may keep with it.
 _RANK_TEXT = "capt sgt lt det insp supt cpl col gen maj cmdr"
 _RANKS = frozenset(_RANK_TEXT.split())
@@ -2236,9 +2279,9 @@ def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Men
     too or starts with a known first name); a title or a role before a full name ("Quarterback
     Peyton Manning", "Comedian Ellen DeGeneres"), unless the knowledge base knows the whole
     ("Queen Elizabeth II"); "New", "Latest", "Former" or "Historic" before a name the knowledge
-    base knows as no place ("New MacBook Air"; not "New England"); a participle opening a
-    person's name ("Unemployed John Jenkin",
-    "Joining Cooley"; not a known first name such as "Sterling", nor a word known names start
+    base knows as no place ("New MacBook Air"; not "New England"); a participle or an adverb
+    opening a person's name ("Unemployed John Jenkin", "Joining Cooley", "Naturally Scott
+    Boras"; not a known first name such as "Sterling" or "Kelly", nor a word known names start
     with, such as "United") or a name the knowledge base knows ("Considering Lionsgate"). Nor
     letters after a person's name ("Judge Anthony Russell QC" is Anthony Russell), nor a
     country's abbreviation after it ("Regina Benjamin U.S. Surgeon"), nor a rank after a unit's
