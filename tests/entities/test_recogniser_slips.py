@@ -1713,3 +1713,58 @@ def test_an_organisation_word_before_a_comma_is_no_cue() -> None:
     start = text.index("István")
     assert ORG not in kind_cues(text, start, start + len("István Simicskó"))
     assert ORG in kind_cues("newspaper Le Parisien", 10, 21)
+
+
+def test_a_name_opening_with_a_companys_or_a_nationalitys_name_is_no_new_person(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "SeaMicro servers will use Intel Xeon chips. Intel Xeon parts are fast. The Iranian "
+        "Majlis met, and the Iranian Majlis voted."
+    )
+    found = [*every(body, "Intel Xeon", "PERSON"), *every(body, "Iranian Majlis", "PERSON")]
+    entities = by_name(EntityLinker(kb).link("", body, sorted(found, key=lambda m: m.start)))
+    assert not {"Intel Xeon", "Iranian Majlis"} & set(entities)
+
+
+def test_a_surname_some_company_is_also_called_by_is_still_a_persons_first_word(
+    kb: KnowledgeBase,
+) -> None:
+    # the knowledge base knows "Brady" and "Dana" as companies' other names, not their names
+    body = "Brady Quinn threw two interceptions. Dana Tamir, a director at Trusteer, said so."
+    found = mentions(body, ("Brady Quinn", "PERSON"), ("Dana Tamir", "PERSON"))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Brady Quinn"].entity_kind == "person"
+    assert entities["Dana Tamir"].entity_kind == "person"
+
+
+@pytest.mark.parametrize(
+    ("body", "name", "kind"),
+    [
+        (
+            "Lien Chan attended the China Victory Day Parade in Beijing.",
+            "Victory Day Parade",
+            "event",
+        ),
+        ("Verizon Wireless and Cricket Wireless experts testified.", "Cricket Wireless", "company"),
+        ("The Santa Rosa Press reported the quake.", "Santa Rosa Press", "organization"),
+    ],
+)
+def test_names_ending_as_events_companies_and_papers_do_are_no_people(
+    kb: KnowledgeBase, body: str, name: str, kind: str
+) -> None:
+    found = [Mention(name, "PERSON", body.index(name), body.index(name) + len(name))]
+    if "Verizon" in body:  # listed beside a company the recogniser saw
+        found.insert(0, Mention("Verizon Wireless", "ORG", 0, 16))
+    assert by_name(EntityLinker(kb).link("", body, found))[name].entity_kind == kind
+
+
+def test_an_honour_a_person_holds_is_no_person(kb: KnowledgeBase) -> None:
+    body = "Regina Benjamin, a MacArthur Foundation Fellow, was nominated. Regina Benjamin smiled."
+    found = [
+        *every(body, "Regina Benjamin", "PERSON"),
+        *every(body, "MacArthur Foundation Fellow", "PERSON"),
+    ]
+    entities = by_name(EntityLinker(kb).link("", body, sorted(found, key=lambda m: m.start)))
+    assert "MacArthur Foundation Fellow" not in entities
+    assert entities["Regina Benjamin"].entity_kind == "person"

@@ -111,7 +111,8 @@ _COMPANY_WORDS = frozenset(
 # Last words of a firm's name (no person's name ends so: "Gordon Advisors", "Smith Associates").
 _FIRM_ENDING_TEXT = """advisors advisers associates partners consulting consultants capital
     ventures investments securities insurance industries enterprises solutions company
-    distributors accounting realty properties logistics laboratories labs communications"""
+    distributors accounting realty properties logistics laboratories labs communications
+    wireless"""
 _FIRM_ENDINGS = frozenset(_FIRM_ENDING_TEXT.split())
 # Last words of organisation and place names: a first name before them does not make a person.
 # Those of places ("Syntagma Square"), those of either a place or an organisation ("Tulane
@@ -125,7 +126,7 @@ _EITHER_ENDING_TEXT = """university college school hospital clinic centre center
 # Last words of the names of awards and honours ("MacArthur Fellowship", "Most Valuable Player
 # Award"): no person, place or organisation (a known one still links; "Awards", a ceremony, is
 # an event: "the 2013 Academy Awards").
-_HONOUR_ENDING_TEXT = "award prize fellowship scholarship medal trophy"
+_HONOUR_ENDING_TEXT = "award prize fellowship fellow scholarship medal trophy"
 _HONOUR_ENDINGS = frozenset(_HONOUR_ENDING_TEXT.split())
 _ORG_ENDING_TEXT = """institute foundation association council committee party club agency
     ministry department fund trust bureau commission union league team police army navy post
@@ -133,7 +134,7 @@ _ORG_ENDING_TEXT = """institute foundation association council committee party c
     dairy bakery brewery restaurant society service services magazine weekly daily reporter
     television radio administration authority force forces guard corps office parliament assembly
     senate congress front movement organization organisation federation festival championship cup
-    marathon awards games rescue health aid info tv project conservancy"""
+    marathon awards games rescue health aid info tv project conservancy press"""
 _PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
 # First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione").
 _PLACE_START_TEXT = "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio"
@@ -147,6 +148,7 @@ _NAMING_WORDS = (
     | frozenset(_ORG_ENDING_TEXT.split())
 )
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_ORG_KINDS = frozenset({"organization", "company"})
 # A nickname quoted or in brackets inside a name: "Vincent 'The Chin' Gigante" is Vincent
 # Gigante, "Kimani (Kiki) Gray" Kimani Gray.
 _NICKNAME = re.compile(r"(?<=\w) (?:[\"'“‘][^\"'“”‘’]{1,30}[\"'”’]|\([A-Z][^()]{0,29}\)) (?=\w)")
@@ -524,6 +526,21 @@ class EntityLinker:
             and not _ends_like_a_persons_name(key, self._kb)
         )
 
+    def _opens_with_what_is_no_one(self, words: Sequence[str]) -> bool:
+        """Whether a name that might be a new person's opens with a word that is no first name
+        and that is an organisation's whole name, of organisations only ("Intel Xeon": what a
+        company makes; not "Brady Quinn" beside the Brady Corporation, nor "Dana Tamir"), or a
+        nationality ("the Iranian Majlis")."""
+        if self._kb.is_given_name(fold(words[0])):
+            return False  # "German Efromovich"
+        key = alias_key(words[0])
+        known = self._kb.lookup(key)
+        return (
+            bool(known)
+            and all(r.entity_kind in _ORG_KINDS for r in known)
+            and any(alias_key(r.display_name) == key for r in known)
+        ) or bool(self._kb.lookup_demonym(key))
+
     def _common_words_named(self, doc: _Document, words: Sequence[str]) -> bool:
         """Whether a name that might be a new person's opens with no known first name and ends
         with a word the item also writes in lower case ("App Store" beside "the store"), or the
@@ -596,7 +613,7 @@ class EntityLinker:
         """Whether the knowledge base knows a name of the group as organisations or companies
         only."""
         kinds = self._known_kinds(group)
-        return bool(kinds) and kinds <= {"organization", "company"}
+        return bool(kinds) and kinds <= _ORG_KINDS
 
     def _known_product(self, group: _Group) -> bool:
         """Whether the knowledge base knows a name of several words of the group as a product."""
@@ -793,6 +810,8 @@ class EntityLinker:
             return None  # no person's name has a word in capitals ("EYP MCF") or a number
         if group_kind == PERSON and self._opens_with_the_items_place(doc, group, key):
             return None  # "Palmer Fire" beside "Palmer", "Texas Ranger" beside "Texas"
+        if group_kind == PERSON and self._opens_with_what_is_no_one(words):
+            return None  # "Intel Xeon", "the Iranian Majlis"
         if group_kind == PERSON and self._common_words_named(doc, words):
             return None  # "App Store" beside "the store", "Dynamic Smart Cooling" by "cooling"
         if len(words) == 1 and group_kind != PRODUCT and _has_digit(name):
@@ -840,7 +859,7 @@ class EntityLinker:
             id=entity_id_for(kind, name, f"discovered:{kind}:{key}"),
             display_name=name,
             entity_kind=kind,
-            aliases=_national_aliases(name) if kind in ("organization", "company") else (),
+            aliases=_national_aliases(name) if kind in _ORG_KINDS else (),
             origin="discovered",
         )
         return record, confidence
@@ -1308,7 +1327,7 @@ def _unknown_or_made(key: str, kb: KnowledgeBase) -> bool:
         return True
     known = kb.lookup(key)
     return bool(known) and all(
-        r.origin == "discovered" and r.entity_kind in ("organization", "company") for r in known
+        r.origin == "discovered" and r.entity_kind in _ORG_KINDS for r in known
     )
 
 
@@ -1878,7 +1897,7 @@ _STORM = re.compile(
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 # How the names of recurring events end (by name key).
 _EVENT_ENDING_TEXT = """awards games olympics festival championship championships ceremony summit
-    convention oscars emmys grammys cup marathon"""
+    convention oscars emmys grammys cup marathon parade"""
 _EVENT_ENDINGS = frozenset(_EVENT_ENDING_TEXT.split())
 # An edition of a recurring event: an ordinal, then a name ending as such events' names do.
 _EDITION = re.compile(
@@ -1996,7 +2015,7 @@ def _split_team_member(
     """A person's name after a team's, maybe with a title between ("Colts QB Andrew Luck",
     "former Razorback Peyton Hillis", a team's player called by its name in the singular):
     the team and the person. The team's word is no first name ("Chelsea Victoria Clinton"
-    stays whole), and the knowledge base knows it (or its plural) as an organisation only."""
+    stays whole), and the knowledge base knows it (or its plural) as teams only."""
     head = mention.text[: words[0][1]]
     titled = mention.text[words[1][0] : words[1][1]].lower().strip(".") in _TITLES
     at = 2 if titled else 1
@@ -2009,8 +2028,8 @@ def _split_team_member(
         return []
     key = alias_key(head)
     known = kb.lookup(key) or kb.lookup(f"{key}s")
-    if not known or any(r.entity_kind not in ("organization", "company") for r in known):
-        return []
+    if not known or any(r.entity_kind not in _ORG_KINDS or not r.first_tag("home") for r in known):
+        return []  # not only teams (a team's record says where it is at home)
     return _then_a_person(mention, words[0][1], words[at][0], "ORG")
 
 
