@@ -1251,6 +1251,29 @@ def test_a_first_name_takes_the_surname_after_a_nickname(
     assert first not in entities
 
 
+def test_first_names_take_the_surname_after_a_nickname_and_the_nickname_names_them(
+    kb: KnowledgeBase,
+) -> None:
+    # the recogniser saw "Lawrence Peter" and "Yogi" Berra", a quotation mark inside a name
+    body = 'Hall of Fame catcher Lawrence Peter "Yogi" Berra, who played for the Yankees, died.'
+    start = body.index("Yogi")
+    found = [
+        *mentions(body, ("Lawrence Peter", "PERSON")),
+        Mention('Yogi" Berra', "PERSON", start, start + 11),
+    ]
+    linker = EntityLinker(kb)
+    result = linker.link("", body, found)
+    entities = by_name(result)
+    assert entities["Lawrence Peter Berra"].entity_kind == "person"
+    assert not {"Lawrence Peter", 'Yogi" Berra'} & set(entities)
+    for draft in result.new_entities:
+        kb.add(draft.to_record())
+    # the next item names him as people know him
+    later = "Yogi Berra said it ain't over till it's over. Yogi Berra smiled."
+    again = by_name(linker.link("", later, every(later, "Yogi Berra", "PERSON")))
+    assert again["Lawrence Peter Berra"].entity_id == entities["Lawrence Peter Berra"].entity_id
+
+
 def test_a_word_after_a_quote_that_another_name_holds_is_no_surname(kb: KnowledgeBase) -> None:
     body = "Fans of Madonna 'Like a Prayer' Records stayed home."
     found = mentions(body, ("Madonna", "PERSON"), ("Records", "ORG"))

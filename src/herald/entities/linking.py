@@ -859,7 +859,7 @@ class EntityLinker:
             id=entity_id_for(kind, name, f"discovered:{kind}:{key}"),
             display_name=name,
             entity_kind=kind,
-            aliases=_national_aliases(name) if kind in _ORG_KINDS else (),
+            aliases=_national_aliases(name) if kind in _ORG_KINDS else _nicknamed(group, name),
             origin="discovered",
         )
         return record, confidence
@@ -1919,6 +1919,21 @@ def _edition(name: str) -> str | None:
 _NATIONAL_PREFIXES = {"us": "United States", "uk": "United Kingdom"}
 
 
+# A one-word nickname in quotation marks between names: "Lawrence Peter "Yogi" Berra".
+_ONE_WORD_NICKNAME = re.compile(r"(?<=\w) [\"'“‘]([A-Z][\w.-]*)[\"'”’] (?=\w)")
+
+
+def _nicknamed(group: _Group, name: str) -> tuple[str, ...]:
+    """A person's name as the nickname and the surname (``name``'s last word), when a mention
+    writes a one-word nickname inside the full name: "Yogi Berra" of "Lawrence Peter "Yogi"
+    Berra", the name people know him by."""
+    for mention in group.mentions:
+        nickname = _ONE_WORD_NICKNAME.search(mention.text)
+        if nickname is not None:
+            return (f"{nickname.group(1)} {name.split()[-1]}",)
+    return ()
+
+
 def _national_aliases(name: str) -> tuple[str, ...]:
     """Other names of a discovered organisation named with its country's abbreviation: "U.S.
     Environmental Protection Agency" is also the "United States Environmental Protection
@@ -2208,14 +2223,18 @@ _NICKNAME_THEN_SURNAME = re.compile(
 
 
 def _with_surnames_after_nicknames(text: str, mentions: Sequence[Mention]) -> list[Mention]:
-    """A first name the recogniser called a person takes the surname written after a nickname
-    ("Kimani 'Kiki' Gray", where it saw only "Kimani"): a nickname between two names says a
-    person is named. A surname the recogniser called a person too is absorbed; one it called
+    """A first name (or first names) the recogniser called a person takes the surname written
+    after a nickname ("Kimani 'Kiki' Gray", where it saw only "Kimani"; "Lawrence Peter "Yogi"
+    Berra", where it saw "Lawrence Peter" and "Yogi" Berra"): a nickname between two names says
+    a person is named. A surname the recogniser called a person too is absorbed; one it called
     something else stays apart."""
     out = list(mentions)
     absorbed: set[int] = set()
     for i, mention in enumerate(out):
-        if mention.label != "PERSON" or len(mention.text.split()) != 1:
+        words = mention.text.split()
+        if mention.label != "PERSON" or not 1 <= len(words) <= 3:
+            continue
+        if not all(w[:1].isupper() for w in words):
             continue
         after = _NICKNAME_THEN_SURNAME.match(text, mention.end)
         if after is None:
