@@ -73,9 +73,12 @@ def test_a_known_product_is_the_product_whatever_the_label(
         # an edition or a feature named by one capitalised word after the line's name
         ("Install the fix through Windows Update today.", "Windows Update", "ORG"),
         ("BlackBerry Balance keeps work apps apart.", "BlackBerry Balance", "ORG"),
+        # a company's whole name and one more word: what it makes
+        ("SeaMicro's servers run on Intel Atom chips.", "Intel Atom", "ORG"),
+        ("A rival design uses the AMD Opteron instead.", "AMD Opteron", "ORG"),
     ],
 )
-def test_a_model_of_a_known_product_line_is_a_new_product(
+def test_a_model_of_a_known_line_or_a_companys_product_is_a_new_product(
     kb: KnowledgeBase, body: str, surface: str, label: str
 ) -> None:
     entities = linked(kb, body, (surface, label))
@@ -104,6 +107,9 @@ def test_a_word_that_is_no_model_keeps_the_name_as_it_was(kb: KnowledgeBase) -> 
     body = "The BlackBerry Foundation gave the school new computers."
     entities = linked(kb, body, ("The BlackBerry Foundation", "ORG"))
     assert entities["BlackBerry Foundation"].entity_kind == "organization"
+    # or after a company's whole name: a part of the company
+    entities = linked(kb, "Intel Capital led the round.", ("Intel Capital", "ORG"))
+    assert entities["Intel Capital"].entity_kind == "company"
 
 
 def test_a_replaced_entity_leaves_no_old_line_home_or_demonym_behind() -> None:

@@ -134,7 +134,8 @@ _ORG_ENDING_TEXT = """institute foundation association council committee party c
     dairy bakery brewery restaurant society service services magazine weekly daily reporter
     television radio administration authority force forces guard corps office parliament assembly
     senate congress front movement organization organisation federation festival championship cup
-    marathon awards games rescue health aid info tv project conservancy press"""
+    marathon awards games rescue health aid info tv project conservancy press sports pictures
+    research motor foods"""
 _PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
 # First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione").
 _PLACE_START_TEXT = "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio"
@@ -149,6 +150,7 @@ _NAMING_WORDS = (
 )
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _ORG_KINDS = frozenset({"organization", "company"})
+_COMPANY = frozenset({"company"})
 # A nickname quoted or in brackets inside a name: "Vincent 'The Chin' Gigante" is Vincent
 # Gigante, "Kimani (Kiki) Gray" Kimani Gray.
 _NICKNAME = re.compile(r"(?<=\w) (?:[\"'“‘][^\"'“”‘’]{1,30}[\"'”’]|\([A-Z][^()]{0,29}\)) (?=\w)")
@@ -533,13 +535,20 @@ class EntityLinker:
         nationality ("the Iranian Majlis")."""
         if self._kb.is_given_name(fold(words[0])):
             return False  # "German Efromovich"
-        key = alias_key(words[0])
+        return self._whole_name_of(words[0], _ORG_KINDS) or bool(
+            self._kb.lookup_demonym(alias_key(words[0]))
+        )
+
+    def _whole_name_of(self, word: str, kinds: frozenset[str]) -> bool:
+        """Whether the knowledge base knows ``word`` as entities of these kinds only, one of
+        them named by it in full ("Intel"; not "Brady", the Brady Corporation's other name)."""
+        key = alias_key(word)
         known = self._kb.lookup(key)
         return (
             bool(known)
-            and all(r.entity_kind in _ORG_KINDS for r in known)
+            and all(r.entity_kind in kinds for r in known)
             and any(alias_key(r.display_name) == key for r in known)
-        ) or bool(self._kb.lookup_demonym(key))
+        )
 
     def _common_words_named(self, doc: _Document, words: Sequence[str]) -> bool:
         """Whether a name that might be a new person's opens with no known first name and ends
@@ -780,6 +789,15 @@ class EntityLinker:
         if several and _model_of(name, self._kb):
             # A model of a known product line ("BlackBerry Q10", "Galaxy S4", "Windows 8"),
             # whatever the recogniser called it.
+            group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
+        elif (
+            group_kind == ORG
+            and len(name.split()) == 2
+            and last not in _NAMING_WORDS
+            and self._whole_name_of(name.split()[0], _COMPANY)
+        ):
+            # A company's name and one more word is what it makes ("Apple TV", "Ford Fusion",
+            # "AMD Opteron"), not a part of it ("HP Services", "Sony Pictures")
             group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
         elif _edition(name) is not None or (several and last in _EVENT_ENDINGS):
             # "the 3rd Annual Tribeca Film Festival", "the Sundance Film Festival", "the Asian
