@@ -1791,3 +1791,32 @@ def test_an_honour_a_person_holds_is_no_person(kb: KnowledgeBase) -> None:
     entities = by_name(EntityLinker(kb).link("", body, sorted(found, key=lambda m: m.start)))
     assert "MacArthur Foundation Fellow" not in entities
     assert entities["Regina Benjamin"].entity_kind == "person"
+
+
+def test_a_person_called_a_place_where_the_words_say_person_outright_is_a_person(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "The office would be closed on Tuesday in memory of Madeline Kafoury. A daughter, "
+        "Grace LaRue of Crystal Springs, Miss.; his brother, Ike, survive him."
+    )
+    found = mentions(
+        body,
+        ("Madeline Kafoury", "LOC"),
+        ("Grace LaRue", "PERSON"),
+        ("Crystal Springs", "GPE"),
+        ("Miss.", "GPE"),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Madeline Kafoury"].entity_kind == "person"
+    # a relative named after a place is not enough to make it a person
+    assert entities["Crystal Springs"].entity_kind == "place"
+
+
+def test_kind_cues_read_what_only_people_have_before_a_name_that_ends_the_phrase() -> None:
+    text = "the shotgun slaying of Madeline Kafoury, a receptionist"
+    start = text.index("Madeline")
+    assert kind_cues(text, start, start + 16)[PERSON] >= 1.0
+    text = "the murder of Los Angeles County Sheriff's Deputy Juan Abrego"
+    start = text.index("Los")
+    assert PERSON not in kind_cues(text, start, start + len("Los Angeles County"))

@@ -181,6 +181,18 @@ _ORG_AFTER_ROLE = re.compile(
     r"\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
+# What only people have, written before their names: "in memory of Madeline Kafoury", "the
+# funeral of", "the murder of Kathina Thomas".
+_PERSON_OF = re.compile(
+    r"\b(?:memory|funeral|widow|widower|murder|killing|killer|slaying|assassination)\s+(?:of|for)"
+    r"\s+$",
+    re.IGNORECASE,
+)
+# ... when the name ends the phrase: not "the murder of Los Angeles County Sheriff's Deputy Juan
+# Abrego", where the name says whose deputy.
+_PHRASE_END = re.compile(
+    r"^(?:\s*[,.;:!?)\"”’]|\s*$|\s+(?:in|on|at|by|and|was|who|last|this|from|with)\b)"
+)
 _PERSON_AFTER = frozenset(
     [
         "said",
@@ -305,7 +317,7 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
         or _RESIDENT_AFTER.match(after)
     ):
         votes[PLACE] = votes.get(PLACE, 0.0) + 1.0
-    if previous in _PERSON_BEFORE:
+    if previous in _PERSON_BEFORE or (_PERSON_OF.search(before) and _PHRASE_END.match(after)):
         votes[PERSON] = votes.get(PERSON, 0.0) + 1.0
     following = after_words[0] if after_words else ""
     if _ORG_AFTER_ROLE.search(before):

@@ -1484,13 +1484,20 @@ def _kind_distribution(
         and words[-1].lower() not in _NAMING_WORDS
     )
     # The small model's usual slip: a person's name ("Olaf Scholz") called an organisation.
-    person_shaped = _has_given_name(group.name, kb) and not any(
-        m.label in _PLACE_LABELS for m in group.mentions
-    )
+    given_name = _has_given_name(group.name, kb)
+    person_shaped = given_name and not any(m.label in _PLACE_LABELS for m in group.mentions)
     for mention in group.mentions:
         cues = kind_cues(text, mention.start, mention.end)
-        # (unless the words around it agree with the recogniser: "Abu Sayyaf militants")
-        slip = person_shaped and mention.label == "ORG" and ORG not in cues
+        # (unless the words around it agree with the recogniser: "Abu Sayyaf militants"), or a
+        # place where the words around it say person outright ("in memory of Madeline
+        # Kafoury"; a relative named after it is not enough: "LaRue of Crystal Springs, Miss.;
+        # his brother")
+        slip = (person_shaped and mention.label == "ORG" and ORG not in cues) or (
+            given_name
+            and mention.label in _PLACE_LABELS
+            and cues.get(PERSON, 0.0) >= 1.0
+            and PLACE not in cues
+        )
         label = "PERSON" if slip else mention.label
         if team_name and _after_the(text, mention):
             label = "ORG"
