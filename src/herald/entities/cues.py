@@ -181,12 +181,20 @@ _ORG_AFTER_ROLE = re.compile(
     r"\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
-# What only people have, written before their names: "in memory of Madeline Kafoury", "the
-# funeral of", "the murder of Kathina Thomas".
-_PERSON_OF = re.compile(
-    r"\b(?:memory|funeral|widow|widower|murder|killing|killer|slaying|assassination)\s+(?:of|for)"
-    r"\s+$",
-    re.IGNORECASE,
+# What only people have, written before their names and "of" or "for": "in memory of Madeline
+# Kafoury", "the funeral of", "the murder of Kathina Thomas".
+_PERSON_OF = frozenset(
+    [
+        "memory",
+        "funeral",
+        "widow",
+        "widower",
+        "murder",
+        "killing",
+        "killer",
+        "slaying",
+        "assassination",
+    ]
 )
 # ... when the name ends the phrase: not "the murder of Los Angeles County Sheriff's Deputy Juan
 # Abrego", where the name says whose deputy.
@@ -277,10 +285,28 @@ _ORG_AFTER = frozenset(
 )
 # What an organisation is, written right before its name ("newspaper Le Parisien", "the
 # broadcaster Sky"; not "his Fidesz party, István Simicskó").
-_ORG_BEFORE = re.compile(
-    r"\b(?:newspaper|daily|tabloid|magazine|broadcaster|network|channel|website|agency|party|"
-    r"group|band|carrier|airline|retailer|firm|company|charity|militia)\s+(?:the\s+)?$",
-    re.IGNORECASE,
+_ORG_BEFORE = frozenset(
+    [
+        "newspaper",
+        "daily",
+        "tabloid",
+        "magazine",
+        "broadcaster",
+        "network",
+        "channel",
+        "website",
+        "agency",
+        "party",
+        "group",
+        "band",
+        "carrier",
+        "airline",
+        "retailer",
+        "firm",
+        "company",
+        "charity",
+        "militia",
+    ]
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _AGE_APPOSITION = re.compile(r"^\s*,\s*(\d{1,3})\s*,")
@@ -301,6 +327,8 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     before_words = [w.lower() for w in _WORD.findall(before)]
     after_words = [w.lower() for w in _WORD.findall(after)]
     votes: dict[str, float] = {}
+    # the words right before, as written (a comma ends a word: "party," is no "party")
+    written = before.lower().split()[-3:]
 
     previous = before_words[-1] if before_words else ""
     if previous == "the" and len(before_words) > 1:
@@ -317,7 +345,8 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
         or _RESIDENT_AFTER.match(after)
     ):
         votes[PLACE] = votes.get(PLACE, 0.0) + 1.0
-    if previous in _PERSON_BEFORE or (_PERSON_OF.search(before) and _PHRASE_END.match(after)):
+    person_of = len(written) >= 2 and written[-1] in ("of", "for") and written[-2] in _PERSON_OF
+    if previous in _PERSON_BEFORE or (person_of and _PHRASE_END.match(after)):
         votes[PERSON] = votes.get(PERSON, 0.0) + 1.0
     following = after_words[0] if after_words else ""
     if _ORG_AFTER_ROLE.search(before):
@@ -334,7 +363,9 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.4
     if _KINSHIP & set(after_words[:3]):
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.75
-    if following in _ORG_AFTER or _ORG_BEFORE.search(before):
+    if written[-1:] == ["the"]:
+        written = written[:-1]
+    if following in _ORG_AFTER or (written and written[-1] in _ORG_BEFORE):
         votes[ORG] = votes.get(ORG, 0.0) + 0.75
     return votes
 

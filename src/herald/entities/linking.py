@@ -559,9 +559,7 @@ class EntityLinker:
             return False
         if not self._kb.is_given_name(fold(words[0])):
             return _used_as_a_word(doc, words[-1:])
-        opening = r"\s+".join(re.escape(w) for w in words[:-1])
-        last = re.escape(words[-1].lower())
-        return re.search(rf"(?<![\w-]){opening}\s+{last}\b", doc.text) is not None
+        return _written(doc.text, " ".join([*words[:-1], words[-1].lower()]))
 
     def _may_be_a_new_place(self, doc: _Document, group: _Group, name: str) -> bool:
         """Whether a word the knowledge base does not know may name a new place: no acronym
@@ -1576,6 +1574,19 @@ def _used_as_a_word(doc: _Document, surfaces: Iterable[str]) -> bool:
         and bool(word_positions(doc.text, fold(surface), not_after=".", plural=True))
         for surface in surfaces
     )
+
+
+def _written(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds ``phrase`` as written, as whole words ("an Oscar host")."""
+    at = text.find(phrase)
+    while at != -1:
+        end = at + len(phrase)
+        if (at == 0 or not text[at - 1].isalnum()) and (
+            end == len(text) or not text[end].isalnum()
+        ):
+            return True
+        at = text.find(phrase, at + 1)
+    return False
 
 
 def _terms_beside(doc: _Document, group: _Group) -> frozenset[str]:
