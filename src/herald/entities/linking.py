@@ -1933,7 +1933,7 @@ _STORM = re.compile(
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 # How the names of recurring events end (by name key).
 _EVENT_ENDING_TEXT = """awards games olympics festival championship championships ceremony summit
-    convention oscars emmys grammys cup marathon parade"""
+    convention oscars emmys grammys cup marathon parade war meetings expo comic-con"""
 _EVENT_ENDINGS = frozenset(_EVENT_ENDING_TEXT.split())
 # An edition of a recurring event: an ordinal, then a name ending as such events' names do.
 _EDITION = re.compile(
