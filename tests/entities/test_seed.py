@@ -213,5 +213,7 @@ def test_public_agencies_and_well_known_software_are_known() -> None:
     (github,) = named("GitHub", "product")
     assert github.first_tag("maker") == "Microsoft"
     assert named("Hugging Face", "company")
+    (houthis,) = named("Houthis", "organization")
+    assert {"Houthi", "Ansar Allah"} <= set(houthis.aliases)
     # Words of everyday English are left out: "Rust", "Go", "Swift" and "Java" are no products.
     assert not [r for r in seed_records() if r.display_name in ("Rust", "Go", "Swift", "Java")]

@@ -370,6 +370,13 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     return votes
 
 
+def said_to_be(text: str, start: int, end: int, group: str) -> bool:
+    """Whether the words around ``text[start:end]`` say outright that it names a ``group``
+    ("Houthi militants", "Paris residents"): enough for a sentence's capitalised first word to
+    count as a name of that kind."""
+    return kind_cues(text, start, end).get(group, 0.0) >= 0.75
+
+
 # Verbs of speech and argument that follow a person's name ("Heller argued", "Lyons said").
 _SPEECH_AFTER = _PERSON_AFTER | frozenset(
     ["argued", "testified", "insisted", "recalled", "replied", "noted", "stated", "confirmed"]

@@ -33,6 +33,7 @@ from herald.entities.cues import (
     SPORTS_WORDS,
     kind_cues,
     person_cue,
+    said_to_be,
     team_cue,
 )
 from herald.entities.jsonl import entity_id_for
@@ -1596,7 +1597,8 @@ def _terms_beside(doc: _Document, group: _Group) -> frozenset[str]:
 
 
 def _needs_context(doc: _Document, group: _Group) -> bool:
-    """A one-word name that is also a common word here, or only ever opens a sentence."""
+    """A one-word name that is also a common word here, or only ever opens a sentence (and
+    the words after it do not say what it names: "Houthi militants seize ...")."""
     surfaces = [s for s in group.surfaces if len(s.split()) == 1]
     if not surfaces or len(group.surfaces) > len(surfaces):
         return False
@@ -1604,11 +1606,22 @@ def _needs_context(doc: _Document, group: _Group) -> bool:
         return True
     if any(s.isupper() for s in surfaces):
         return False  # acronyms are names
+    kind = _label_group(_main_label(group))
     opening = [
-        m.start in doc.sentence_starts or m.start < doc.title_cased_end or m.start == 0
+        m.start < doc.title_cased_end  # a title-cased headline's capitals prove nothing
+        or (
+            (m.start in doc.sentence_starts or m.start == 0)
+            and not (kind and said_to_be(doc.text, m.start, m.end, kind))
+        )
         for m in group.mentions
     ]
     return all(opening)
+
+
+def _label_group(label: str) -> str | None:
+    """The kind group a recogniser's label stands for, if it is one of them."""
+    groups = LABEL_GROUPS.get(label)
+    return max(groups, key=lambda g: groups[g]) if groups else None
 
 
 # Titles the recogniser often keeps in a person's name ("Coroner Gary Hargrove").

@@ -24,7 +24,7 @@ from itertools import chain
 from typing import Final
 
 from herald.enrich.ner import Mention, stop_words
-from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT
+from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT, said_to_be
 from herald.entities.kb import KnowledgeBase
 from herald.entities.names import alias_key, word_positions
 
@@ -158,11 +158,20 @@ def _one_word_ok(text: str, start: int, surface: str, kb: KnowledgeBase) -> bool
         return False
     if surface.lower() in stop_words() or surface.lower() in _CONNECTING:
         return False
-    if start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start]):
+    known = kb.lookup(alias_key(surface))
+    if (start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start])) and not _named_so(
+        text, start, surface, {KIND_GROUP[r.entity_kind] for r in known}
+    ):
         return False  # a sentence's first word is capitalised anyway
     if not surface.isupper() and word_positions(text, surface.lower(), not_after="."):
         return False  # "People" where "people" is a word of the text: maybe a title's word
-    return max(kb.prior(r.id) for r in kb.lookup(alias_key(surface))) >= ONE_WORD_MIN_PRIOR
+    return max(kb.prior(r.id) for r in known) >= ONE_WORD_MIN_PRIOR
+
+
+def _named_so(text: str, start: int, surface: str, groups: set[str]) -> bool:
+    """Whether the words after a sentence's first word say it names what the knowledge base
+    knows it as, of one kind only ("Houthi militants seize ...", "Houthi rebels release ...")."""
+    return len(groups) == 1 and said_to_be(text, start, start + len(surface), next(iter(groups)))
 
 
 def _covers(text: str, name: Mention, mention: Mention) -> bool:
