@@ -795,8 +795,9 @@ class EntityLinker:
             and last not in _NAMING_WORDS
             and self._whole_name_of(name.split()[0], _COMPANY)
         ):
-            # A company's name and one more word is what it makes ("Apple TV", "Ford Fusion",
-            # "AMD Opteron"), not a part of it ("HP Services", "Sony Pictures")
+            # A company's whole name and one more word is what it makes ("Intel Atom", "AMD
+            # Opteron"), not a part of it ("Intel Capital", "Sony Pictures"); "Apple TV" is not
+            # caught so, the company being "Apple Inc." in full
             group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
         elif _edition(name) is not None or (several and last in _EVENT_ENDINGS):
             # "the 3rd Annual Tribeca Film Festival", "the Sundance Film Festival", "the Asian
