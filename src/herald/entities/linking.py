@@ -560,7 +560,7 @@ class EntityLinker:
             return False
         if not self._kb.is_given_name(fold(words[0])):
             return _used_as_a_word(doc, words[-1:])
-        return _written(doc.text, " ".join([*words[:-1], words[-1].lower()]))
+        return bool(word_positions(doc.text, " ".join([*words[:-1], words[-1].lower()])))
 
     def _may_be_a_new_place(self, doc: _Document, group: _Group, name: str) -> bool:
         """Whether a word the knowledge base does not know may name a new place: no acronym
@@ -1578,19 +1578,6 @@ def _used_as_a_word(doc: _Document, surfaces: Iterable[str]) -> bool:
     )
 
 
-def _written(text: str, phrase: str) -> bool:
-    """Whether ``text`` holds ``phrase`` as written, as whole words ("an Oscar host")."""
-    at = text.find(phrase)
-    while at != -1:
-        end = at + len(phrase)
-        if (at == 0 or not text[at - 1].isalnum()) and (
-            end == len(text) or not text[end].isalnum()
-        ):
-            return True
-        at = text.find(phrase, at + 1)
-    return False
-
-
 def _terms_beside(doc: _Document, group: _Group) -> frozenset[str]:
     """The item's content words other than those of the group's own names."""
     own = {term for surface in group.surfaces for term in content_terms(surface)}
@@ -1969,18 +1956,21 @@ def _edition(name: str) -> str | None:
 _NATIONAL_PREFIXES = {"us": "United States", "uk": "United Kingdom"}
 
 
-# A one-word nickname in quotation marks between names: "Lawrence Peter "Yogi" Berra".
-_ONE_WORD_NICKNAME = re.compile(r"(?<=\w) [\"'“‘]([A-Z][\w.-]*)[\"'”’] (?=\w)")
+# A nickname of one word: "Yogi" of "Lawrence Peter "Yogi" Berra".
+_ONE_WORD = re.compile(r"[A-Z][\w.-]*")
 
 
 def _nicknamed(group: _Group, name: str) -> tuple[str, ...]:
     """A person's name as the nickname and the surname (``name``'s last word), when a mention
-    writes a one-word nickname inside the full name: "Yogi Berra" of "Lawrence Peter "Yogi"
-    Berra", the name people know him by."""
+    writes a one-word nickname in quotation marks inside the full name: "Yogi Berra" of
+    "Lawrence Peter "Yogi" Berra", the name people know him by."""
     for mention in group.mentions:
-        nickname = _ONE_WORD_NICKNAME.search(mention.text)
-        if nickname is not None:
-            return (f"{nickname.group(1)} {name.split()[-1]}",)
+        found = _NICKNAME.search(mention.text)
+        if found is None or found.group()[1] not in _OPENING_QUOTES:
+            continue  # none, or one in brackets
+        nickname = found.group()[2:-2]
+        if _ONE_WORD.fullmatch(nickname):
+            return (f"{nickname} {name.split()[-1]}",)
     return ()
 
 

@@ -83,7 +83,8 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
         if match is None:
             i += 1
             continue
-        last, label, surface = match
+        last, group, surface = match
+        label = _LABEL_OF_GROUP[group]
         span_end = start + len(surface)
         match_ = Mention(surface, label, start, span_end)
         if label == "PERSON" and _goes_on(text, words, last, span_end):
@@ -96,7 +97,7 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
         elif (
             not _overlaps(taken, start, span_end)
             and not _ends_a_cut_name(text, chain(found, out), start)
-            and _one_word_ok(text, start, surface, kb)
+            and _one_word_ok(text, start, surface, group, kb)
         ):
             out.append(match_)
         i = last + 1
@@ -106,7 +107,7 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
 def _longest_match(
     text: str, words: list[tuple[int, int]], i: int, longest: int, kb: KnowledgeBase
 ) -> tuple[int, str, str] | None:
-    """The last word, label and text of the longest known name starting at word ``i``."""
+    """The last word, kind group and text of the longest known name starting at word ``i``."""
     last = i
     for j in range(i + 1, min(len(words), i + longest)):
         if not _JOIN.match(text[words[j - 1][1] : words[j][0]]):
@@ -122,7 +123,7 @@ def _longest_match(
             records = kb.lookup(key) if key else []
             groups = {KIND_GROUP[r.entity_kind] for r in records}
             if len(groups) == 1:
-                return j, _LABEL_OF_GROUP[next(iter(groups))], name
+                return j, next(iter(groups)), name
             if groups:
                 return None  # names of several kinds: the recogniser's label must decide
     return None
@@ -153,25 +154,21 @@ def _capitalised(text: str, at: int) -> bool:
     return text[at].isupper() or (text[at].islower() and text[at + 1 : at + 2].isupper())
 
 
-def _one_word_ok(text: str, start: int, surface: str, kb: KnowledgeBase) -> bool:
+def _one_word_ok(text: str, start: int, surface: str, group: str, kb: KnowledgeBase) -> bool:
+    """Whether a one-word match of the knowledge base's names of kind ``group`` is a name."""
     if len(surface) < 2 or (len(surface) < 4 and not surface.isupper()):
         return False
     if surface.lower() in stop_words() or surface.lower() in _CONNECTING:
         return False
-    known = kb.lookup(alias_key(surface))
-    if (start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start])) and not _named_so(
-        text, start, surface, {KIND_GROUP[r.entity_kind] for r in known}
+    if (start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start])) and not said_to_be(
+        text, start, start + len(surface), group
     ):
-        return False  # a sentence's first word is capitalised anyway
+        # a sentence's first word is capitalised anyway, unless the words after it say what
+        # it names ("Houthi militants seize ...", "Houthi rebels release ...")
+        return False
     if not surface.isupper() and word_positions(text, surface.lower(), not_after="."):
         return False  # "People" where "people" is a word of the text: maybe a title's word
-    return max(kb.prior(r.id) for r in known) >= ONE_WORD_MIN_PRIOR
-
-
-def _named_so(text: str, start: int, surface: str, groups: set[str]) -> bool:
-    """Whether the words after a sentence's first word say it names what the knowledge base
-    knows it as, of one kind only ("Houthi militants seize ...", "Houthi rebels release ...")."""
-    return len(groups) == 1 and said_to_be(text, start, start + len(surface), next(iter(groups)))
+    return max(kb.prior(r.id) for r in kb.lookup(alias_key(surface))) >= ONE_WORD_MIN_PRIOR
 
 
 def _covers(text: str, name: Mention, mention: Mention) -> bool:
