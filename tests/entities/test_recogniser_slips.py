@@ -85,6 +85,25 @@ def test_a_country_labelled_a_nationality_and_a_capital_labelled_an_organisation
     assert entities["Dushanbe"].entity_kind == "place"
 
 
+def test_a_nationality_the_recogniser_split_in_two_is_one(kb: KnowledgeBase) -> None:
+    body = (
+        "Dangi died in an American Samoan hospital; a Liberian nurse and Guyanese doctors "
+        "cared for him."
+    )
+    entities = linked(
+        kb,
+        body,
+        ("American", "NORP"),
+        ("Samoan", "NORP"),
+        ("Liberian", "NORP"),
+        ("Guyanese", "NORP"),
+    )
+    assert {"American Samoa", "Liberia", "Guyana"} <= set(entities)
+    # neither the United States of "American" nor the Samoa of "Samoan"
+    assert "United States" not in entities
+    assert "Samoa" not in entities
+
+
 def test_an_organisation_named_once_in_full_becomes_an_entity(kb: KnowledgeBase) -> None:
     body = "Delegates elect Vitaly Mutko to be the President of the Russian Football Union."
     found = mentions(body, ("Vitaly Mutko", "PERSON"), ("the Russian Football Union", "ORG"))

@@ -42,6 +42,20 @@ def test_countries_carry_iso_codes_and_common_short_names() -> None:
     assert "French" in france.tag_values("demonym")
 
 
+def test_every_country_of_a_quarter_million_people_has_its_demonym() -> None:
+    """What linking reads "a Liberian nurse" and "Ivorian troops" by; Hong Kong is its own
+    adjective, and Serbia and Montenegro and the Netherlands Antilles no longer exist."""
+    countries = [r for r in seed_records() if r.first_tag("place_type") == "country"]
+    without = {
+        r.display_name
+        for r in countries
+        if int(r.first_tag("population") or 0) >= 250_000 and not r.tag_values("demonym")
+    }
+    assert without == {"Hong Kong", "Serbia and Montenegro", "Netherlands Antilles"}
+    (ivory_coast,) = named("Ivory Coast", "place")
+    assert ivory_coast.tag_values("demonym") == ["Ivorian"]
+
+
 def test_companies_carry_tickers_and_isins_and_alphabet_is_google() -> None:
     (alphabet,) = named("Alphabet Inc.", "company")
     assert {"GOOGL", "GOOG"} <= set(alphabet.tag_values("ticker"))

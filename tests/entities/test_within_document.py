@@ -102,6 +102,52 @@ def test_the_surname_first_then_mistagged_still_joins_the_full_name(kb: Knowledg
     assert entities["Christine Lagarde"].mention_count == 2
 
 
+def test_a_surname_the_recogniser_did_not_tag_still_counts_for_the_person(
+    kb: KnowledgeBase,
+) -> None:
+    """The small model often misses a surname opening a sentence ("Manning threw"): each time
+    the item writes the surname of one person it names in full, alone, it is a mention of that
+    person, so the item's subject is its most salient entity; not inside another name ("Eli
+    Manning", "Manning Field"), after "the" ("the Manning family") or as two people's surname."""
+    title = "Manning picks apart Jaguars"
+    body = (
+        "Peyton Manning was nearly perfect against the Jacksonville Jaguars.\n"
+        "Manning completed his first 17 passes. Manning threw for 364 yards, and coach Tony "
+        "Dungy said Manning's timing was back. The Jaguars had no answer. Eli Manning watched "
+        "from Manning Field with the Manning family."
+    )
+    text = document_text(title, body)
+    found = mentions(
+        text,
+        ("Peyton Manning", "PERSON", 0),
+        ("Jacksonville Jaguars", "ORG", 0),
+        ("Tony Dungy", "PERSON", 0),
+        ("Jaguars", "ORG", 2),
+    )
+    entities = by_name(EntityLinker(kb).link(title, body, found))
+    manning = entities["Peyton Manning"]
+    # "Peyton Manning", the title's "Manning", "Manning completed", "Manning threw",
+    # "Manning's timing"; not "Eli Manning", "Manning Field", "the Manning family"
+    assert manning.mention_count == 5
+    assert "Manning" in manning.surfaces
+    assert manning.salience == max(e.salience for e in entities.values())
+    assert entities["Tony Dungy"].mention_count == 1
+    # Two people of one surname: "Bush" alone is neither's.
+    body = (
+        "George W. Bush and Laura Bush arrived in Dallas. Bush said the library would open in "
+        "the spring."
+    )
+    found = mentions(
+        body,
+        ("George W. Bush", "PERSON", 0),
+        ("Laura Bush", "PERSON", 0),
+        ("Dallas", "GPE", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["George W. Bush"].mention_count == 1
+    assert entities["Laura Bush"].mention_count == 1
+
+
 def test_an_acronym_after_the_full_organisation_name_is_the_same_entity(
     kb: KnowledgeBase,
 ) -> None:

@@ -1654,6 +1654,8 @@ _TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov govern
     reverend deputy trooper constable sergeant corporal quarterback qb rb wr lb cb msgr monsignor
     fr det"""
 _TITLES = frozenset(_TITLE_TEXT.split())
+# What may follow a surname in a person's full name ("Arcade Joseph Comeaux Jr").
+_GENERATIONS = frozenset({"jr", "sr", "ii", "iii", "iv"})
 # Letters written after a person's name: honours, degrees, a barrister's rank ("Anthony Russell
 # QC", "Regina Benjamin MD").
 _POST_NOMINALS = frozenset(
@@ -2289,13 +2291,25 @@ def _with_surnames_after_nicknames(text: str, mentions: Sequence[Mention]) -> li
 
 
 def _joined_split_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
-    """Two one-word mentions one space apart that the recogniser split ("Piara" and "Singh",
-    each called a place) are one person's name when the first is no name the knowledge base
-    knows, both are written as names, and the second ends as people's names do (a first name or
-    a known person's surname)."""
+    """Two mentions one space apart that the recogniser split are one nationality when the
+    knowledge base knows the whole as one ("American" and "Samoan"); two one-word mentions
+    ("Piara" and "Singh", each called a place) are one person's name when the first is no name
+    the knowledge base knows, both are written as names, and the second ends as people's names
+    do (a first name or a known person's surname)."""
     out: list[Mention] = []
     for mention in mentions:
         previous = out[-1] if out else None
+        if (
+            previous is not None
+            and previous.end + 1 == mention.start
+            and text[previous.end] == " "
+            and kb.lookup_demonym(alias_key(text[previous.start : mention.end]))
+        ):
+            # "American" and "Samoan", one nationality the recogniser split: "American Samoan"
+            out[-1] = Mention(
+                text[previous.start : mention.end], "NORP", previous.start, mention.end
+            )
+            continue
         if (
             previous is not None
             and previous.end + 1 == mention.start
@@ -2454,24 +2468,38 @@ def _measure(
     doc: _Document, resolved: dict[str, tuple[EntityRecord, float, _Group]]
 ) -> list[LinkedEntity]:
     """Mention counts over the whole text and salience for every linked entity."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[tuple[int, int, bool, str]] = []  # start, end, a surname alone, the entity
+    names_of: dict[str, set[str]] = {}
     for entity_id, (record, _, group) in resolved.items():
         names = set(group.surfaces)
         names.update(n for n in (record.display_name, *record.aliases) if len(n) >= 3)
+        names_of[entity_id] = names
         for name in names:
-            spans.extend((at, at + len(name), entity_id) for at in word_positions(doc.text, name))
-        spans.extend((m.start, m.end, entity_id) for m in group.mentions)
-    # Longest match wins where names overlap ("Paris" inside "Paris Hilton").
-    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+            spans.extend(
+                (at, at + len(name), False, entity_id) for at in word_positions(doc.text, name)
+            )
+        spans.extend((m.start, m.end, False, entity_id) for m in group.mentions)
+    for word, entity_id in _surnames_to_count(resolved, names_of).items():
+        spans.extend(
+            (at, at + len(word), True, entity_id)
+            for at in word_positions(doc.text, word)
+            if _alone(doc.text, at, at + len(word))
+        )
+    # Longest match wins where names overlap ("Paris" inside "Paris Hilton"); a name the
+    # recogniser or the knowledge base gave wins over a surname found alone.
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
     taken = bytearray(len(doc.text) + 1)  # 1 where a counted mention is (a C-speed check)
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
     in_title: set[str] = set()
-    for start, end, entity_id in spans:
+    alone: dict[str, str] = {}  # the surnames counted alone, by entity
+    for start, end, surname, entity_id in spans:
         if taken.find(1, start, end) != -1:
             continue
         taken[start:end] = b"\x01" * (end - start)
         counts[entity_id] += 1
+        if surname:
+            alone[entity_id] = doc.text[start:end]
         first[entity_id] = min(first.get(entity_id, start), start)
         if start < doc.title_end:
             in_title.add(entity_id)
@@ -2493,10 +2521,66 @@ def _measure(
                 mention_count=count,
                 salience=round(min(1.0, salience), 3),
                 confidence=confidence,
-                surfaces=tuple(sorted(group.surfaces)),
+                surfaces=tuple(sorted({*group.surfaces, *alone.get(entity_id, "").split()})),
             )
         )
     return out
+
+
+def _surnames_to_count(
+    resolved: dict[str, tuple[EntityRecord, float, _Group]], names_of: dict[str, set[str]]
+) -> dict[str, str]:
+    """The surname of each person named here in full, to count where the item writes it alone
+    and the recogniser did not tag it ("Manning threw for 364 yards" after "Peyton Manning";
+    the small model often misses a surname opening a sentence). Only a surname that is no other
+    entity's name here and belongs to one person named here ("Bush" beside "George W. Bush"
+    and "Laura Bush" is neither's), capitalised and not an acronym, a title or a common word."""
+    owners: dict[str, set[str]] = defaultdict(set)
+    for entity_id, (record, _, group) in resolved.items():
+        if record.entity_kind != PERSON:
+            continue
+        for surface in group.surfaces:
+            words = [w.strip(",.") for w in surface.split()]
+            while words and (words[-1] in _POST_NOMINALS or words[-1].lower() in _GENERATIONS):
+                words.pop()
+            if len(words) >= 2:
+                owners[words[-1]].add(entity_id)
+    others = {alias_key(n) for entity_id, names in names_of.items() for n in names if " " not in n}
+    return {
+        surname: next(iter(people))
+        for surname, people in owners.items()
+        if len(people) == 1
+        and len(surname) >= 3
+        and surname[:1].isupper()
+        and not surname.isupper()
+        and surname.replace("-", "").replace("'", "").replace("’", "").isalpha()
+        and surname.lower() not in _TITLES
+        and surname.lower() not in stop_words()
+        and alias_key(surname) not in others - {alias_key(n) for n in names_of[next(iter(people))]}
+    }
+
+
+def _alone(text: str, start: int, end: int) -> bool:
+    """Whether the surname at ``start:end`` stands alone for a person: no capitalised word
+    right before it but a title ("Mr", "Coach") or a common word opening a sentence ("In"),
+    none after it ("Manning threw", "Mr Alishbandi told"; not "Eli Manning", "Manning Field"),
+    no "the" before it and no "family" or "clan" after it, which name something else ("the
+    Genovese family", "the new Doctor", "two Genovese family members")."""
+    before = text[max(0, start - 30) : start]
+    previous = before.rstrip(" ").rsplit(None, 1)[-1] if before.strip() else ""
+    if before.endswith(" ") and previous[-1:].isalpha():
+        word = previous.lower().strip(".")
+        titled = word in _TITLES or word in stop_words()
+        if word == "the" or (previous[:1].isupper() and not titled):
+            return False
+    after = text[end : end + 30]
+    after = after[2:] if after[:2] in ("'s", "’s") else after
+    following = after.lstrip(" ")
+    named_on = following[:1].isupper() or following.startswith(_KIN_GROUPS)
+    return not (after[:1] == " " and named_on)
+
+
+_KIN_GROUPS = ("family", "families", "clan")
 
 
 def link_many(
