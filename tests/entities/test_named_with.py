@@ -128,6 +128,8 @@ def test_the_person_is_found_beside_whoever_they_were_first_named_with(kb: Knowl
         ("Lindsay Lohan left the court with Mr Lyons, who had driven her.", "Lyons"),
         ("Lindsay Lohan won the title with her older brother, Vitali, this year.", "Vitali"),
         ("Lindsay Lohan's lawyer is Gupta, 54, of Beverly Hills.", "Gupta"),
+        ("Lindsay Lohan watched. Bush tweaked his left knee in practice.", "Bush"),
+        ("Lindsay Lohan thanked the jury; Heller recused herself.", "Heller"),
     ],
 )
 def test_words_around_the_name_say_a_person(kb: KnowledgeBase, body: str, word: str) -> None:
@@ -149,6 +151,10 @@ def test_words_around_the_name_say_a_person(kb: KnowledgeBase, body: str, word: 
         ("Lindsay Lohan said Greeks said they would protest.", "Greeks"),
         # a word of the full name the item writes
         ("Lindsay Lohan arrived. Lindsay said she was tired.", "Lindsay"),
+        # "his" after "and", "is" or two words: another's ("the Chin to admit his sham")
+        ("Lindsay Lohan met Nel and his team at the studio.", "Nel"),
+        ("Lindsay Lohan voiced Marvin; Marvin is his android.", "Marvin"),
+        ("Lindsay Lohan said the Gambino family until his arrest.", "Gambino"),
     ],
 )
 def test_a_word_the_recogniser_calls_a_person_is_not_one_without_such_words(

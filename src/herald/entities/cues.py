@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from herald.enrich.ner import stop_words
 from herald.enrich.text import content_terms
 
 # Kind groups used while linking ("company" and "organization" are both spaCy ORG).
@@ -405,6 +406,18 @@ _RELATIVE_AFTER_POSSESSIVE = re.compile(
     + r"|lawyer|attorney)\b",
     re.IGNORECASE,
 )
+# A verb and "his" or a reflexive pronoun right after a name ("Bush tweaked his left knee",
+# "Gupta recused himself"): a man or a woman did it.
+_VERB_AND_HIS = re.compile(r"^ ([a-z]+) (?:his|himself|herself)\b")
+
+
+def _verb_and_his(after: str) -> bool:
+    """One word, no stop word, and "his" or a reflexive after a name ("tweaked his"; not "and
+    his team", "is his android companion", "family until his")."""
+    found = _VERB_AND_HIS.match(after)
+    return found is not None and found.group(1) not in stop_words()
+
+
 # A quotation's speaker written after its verb ("said Zadan and Meron jointly").
 _SPEECH_BEFORE = frozenset(["said", "says", "told", "asked", "added", "thanked"])
 
@@ -412,7 +425,8 @@ _SPEECH_BEFORE = frozenset(["said", "says", "told", "asked", "added", "thanked"]
 def person_cue(text: str, start: int, end: int) -> bool:
     """Whether the words right around ``text[start:end]`` say a person is named: a title or a
     relative before it ("Mr Lyons", "my wife Portia"), an age or a role in apposition after it
-    ("Zadan, 61,", "Meron, the producer"), or a verb of speech right before or after it ("said
+    ("Zadan, 61,", "Meron, the producer"), a verb and "his" or "himself" after it ("Bush
+    tweaked his knee"), or a verb of speech right before or after it ("said
     Zadan", "Heller argued")."""
     before = text[max(0, start - 40) : start]
     before_words = [w.lower() for w in _WORD.findall(before[-30:])]
@@ -425,6 +439,7 @@ def person_cue(text: str, start: int, end: int) -> bool:
         or _ROLE_APPOSITION.match(after)
         or _aged(before, after)
         or _RELATIVE_AFTER_POSSESSIVE.match(after)
+        or _verb_and_his(after)
     ):
         return True
     # The second of two names joined by "and" shares the first's verb ("said Zadan and Meron"),
