@@ -1743,6 +1743,11 @@ def test_a_role_before_a_surname_makes_no_new_person(kb: KnowledgeBase) -> None:
     [
         ("Troops raided the camp of hostages held by Abu Sayyaf militants.", "Abu Sayyaf"),
         ("Strauss-Kahn told the newspaper Le Parisien on Wednesday.", "Le Parisien"),
+        # the preposition governs the store, not the name: no place
+        (
+            "Three men emptied the stock of gems from the Harry Winston jewellery store.",
+            "Harry Winston",
+        ),
     ],
 )
 def test_words_that_say_what_an_organisation_is_make_it_one(
@@ -1761,6 +1766,18 @@ def test_an_organisation_word_before_a_comma_is_no_cue() -> None:
     start = text.index("István")
     assert ORG not in kind_cues(text, start, start + len("István Simicskó"))
     assert ORG in kind_cues("newspaper Le Parisien", 10, 21)
+
+
+def test_a_place_word_before_a_business_premises_is_no_place_cue() -> None:
+    text = "gems from the Harry Winston jewellery store"
+    start = text.index("Harry")
+    cues = kind_cues(text, start, start + len("Harry Winston"))
+    assert ORG in cues
+    assert PLACE not in cues
+    # a power plant is named after its place
+    text = "workers at the Diablo Canyon power plant"
+    start = text.index("Diablo")
+    assert kind_cues(text, start, start + len("Diablo Canyon")).get(PLACE) == 1.0
 
 
 def test_a_name_opening_with_a_companys_or_a_nationalitys_name_is_no_new_person(

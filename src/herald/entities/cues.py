@@ -284,6 +284,9 @@ _ORG_AFTER = frozenset(
         "agency",
     ]
 )
+# A business's premises, with what it sells between ("the Harry Winston jewellery store", "the
+# Harrods department store"; a plant is left out: "the Fukushima power plant" names a place).
+_SHOP = re.compile(r"^ [a-z]+ (?:store|stores|shop|shops|boutique|warehouse|headquarters)\b")
 # What an organisation is, written right before its name ("newspaper Le Parisien", "the
 # broadcaster Sky"; not "his Fidesz party, István Simicskó").
 _ORG_BEFORE = frozenset(
@@ -337,7 +340,9 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     # "in Paris", "the city of Paris"; not "to Goldwater's campaign", where the preposition
     # governs what the name owns.
     owner = _POSSESSIVE_AFTER.match(after) or text[start:end].endswith(("'s", "’s"))
-    governed = previous in _PLACE_BEFORE and not owner
+    # nor "from the Harry Winston jewellery store", where it governs the premises
+    shop = _SHOP.match(after)
+    governed = previous in _PLACE_BEFORE and not owner and not shop
     if (
         governed
         or _PLACE_OF.search(before)
@@ -366,7 +371,7 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.75
     if written[-1:] == ["the"]:
         written = written[:-1]
-    if following in _ORG_AFTER or (written and written[-1] in _ORG_BEFORE):
+    if following in _ORG_AFTER or (written and written[-1] in _ORG_BEFORE) or shop:
         votes[ORG] = votes.get(ORG, 0.0) + 0.75
     return votes
 
