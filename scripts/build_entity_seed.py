@@ -41,6 +41,9 @@ CURATED = json.loads((KB_DIR / "curated.json").read_text(encoding="utf-8"))
 COUNTRY_ALIASES: dict[str, list[str]] = CURATED["country_aliases"]
 COMPANY_ALIASES: dict[str, list[str]] = CURATED["company_aliases"]
 CITY_ALIASES: dict[str, list[str]] = CURATED["city_aliases"]
+# English names of much-reported regions ISO 3166-2 gives in their own language ("Bayern":
+# Bavaria) or leaves below another ("Aceh"): the first is the display name.
+REGION_ALIASES: dict[str, list[str]] = CURATED["region_aliases"]
 COUNTRY_DEMONYMS: dict[str, list[str]] = CURATED["country_demonyms"]
 CONTINENT_DEMONYMS: dict[str, list[str]] = CURATED["continent_demonyms"]
 ORGANIZATIONS: list[dict[str, Any]] = CURATED["organizations"]
@@ -268,14 +271,20 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
     british_cities = {alias_key(c["name"]) for c in cities.values() if c["countrycode"] == "GB"}
     for sub in load(iso / "iso3166-2.json")["3166-2"]:
         name = _subdivision_name(sub["name"])
+        english = REGION_ALIASES.get(sub["code"], [])
         top_level = "parent" not in sub and sub["type"] in SUBDIVISION_TYPES
         if sub["code"].startswith("US-") or not (
-            top_level or _british_county(sub, name, british_cities)
+            top_level or english or _british_county(sub, name, british_cities)
         ):
             continue
         if not name:
             report.note("subdivision name unusable", sub["name"])
             continue
+        aliases = _subdivision_aliases(sub["name"], name)
+        if name.endswith(" Sheng"):  # a Chinese province: "Sichuan Sheng" is Sichuan
+            aliases, name = [name, *aliases], name.removesuffix(" Sheng")
+        if english:
+            aliases, name = [*english[1:], name, *aliases], english[0]
         country = sub["code"].split("-")[0]
         out.append(
             entity(
@@ -283,7 +292,7 @@ def build_places(seeds: Path, report: Report) -> tuple[list[dict[str, Any]], dic
                 name,
                 "place",
                 f"{sub['type']} of {country_names.get(country, country)}.",
-                _subdivision_aliases(sub["name"], name),
+                aliases,
                 [
                     ("place_type", "region"),
                     ("country", country),

@@ -56,6 +56,17 @@ def test_every_country_of_a_quarter_million_people_has_its_demonym() -> None:
     assert ivory_coast.tag_values("demonym") == ["Ivorian"]
 
 
+def test_much_reported_regions_carry_their_english_names() -> None:
+    (bavaria,) = named("Bavaria", "place")
+    assert bavaria.first_tag("iso3166_2") == "DE-BY"
+    assert "Bayern" in bavaria.aliases  # the ISO 3166-2 name stays an alias
+    for name, code in [("Sicily", "IT-82"), ("Crimea", "UA-43"), ("Aceh", "ID-AC")]:
+        (region,) = named(name, "place")
+        assert region.first_tag("iso3166_2") == code
+    (sichuan,) = named("Sichuan", "place")
+    assert "Sichuan Sheng" in sichuan.aliases
+
+
 def test_companies_carry_tickers_and_isins_and_alphabet_is_google() -> None:
     (alphabet,) = named("Alphabet Inc.", "company")
     assert {"GOOGL", "GOOG"} <= set(alphabet.tag_values("ticker"))
