@@ -2565,7 +2565,7 @@ def _alone(text: str, start: int, end: int) -> bool:
     right before it but a title ("Mr", "Coach") or a common word opening a sentence ("In"),
     none after it ("Manning threw", "Mr Alishbandi told"; not "Eli Manning", "Manning Field"),
     no "the" before it and no "family" or "clan" after it, which name something else ("the
-    Genovese family", "the new Doctor", "two Genovese family members")."""
+    Genovese family", "the Doctor", "two Genovese family members")."""
     before = text[max(0, start - 30) : start]
     previous = before.rstrip(" ").rsplit(None, 1)[-1] if before.strip() else ""
     if before.endswith(" ") and previous[-1:].isalpha():
