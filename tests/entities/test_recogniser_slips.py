@@ -637,6 +637,16 @@ def test_the_region_named_tells_places_of_one_name_apart() -> None:
     assert entities["Bloomington"].entity_id == "ent_bloomington_minnesota"
 
 
+def test_a_nationality_tells_places_of_one_name_apart(kb: KnowledgeBase) -> None:
+    # The seed knows a Tuscany in Canada and the Italian region; "Italian officials" names Italy.
+    assert {r.first_tag("country") for r in kb.lookup("tuscany")} == {"CA", "IT"}
+    body = "Wildfires spread across Tuscany on Monday, Italian officials said."
+    entities = linked(kb, body, ("Tuscany", "GPE"), ("Italian", "NORP"))
+    tuscany = kb.get(entities["Tuscany"].entity_id)
+    assert tuscany is not None
+    assert tuscany.first_tag("country") == "IT"
+
+
 def test_another_place_of_the_item_tells_places_of_one_name_apart() -> None:
     def city(name: str, region: str) -> EntityRecord:
         return EntityRecord(

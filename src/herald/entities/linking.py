@@ -678,7 +678,8 @@ class EntityLinker:
         base puts in no region, its country (Paris ... France) is also named in the document;
         0.9 when another place the item names lies in that region ("Bloomington ...
         Minneapolis"); 0.75 when only the country of a place with a region is (the region tells
-        the country's Bloomingtons apart)."""
+        the country's Bloomingtons apart). A country is named by its nationality too ("Tuscany
+        ... Italian officials")."""
         if record.entity_kind != "place":
             return 0.0
         region = record.first_tag("region")
@@ -689,7 +690,7 @@ class EntityLinker:
             if self._places_by_region(doc).get(where, set()) - {record.id}:
                 return 0.9  # another place of the item lies there
         country = self._kb.country_of(record)
-        if country is None or not _names(doc, country):
+        if country is None or not (_names(doc, country) or _nationality_named(doc, country)):
             return 0.0
         return 0.75 if region is not None else 1.0
 
@@ -1025,6 +1026,11 @@ def _names(doc: _Document, record: EntityRecord) -> bool:
     """Whether the item names ``record`` by one of its names ("U.S." for the United States)."""
     keys = {alias_key(record.display_name)} | {alias_key(a) for a in record.aliases}
     return not keys.isdisjoint(doc.keys)
+
+
+def _nationality_named(doc: _Document, country: EntityRecord) -> bool:
+    """Whether the item writes the country's nationality ("Italian" for Italy)."""
+    return any(alias_key(d) in doc.keys for d in country.tag_values("demonym"))
 
 
 def _in_region(place: EntityRecord, area: EntityRecord) -> bool:
