@@ -48,6 +48,7 @@ COUNTRY_DEMONYMS: dict[str, list[str]] = CURATED["country_demonyms"]
 CONTINENT_DEMONYMS: dict[str, list[str]] = CURATED["continent_demonyms"]
 ORGANIZATIONS: list[dict[str, Any]] = CURATED["organizations"]
 PEOPLE: list[dict[str, Any]] = CURATED["people"]
+AREAS: list[dict[str, Any]] = CURATED["areas"]
 
 # Top-level ISO 3166-2 subdivision types worth knowing as places (districts, parishes,
 # municipalities and the like are too many and too small for a seed).
@@ -596,8 +597,12 @@ def _key_people(raw: str) -> list[tuple[str, str]]:
 # --- assembly ---------------------------------------------------------------------------------
 
 
-def build_curated(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    """The curated organisations (of kind ``organization`` unless a row says) or people."""
+def build_curated(
+    rows: list[dict[str, Any]], kind: str, tags: list[tuple[str, str]] | None = None
+) -> list[dict[str, Any]]:
+    """The curated organisations (of kind ``organization`` unless a row says), people or areas
+    (places that are no country, region or city: seas, rivers, mountain ranges, parts of the
+    world), each with ``tags`` besides its own."""
     out = []
     for org in rows:
         out.append(
@@ -608,6 +613,7 @@ def build_curated(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]
                 org["description"],
                 org.get("aliases", []),
                 [("wikipedia", f"https://en.wikipedia.org/wiki/{org['wikipedia']}")]
+                + list(tags or [])
                 + [(k, v) for k, v in org.get("tags", [])]
                 + [("source", "herald")],
             )
@@ -676,6 +682,7 @@ def main() -> int:
     places, country_names = build_places(args.seeds, report)
     companies, people = build_companies(args.seeds, country_names, report)
     organizations = build_curated(ORGANIZATIONS, "organization")
+    areas = build_curated(AREAS, "place", [("place_type", "area")])
     curated_people = build_curated(PEOPLE, "person")
     known = {r["display_name"] for r in curated_people}
     for person in people:
@@ -683,7 +690,7 @@ def main() -> int:
             report.note("officer also curated (curated kept)", person["display_name"])
     people = [p for p in people if p["display_name"] not in known]
     teams = build_college_teams(args.seeds, report)
-    records = places + companies + people + curated_people + organizations + teams
+    records = places + areas + companies + people + curated_people + organizations + teams
     seen: dict[str, str] = {}
     unique = []
     for record in records:

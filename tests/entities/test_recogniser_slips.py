@@ -690,6 +690,32 @@ def test_a_lower_case_province_after_a_place_is_not_part_of_its_name(kb: Knowled
     assert aceh.first_tag("iso3166_2") == "ID-AC"  # the seed's province
 
 
+def test_seas_straits_and_belts_are_places_whatever_the_recogniser_called_them(
+    kb: KnowledgeBase,
+) -> None:
+    # The small model calls the Ring of Fire an organisation and cuts "the Strait of" from
+    # "Hormuz", which it calls a person; the Red Sea is the sea, not Sudan's state of that name.
+    body = (
+        "Indonesia lies on the Pacific Ring of Fire. Shipping through the Red Sea and the "
+        "Strait of Hormuz was not affected, and migrants kept crossing the Mediterranean."
+    )
+    entities = linked(
+        kb,
+        body,
+        ("the Pacific Ring of Fire", "ORG"),
+        ("the Red Sea", "LOC"),
+        ("the Strait of", "LOC"),
+        ("Hormuz", "PERSON"),
+        ("Mediterranean", "LOC"),
+    )
+    for name in ("Ring of Fire", "Red Sea", "Strait of Hormuz", "Mediterranean Sea"):
+        record = kb.get(entities[name].entity_id)
+        assert record is not None
+        assert record.entity_kind == "place"
+        assert record.first_tag("place_type") == "area", name
+    assert "Hormuz" not in entities
+
+
 def test_words_around_a_name_read_closely(kb: KnowledgeBase) -> None:
     # "to Goldwater's campaign": the preposition governs the campaign, not the name.
     body = (

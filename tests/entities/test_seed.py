@@ -67,6 +67,22 @@ def test_much_reported_regions_carry_their_english_names() -> None:
     assert "Sichuan Sheng" in sichuan.aliases
 
 
+def test_much_reported_areas_that_are_no_country_region_or_city() -> None:
+    """Seas, straits, rivers, mountain ranges and parts of the world, each a place of type
+    ``area`` with its Wikipedia page; a name shared with a region ("Red Sea", a state of Sudan)
+    keeps both."""
+    areas = {r.display_name: r for r in seed_records() if r.first_tag("place_type") == "area"}
+    assert {"Mediterranean Sea", "Strait of Hormuz", "Gaza Strip", "Himalayas", "Nile"} <= set(
+        areas
+    )
+    assert all(r.entity_kind == "place" for r in areas.values())
+    assert "Pacific Ring of Fire" in areas["Ring of Fire"].aliases
+    assert (
+        areas["Middle East"].first_tag("wikipedia") == "https://en.wikipedia.org/wiki/Middle_East"
+    )
+    assert {r.first_tag("place_type") for r in named("Red Sea", "place")} == {"area", "region"}
+
+
 def test_companies_carry_tickers_and_isins_and_alphabet_is_google() -> None:
     (alphabet,) = named("Alphabet Inc.", "company")
     assert {"GOOGL", "GOOG"} <= set(alphabet.tag_values("ticker"))

@@ -347,6 +347,10 @@ def _kind_prior(record: EntityRecord) -> float:
             return max(0.2, min(1.0, 0.3 + 0.26 * (math.log10(population) - 4.18)))
         if place_type == "region":
             return 0.7 if record.first_tag("country") == "US" else 0.5
+        if place_type == "area":
+            # a sea, a river, a mountain range, a part of the world: the seed's are the
+            # much-reported ones ("Red Sea" is the sea before Sudan's state of that name)
+            return 0.8 if record.origin == "seed" else 0.4
         return 0.4
     if kind == "company":
         listings = len(record.tag_values("index"))
