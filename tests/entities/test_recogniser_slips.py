@@ -716,6 +716,24 @@ def test_seas_straits_and_belts_are_places_whatever_the_recogniser_called_them(
     assert "Hormuz" not in entities
 
 
+def test_mountains_and_forts_are_places_whatever_the_recogniser_called_them(
+    kb: KnowledgeBase,
+) -> None:
+    body = (
+        "Fighting spread in the Nuba Mountains on Monday. Herbert Flynn of Fort Coffee said "
+        "later he was glad it was over."
+    )
+    entities = linked(
+        kb,
+        body,
+        ("the Nuba Mountains", "ORG"),
+        ("Herbert Flynn", "PERSON"),
+        ("Fort Coffee", "ORG"),
+    )
+    assert entities["Nuba Mountains"].entity_kind == "place"
+    assert entities["Fort Coffee"].entity_kind == "place"
+
+
 def test_words_around_a_name_read_closely(kb: KnowledgeBase) -> None:
     # "to Goldwater's campaign": the preposition governs the campaign, not the name.
     body = (
@@ -1785,6 +1803,8 @@ def test_a_role_before_a_surname_makes_no_new_person(kb: KnowledgeBase) -> None:
             "Three men emptied the stock of gems from the Harry Winston jewellery store.",
             "Harry Winston",
         ),
+        # what sort of body it is, one word between
+        ("Aid came from the Red Crescent relief agency on Monday.", "Red Crescent"),
     ],
 )
 def test_words_that_say_what_an_organisation_is_make_it_one(

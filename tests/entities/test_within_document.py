@@ -212,6 +212,57 @@ def test_the_last_word_of_an_organisation_or_place_is_the_same_entity() -> None:
     assert "navy" not in entities["Indian Navy"].surfaces
 
 
+def test_an_organisations_name_after_a_place_or_nationality_has_its_short_form() -> None:
+    """ "Iran's Red Crescent relief agency" and "the Iranian Red Crescent" are one organisation
+    whichever comes first (the small model calls each an organisation; "Red" being a first
+    name had made a person of the short form); a name after a film's first words is no short
+    form of the film ("Bettie Page" beside "The Notorious Bettie Page"); and a short form the
+    knowledge base knows ("Supreme Court") does not join a longer name it does not know."""
+    kb = fresh_knowledge_base()
+    body = (
+        "Iran's Red Crescent relief agency said the four hardest-hit villages were Tonban and "
+        "Gavarzin. Shahram Alamdari, head of the rescue unit for the Iranian Red Crescent, said "
+        "two helicopters were evacuating injured."
+    )
+    found = mentions(
+        body,
+        ("Red Crescent", "ORG", 0),
+        ("Shahram Alamdari", "PERSON", 0),
+        ("Iranian Red Crescent", "ORG", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert "Red Crescent" not in entities
+    society = entities["Iranian Red Crescent Society"]
+    assert society.entity_kind == "organization"
+    assert society.mention_count == 2
+
+    body = (
+        "Pin-up icon Bettie Page died yesterday in Los Angeles. Gretchen Mol played her in The "
+        "Notorious Bettie Page."
+    )
+    found = mentions(
+        body,
+        ("Bettie Page", "ORG", 0),
+        ("Gretchen Mol", "PERSON", 0),
+        ("The Notorious Bettie Page", "ORG", 0),
+    )
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Bettie Page"].entity_kind == "person"
+
+    body = (
+        "The Nevada Supreme Court heard the appeal on Monday. The Supreme Court will rule in "
+        "the spring, a clerk said."
+    )
+    found = mentions(body, ("Nevada Supreme Court", "ORG", 0), ("Supreme Court", "ORG", 1))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Nevada Supreme Court"].mention_count == 2
+    # Once an earlier item has made "Supreme Court" an entity, the short form keeps to it:
+    # joined, it would lend that entity to the unknown longer name.
+    kb.add(EntityRecord("ent_supreme_court", "Supreme Court", "organization", origin="discovered"))
+    entities = by_name(EntityLinker(kb).link("", body, found))
+    assert entities["Nevada Supreme Court"].mention_count == 1
+
+
 def test_a_full_name_is_looked_up_before_its_short_form() -> None:
     """A short form joined to its full name does not bring in what it names alone: "Navy" after
     "the Indian Navy" leaves the Indian Navy the only candidate, though another item had made

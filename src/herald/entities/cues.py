@@ -284,9 +284,14 @@ _ORG_AFTER = frozenset(
         "agency",
     ]
 )
-# A business's premises, with what it sells between ("the Harry Winston jewellery store", "the
-# Harrods department store"; a plant is left out: "the Fukushima power plant" names a place).
-_SHOP = re.compile(r"^ [a-z]+ (?:store|stores|shop|shops|boutique|warehouse|headquarters)\b")
+# What an organisation has or is, one word between: a business's premises, with what it sells
+# ("the Harry Winston jewellery store", "the Harrods department store"; a plant is left out:
+# "the Fukushima power plant" names a place), or the sort of body it is ("Iran's Red Crescent
+# relief agency", "the Houthi rebel group", "the Likud ruling party").
+_OWN_NOUN = re.compile(
+    r"^ [a-z]+ (?:store|stores|shop|shops|boutique|warehouse|headquarters|agency|group|"
+    r"organi[sz]ation|charity|militia|party)\b"
+)
 # What an organisation is, written right before its name ("newspaper Le Parisien", "the
 # broadcaster Sky"; not "his Fidesz party, István Simicskó").
 _ORG_BEFORE = frozenset(
@@ -341,8 +346,8 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     # governs what the name owns.
     owner = _POSSESSIVE_AFTER.match(after) or text[start:end].endswith(("'s", "’s"))
     # nor "from the Harry Winston jewellery store", where it governs the premises
-    shop = _SHOP.match(after)
-    governed = previous in _PLACE_BEFORE and not owner and not shop
+    owned = _OWN_NOUN.match(after)
+    governed = previous in _PLACE_BEFORE and not owner and not owned
     if (
         governed
         or _PLACE_OF.search(before)
@@ -371,7 +376,7 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
         votes[PERSON] = votes.get(PERSON, 0.0) + 0.75
     if written[-1:] == ["the"]:
         written = written[:-1]
-    if following in _ORG_AFTER or (written and written[-1] in _ORG_BEFORE) or shop:
+    if following in _ORG_AFTER or (written and written[-1] in _ORG_BEFORE) or owned:
         votes[ORG] = votes.get(ORG, 0.0) + 0.75
     return votes
 

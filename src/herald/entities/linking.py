@@ -121,7 +121,8 @@ _FIRM_ENDINGS = frozenset(_FIRM_ENDING_TEXT.split())
 _PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
     square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
     island islands mountain valley beach bay coast courthouse building tower warehouse ave blvd rd
-    glacier canyon creek falls harbour harbor plant factory refinery mill mine republic"""
+    glacier canyon creek falls harbour harbor plant factory refinery mill mine republic mountains
+    hills heights desert peninsula sea ocean strait gulf reef"""
 _EITHER_ENDING_TEXT = """university college school hospital clinic centre center court church
     museum house hall academy observatory county city state"""
 # Last words of the names of awards and honours ("MacArthur Fellowship", "Most Valuable Player
@@ -138,8 +139,10 @@ _ORG_ENDING_TEXT = """institute foundation association council committee party c
     marathon awards games rescue health aid info tv project conservancy press sports pictures
     research motor foods"""
 _PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
-# First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione").
-_PLACE_START_TEXT = "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio"
+# First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione", "Fort Smith").
+_PLACE_START_TEXT = (
+    "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio fort"
+)
 _PLACE_STARTS = frozenset(_PLACE_START_TEXT.split())
 _EITHER_ENDINGS = frozenset(_EITHER_ENDING_TEXT.split())
 _NAMING_WORDS = (
@@ -1171,6 +1174,14 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
     long_names = [g for g in groups.values() if len(g.key.split()) > 1 and not _is_demonym(g)]
     for key, group in list(groups.items()):
         core = [w for w in key.split() if not is_initial(w)]
+        if len(core) in (2, 3) and core == key.split():
+            owner = _organisation_tail_owner(group, long_names, kb)
+            if owner is not None:
+                owner.surfaces.update(group.surfaces)
+                owner.mentions.extend(group.mentions)
+                del groups[key]
+                long_names.remove(group)
+            continue
         if len(core) != 1 or _abbreviated_state(text, group) is not None:
             continue  # "Chapel Hill, N.C." names the state, whatever "North Carolina" stands for
         if core[0] != key:  # "M. Benjamin": a surname after initials is a short form too
@@ -1190,6 +1201,40 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
             if group in long_names:  # "M. Benjamin", joined: no full name of its own
                 long_names.remove(group)
     return list(groups.values())
+
+
+def _organisation_tail_owner(
+    group: _Group, long_names: list[_Group], kb: KnowledgeBase
+) -> _Group | None:
+    """The one longer organisation's name of the item that is this name of two or three words
+    after a place or a nationality, both called organisations by the recogniser: the item's
+    short form of it, wherever it stands ("Iran's Red Crescent relief agency ... the Iranian
+    Red Crescent", "the Supreme Court" beside "the California Supreme Court"; not "Bettie Page"
+    beside the film "The Notorious Bettie Page"). A short form the knowledge base knows joins
+    only a longer name it knows too, for an unknown name links by the names it is written
+    with: "Supreme Court", made by an earlier item, would lend its entity to the "Nevada
+    Supreme Court"."""
+    if not all(m.label == "ORG" for m in group.mentions):
+        return None
+    tail = " " + group.key
+    owners = [
+        g
+        for g in long_names
+        if g is not group
+        and g.key.endswith(tail)
+        and _main_label(g) == "ORG"
+        and _place_or_nationality(g.key[: -len(tail)], kb)
+    ]
+    if len(owners) != 1:
+        return None
+    if kb.is_known_name(group.key) and not kb.is_known_name(owners[0].key):
+        return None
+    return owners[0]
+
+
+def _place_or_nationality(key: str, kb: KnowledgeBase) -> bool:
+    """Whether the knowledge base knows this name key as a place or a nationality."""
+    return bool(kb.lookup_demonym(key)) or any(r.entity_kind == "place" for r in kb.lookup(key))
 
 
 def _join_initials(groups: dict[str, _Group]) -> None:
