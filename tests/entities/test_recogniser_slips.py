@@ -734,6 +734,40 @@ def test_mountains_and_forts_are_places_whatever_the_recogniser_called_them(
     assert entities["Fort Coffee"].entity_kind == "place"
 
 
+def test_an_office_a_storm_word_and_miss_name_nobody_of_their_own(kb: KnowledgeBase) -> None:
+    # "State" of "Secretary of State John Kerry" is part of an office's name; a storm's word
+    # without its name ("caused by Tropical Storm…", a cut headline) names no storm; "Miss" is
+    # a title like "Ms" ("Miss Jenkin" is Katie Jenkin, named in full).
+    body = (
+        "U.S. Secretary of State John Kerry says the United States will accept more refugees. "
+        "Flooding was caused by Tropical Storm… The bodies of Ms McMeekin and Miss Jenkin were "
+        "found in Millom. Katie Jenkin, 14, lived there."
+    )
+    entities = linked(
+        kb,
+        body,
+        ("State", "ORG"),
+        ("John Kerry", "PERSON"),
+        ("Tropical Storm", "ORG"),
+        ("Miss Jenkin", "PERSON"),
+        ("Katie Jenkin", "PERSON"),
+    )
+    assert "Tropical Storm" not in entities
+    assert "Miss Jenkin" not in entities
+    assert entities["Katie Jenkin"].mention_count == 2
+    # (as a headline and its item wrote it)
+    title = "U.S. Secretary of State John Kerry says that the United States will accept 85,000 r…"
+    body = (
+        "U.S. Secretary of State John Kerry says that the United States will accept 85,000 "
+        "refugees from the world in 2016 and 100,000 in 2017."
+    )
+    text = document_text(title, body)
+    found = [Mention("State", "ORG", m.start(), m.end()) for m in re.finditer(r"\bState\b", text)]
+    found += every(text, "John Kerry", "PERSON") + every(text, "U.S.", "GPE")
+    found += every(text, "the United States", "GPE")
+    assert "State" not in by_name(EntityLinker(kb).link(title, body, found))
+
+
 def test_words_around_a_name_read_closely(kb: KnowledgeBase) -> None:
     # "to Goldwater's campaign": the preposition governs the campaign, not the name.
     body = (

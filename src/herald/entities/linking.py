@@ -778,6 +778,10 @@ class EntityLinker:
             return None  # ("Mich." is an abbreviated state, "Msgr." a title)
         if _POSITION.match(key):
             return None  # "Surgeon General" is an office
+        if all(
+            _SECRETARY_OF.search(doc.text, max(0, m.start - 20), m.start) for m in group.mentions
+        ):
+            return None  # "State" of "Secretary of State John Kerry" names an office
         if not _looks_like_a_name(name):
             return None
         group_kind, share = max(kinds.items(), key=lambda item: item[1])
@@ -1682,6 +1686,12 @@ _NOT_NAMES = (
     | frozenset(_COMMON_ABBREVIATION_TEXT.split())
     | {
         "injured reserve",
+        # a storm's word without its name ("caused by Tropical Storm…" in a cut headline)
+        "tropical storm",
+        "tropical depression",
+        "hurricane",
+        "typhoon",
+        "cyclone",
         # a web page's time stamps kept with its text ("First Posted: 10/25/11")
         "first posted",
         "story created",
@@ -1689,6 +1699,8 @@ _NOT_NAMES = (
         "last modified",
     }
 )
+# What a word after it is part of an office's name with ("Secretary of State John Kerry").
+_SECRETARY_OF = re.compile(r"\b(?:secretary|secretaries|minister|ministers) of\s+$", re.IGNORECASE)
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
     r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
@@ -1699,7 +1711,7 @@ _POSITION = re.compile(
     # and the Pope's ambassador ("the Apostolic Nuncio to the United States")
     r"|^(?:apostolic|papal)\s+nuncio$"
 )
-_TITLE_TEXT = """mr mrs ms dr prof sir dame president senator sen rep gov governor minister
+_TITLE_TEXT = """mr mrs ms miss dr prof sir dame president senator sen rep gov governor minister
     chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
     prince princess mayor coach ayatollah archbishop cardinal bishop sheikh emir imam rabbi
     reverend deputy trooper constable sergeant corporal quarterback qb rb wr lb cb msgr monsignor
