@@ -1184,7 +1184,8 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
                 owner.surfaces.update(group.surfaces)
                 owner.mentions.extend(group.mentions)
                 del groups[key]
-                long_names.remove(group)
+                if group in long_names:
+                    long_names.remove(group)
             continue
         if len(core) != 1 or _abbreviated_state(text, group) is not None:
             continue  # "Chapel Hill, N.C." names the state, whatever "North Carolina" stands for
@@ -1218,7 +1219,7 @@ def _organisation_tail_owner(
     only a longer name it knows too, for an unknown name links by the names it is written
     with: "Supreme Court", made by an earlier item, would lend its entity to the "Nevada
     Supreme Court"."""
-    if not all(m.label == "ORG" for m in group.mentions):
+    if _is_demonym(group) or not all(m.label == "ORG" for m in group.mentions):
         return None
     tail = " " + group.key
     owners = [
