@@ -732,6 +732,10 @@ def test_mountains_and_forts_are_places_whatever_the_recogniser_called_them(
     )
     assert entities["Nuba Mountains"].entity_kind == "place"
     assert entities["Fort Coffee"].entity_kind == "place"
+    # a newspaper named after its city is no place: the knowledge base knows it
+    body = "The Fort Worth Star-Telegram reported the verdict on Friday."
+    entities = linked(kb, body, ("The Fort Worth Star-Telegram", "ORG"))
+    assert entities["Fort Worth Star-Telegram"].entity_kind == "organization"
 
 
 def test_an_office_a_storm_word_and_miss_name_nobody_of_their_own(kb: KnowledgeBase) -> None:
