@@ -1742,6 +1742,9 @@ def test_kind_cues_read_premises_after_a_name() -> None:
     text = "the Kraft plant in Philadelphia"
     assert kind_cues(text, 4, 9).get(PERSON) is None
     assert kind_cues(text, 4, 9)[ORG] > 0
+    text = "flames spread through the Mat Maid complex on Tuesday"
+    start = text.index("Mat Maid")
+    assert kind_cues(text, start, start + len("Mat Maid"))[ORG] > 0
 
 
 def test_common_words_written_as_a_name_are_no_new_person(kb: KnowledgeBase) -> None:

@@ -262,6 +262,7 @@ _ORG_AFTER = frozenset(
         # premises and businesses named by it ("the old Matanuska Maid dairy building")
         "building",
         "buildings",
+        "complex",
         "warehouse",
         "plant",
         "factory",
