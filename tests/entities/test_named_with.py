@@ -251,15 +251,34 @@ def test_a_person_named_beside_a_cued_one_is_known_by_one_word_too(kb: Knowledge
     assert entities["Zadan"].entity_kind == "person"
 
 
-def test_a_title_with_one_word_says_a_person_is_named(kb: KnowledgeBase) -> None:
-    body = (
-        "Barack Obama asked Dr Gupta to be surgeon general. Obama praised the neurosurgeon, "
-        "and CNN said Dr Gupta had been approached."
-    )
-    entities = link(kb, body, ("Barack Obama", "PERSON"), ("Dr Gupta", "PERSON"))
+@pytest.mark.parametrize(
+    ("body", "other", "anchor"),
+    [
+        (
+            "Barack Obama asked Dr Gupta to be surgeon general. Obama praised the neurosurgeon, "
+            "and CNN said Dr Gupta had been approached.",
+            ("Barack Obama", "PERSON"),
+            "Barack Obama",
+        ),
+        # an item that names nobody in full: beside its main organisation
+        (
+            "CNN's management confirmed yesterday that Dr Gupta had been approached. CNN said "
+            "Dr Gupta would decide soon.",
+            ("CNN", "ORG"),
+            "CNN",
+        ),
+    ],
+)
+def test_a_title_with_one_word_says_a_person_is_named(
+    kb: KnowledgeBase, body: str, other: tuple[str, str], anchor: str
+) -> None:
+    entities = link(kb, body, other, ("Dr Gupta", "PERSON"))
     gupta = entities["Gupta"]
     assert gupta.entity_kind == "person"
-    assert kb.get(gupta.entity_id).first_tag(NAMED_WITH) == "Barack Obama"  # type: ignore[union-attr]
+    record = kb.get(gupta.entity_id)
+    assert record is not None
+    assert record.first_tag(NAMED_WITH) == anchor
+    assert record.description == f"Named with {anchor}"
 
 
 def test_enrichment_stores_the_person_and_finds_them_again_in_a_later_batch(

@@ -900,16 +900,23 @@ class EntityLinker:
         beside the person they were first named with: found again in an item that names that
         person in full ("Portia" in every story about Ellen DeGeneres; as discovered people
         are, that person is told by name), never by the word alone; a new one is known beside
-        the item's main person (the person named in full with the most mentions)."""
+        the item's main person (the person named in full with the most mentions) or, in an item
+        that names nobody in full, beside its main organisation ("Dr Gupta" in a report that
+        names CNN and nobody else)."""
         people = [
             (len(group.mentions), -min(m.start for m in group.mentions), record)
             for record, _, group in resolved.values()
             if record.entity_kind == "person" and len(record.display_name.split()) >= 2
         ]
-        if not lone or not people:
+        anchors = people or [
+            (len(group.mentions), -min(m.start for m in group.mentions), record)
+            for record, _, group in resolved.values()
+            if record.entity_kind in _ORG_KINDS
+        ]
+        if not lone or not anchors:
             return
-        people.sort(key=lambda p: (p[0], p[1]), reverse=True)
-        anchor = people[0][2]
+        anchors.sort(key=lambda p: (p[0], p[1]), reverse=True)
+        anchor = anchors[0][2]
         with_key = alias_key(anchor.display_name)
         taken = {w for _, _, r in people for w in alias_key(r.display_name).split()}
         for group, name, confidence in lone:
@@ -918,7 +925,7 @@ class EntityLinker:
                 continue  # a word of a person's name the item writes in full
             # Known beside another person of the item ("Vitali" beside Wladimir Klitschko in a
             # report whose main person is his opponent): that one.
-            known = (self._kb.lookup_named_with(key, p[2]) for p in people)
+            known = (self._kb.lookup_named_with(key, p[2]) for p in anchors)
             record = next((r for r in known if r is not None), None) or EntityRecord(
                 id=entity_id_for(PERSON, name, f"discovered:person:{key}@{with_key}"),
                 display_name=name,
