@@ -25,7 +25,7 @@ import os
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -598,7 +598,7 @@ def _key_people(raw: str) -> list[tuple[str, str]]:
 
 
 def build_curated(
-    rows: list[dict[str, Any]], kind: str, tags: list[tuple[str, str]] | None = None
+    rows: list[dict[str, Any]], kind: str, tags: Sequence[tuple[str, str]] = ()
 ) -> list[dict[str, Any]]:
     """The curated organisations (of kind ``organization`` unless a row says), people or areas
     (places that are no country, region or city: seas, rivers, mountain ranges, parts of the
@@ -613,7 +613,7 @@ def build_curated(
                 org["description"],
                 org.get("aliases", []),
                 [("wikipedia", f"https://en.wikipedia.org/wiki/{org['wikipedia']}")]
-                + list(tags or [])
+                + list(tags)
                 + [(k, v) for k, v in org.get("tags", [])]
                 + [("source", "herald")],
             )

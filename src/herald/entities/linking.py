@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from herald.enrich.ner import Mention, stop_words
@@ -903,29 +903,34 @@ class EntityLinker:
         the item's main person (the person named in full with the most mentions) or, in an item
         that names nobody in full, beside its main organisation ("Dr Gupta" in a report that
         names CNN and nobody else)."""
-        people = [
-            (len(group.mentions), -min(m.start for m in group.mentions), record)
-            for record, _, group in resolved.values()
-            if record.entity_kind == "person" and len(record.display_name.split()) >= 2
-        ]
-        anchors = people or [
-            (len(group.mentions), -min(m.start for m in group.mentions), record)
-            for record, _, group in resolved.values()
-            if record.entity_kind in _ORG_KINDS
-        ]
+
+        def by_mentions(keep: Callable[[EntityRecord], bool]) -> list[EntityRecord]:
+            """The item's entities that ``keep`` takes, the most mentioned (then the first
+            named) first."""
+            ranked = [
+                (len(group.mentions), -min(m.start for m in group.mentions), record)
+                for record, _, group in resolved.values()
+                if keep(record)
+            ]
+            ranked.sort(key=lambda p: (p[0], p[1]), reverse=True)
+            return [record for _, _, record in ranked]
+
+        people = by_mentions(
+            lambda r: r.entity_kind == "person" and len(r.display_name.split()) >= 2
+        )
+        anchors = people or by_mentions(lambda r: r.entity_kind in _ORG_KINDS)
         if not lone or not anchors:
             return
-        anchors.sort(key=lambda p: (p[0], p[1]), reverse=True)
-        anchor = anchors[0][2]
+        anchor = anchors[0]
         with_key = alias_key(anchor.display_name)
-        taken = {w for _, _, r in people for w in alias_key(r.display_name).split()}
+        taken = {w for r in people for w in alias_key(r.display_name).split()}
         for group, name, confidence in lone:
             key = alias_key(name)
             if key in taken:
                 continue  # a word of a person's name the item writes in full
             # Known beside another person of the item ("Vitali" beside Wladimir Klitschko in a
             # report whose main person is his opponent): that one.
-            known = (self._kb.lookup_named_with(key, p[2]) for p in anchors)
+            known = (self._kb.lookup_named_with(key, a) for a in anchors)
             record = next((r for r in known if r is not None), None) or EntityRecord(
                 id=entity_id_for(PERSON, name, f"discovered:person:{key}@{with_key}"),
                 display_name=name,
@@ -1187,16 +1192,9 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
         core = [w for w in key.split() if not is_initial(w)]
         if len(core) in (2, 3) and core == key.split():
             owner = _organisation_tail_owner(group, long_names, kb)
-            if owner is not None:
-                owner.surfaces.update(group.surfaces)
-                owner.mentions.extend(group.mentions)
-                del groups[key]
-                if group in long_names:
-                    long_names.remove(group)
-            continue
-        if len(core) != 1 or _abbreviated_state(text, group) is not None:
+        elif len(core) != 1 or _abbreviated_state(text, group) is not None:
             continue  # "Chapel Hill, N.C." names the state, whatever "North Carolina" stands for
-        if core[0] != key:  # "M. Benjamin": a surname after initials is a short form too
+        elif core[0] != key:  # "M. Benjamin": a surname after initials is a short form too
             probe = _Group(core[0], group.surfaces, group.mentions)
             others = [g for g in long_names if g is not group]
             owner = _short_form_owner(probe, others, kb) if _is_person(group) else None
@@ -1210,7 +1208,7 @@ def _group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -
             owner.surfaces.update(group.surfaces)
             owner.mentions.extend(group.mentions)
             del groups[key]
-            if group in long_names:  # "M. Benjamin", joined: no full name of its own
+            if group in long_names:  # "M. Benjamin", "Red Crescent", joined: no full name
                 long_names.remove(group)
     return list(groups.values())
 
@@ -1689,17 +1687,25 @@ _COMMON_ABBREVIATION_TEXT = """ai agi api apis llm llms ml nlp gpu gpus cpu cpus
     tls ide sdk sdks cli gui ui ux os pc pcs iot vr xr saas paas iaas crm erp ocr rag gdpr faq
     pdf csv dna rna mri gps led lcd oled sms mms gdp ipo ev evs ceo cfo cto coo cio hr diy
     asic asics fpga soc oem oems odm lte wifi ip isp isps"""
+# The words a storm's name starts with ("Tropical Storm Etau", "Hurricane Joaquin").
+_STORM_WORDS = (
+    "hurricane",
+    "typhoon",
+    "cyclone",
+    "tropical storm",
+    "tropical depression",
+    "subtropical storm",
+    "subtropical depression",
+    "post-tropical storm",
+    "post-tropical depression",
+)
 _NOT_NAMES = (
     frozenset(_NOT_NAME_TEXT.split())
+    # a storm's word without its name ("caused by Tropical Storm…" in a cut headline)
+    | {alias_key(word) for word in _STORM_WORDS}
     | frozenset(_COMMON_ABBREVIATION_TEXT.split())
     | {
         "injured reserve",
-        # a storm's word without its name ("caused by Tropical Storm…" in a cut headline)
-        "tropical storm",
-        "tropical depression",
-        "hurricane",
-        "typhoon",
-        "cyclone",
         # a web page's time stamps kept with its text ("First Posted: 10/25/11")
         "first posted",
         "story created",
@@ -1707,8 +1713,6 @@ _NOT_NAMES = (
         "last modified",
     }
 )
-# What a word after it is part of an office's name with ("Secretary of State John Kerry").
-_SECRETARY_OF = re.compile(r"\b(?:secretary|secretaries|minister|ministers) of\s+$", re.IGNORECASE)
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
     r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
@@ -2001,9 +2005,7 @@ def _storm_named_in_full(text: str, group: _Group, name: str) -> str:
 _NON_SPACE = re.compile(r"\S+")
 _STORM_CUT = re.compile(r"^(?:storm|depression)\s", re.I)
 _TROPICAL_BEFORE = re.compile(r"\b((?:sub|post-)?tropical)\s+$", re.I)
-_STORM = re.compile(
-    r"^(?:hurricane|typhoon|cyclone|(?:sub|post-)?tropical (?:storm|depression))\s", re.I
-)
+_STORM = re.compile(r"^(?:" + "|".join(re.escape(w) for w in _STORM_WORDS) + r")\s", re.I)
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 # How the names of recurring events end (by name key).
 _EVENT_ENDING_TEXT = """awards games olympics festival championship championships ceremony summit
@@ -2090,6 +2092,9 @@ def _split_glued(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> l
     return out
 
 
+# What a name right after it is part of an office's name with ("Secretary of State John Kerry";
+# narrower than _OFFICE_OF below: "the governor of Hormozgan Province" still names a place).
+_SECRETARY_OF = re.compile(r"\b(?:secretary|secretaries|minister|ministers) of\s+$", re.IGNORECASE)
 # An office written before what it is of ("Secretary of the", "Minister of").
 _OFFICE_OF = re.compile(
     r"\b(?:secretary|minister|ministry|department|director|commissioner|governor|mayor)\s+of"
