@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/ingest_jsonl.py [--items 10000] [--database-url URL] [--parallel-only]
 
-The file is built from the bundled demo corpus' real news sentences: most items mix sentences of
-three articles (distinct stories of realistic length), about one in five reprints an earlier item
+The file is built from the bundled demo corpus' real news sentences: most items mix the sentences
+of twelve short news reports (distinct stories, about 3,000 characters in all, the length of an
+article), about one in five reprints an earlier item
 with a small edit (so syndication lookups find and confirm candidates). Storing includes
 everything ``herald ingest`` does before enrichment: validation, canonical URLs, stable ids,
 syndication fingerprints and their lookups, the upsert, change marks and one ``enrich.item`` job
@@ -32,14 +33,14 @@ from results import record
 
 
 def build_file(path: Path, count: int, seed: int = 7) -> int:
-    """Items whose texts mix sentences of three real articles (distinct stories), and about one
-    in five a reprint of an earlier item with a different headline and a small edit (the
+    """Items whose texts mix the sentences of twelve real news reports (distinct stories), and
+    about one in five a reprint of an earlier item with a different headline and a small edit (the
     syndication path: candidates found and confirmed)."""
     corpus = [json.loads(line) for line in demo_corpus_bytes().splitlines()]
     news = [
         item
         for item in corpus
-        if item["media_type"] in ("news", "wire") and len(item["body"]) > 800
+        if item["media_type"] in ("news", "wire") and len(item["body"]) > 100
     ]
     pools = [re.split(r"(?<=[.!?])\s+", item["body"]) for item in news]
     rnd = random.Random(seed)
@@ -51,9 +52,7 @@ def build_file(path: Path, count: int, seed: int = 7) -> int:
                 original = bodies[rnd.randrange(len(bodies))]
                 body = "UPDATED - " + original.replace(" the ", " a ", 2)
             else:
-                sentences = [
-                    s for pool in rnd.sample(pools, 3) for s in rnd.sample(pool, min(6, len(pool)))
-                ]
+                sentences = [s for pool in rnd.sample(pools, 12) for s in pool]
                 rnd.shuffle(sentences)
                 body = " ".join(sentences)
             bodies.append(body)

@@ -2,24 +2,23 @@
 
     .venv/bin/python scripts/build_demo_corpus.py [--data DATA_DIR] [--out OUT_DIR]
 
-(defaults: the folder named by ``HERALD_SHARED_DATA``, else ``shared/data`` beside the
-checkout, and src/herald/data/demo; docs/benchmarks.md, "Datasets", says where to get each
-dataset)
+DATA_DIR (default: the folder named by ``HERALD_SHARED_DATA``, else ``shared/data`` beside the
+checkout) holds two datasets, each in its own folder; src/herald/data/demo/README.md says where
+each comes from:
 
-Writes ``demo.jsonl.gz`` (the pinned JSON Lines ingestion format) from:
+- ``wikipedia-current-events-2025``: English Wikipedia's "Portal:Current events" day pages as
+  Markdown, one file a day (``2025-03-03-index.md``); CC BY-SA 4.0, Wikipedia contributors. Every
+  event of 2025-03-03 to 2025-04-26 becomes a news item: its text (with the portal's citations,
+  "(Reuters)"), then the portal's category and story headings it is filed under.
+- ``changelog-podcast-transcripts`` (CC BY-SA 4.0, Changelog Media): the 15 latest Practical AI
+  episodes as timed speaker turns (start times interpolated between the transcript's inline
+  timestamps) and the 15 latest Changelog News episodes as plain transcripts.
 
-- ECB+ (``ecbplus/docs.jsonl``): the 502 news articles that carry their source URL; the release
-  states the texts are not copyrighted. Title = first line; the date is read from the dateline
-  or the URL (else the median date of the article's event cluster); AP and Reuters pages are
-  ``wire``.
-- WCEP September 2015 (``wcep-wikitimes-2015-09``, CC BY-SA 3.0, Wikipedia contributors): the
-  dated one-to-three-sentence event summaries, attributed to Wikipedia.
-- Changelog Media transcripts (CC BY-SA 4.0): the 15 latest Practical AI episodes as timed speaker
-  turns (start times interpolated between the transcript's inline timestamps) and the 15 latest
-  Changelog News episodes as plain transcripts (they carry almost no timestamps).
-
-The loader (:mod:`herald.ingest.demo`) rebases the dates to recent ones. The output is
-deterministic for the same inputs (gzip mtime 0, stable order).
+Writes ``OUT_DIR/demo.jsonl.gz`` (default src/herald/data/demo) in the JSON Lines ingestion
+format; every line passes the same validation as ``herald ingest``. The loader
+(:mod:`herald.ingest.demo`) rebases the dates to recent ones. The output is deterministic for the
+same inputs (gzip mtime 0, stable order). tests/ingest/test_demo_holds_no_evaluation_set.py
+checks that it holds no article of an evaluation dataset.
 """
 
 from __future__ import annotations
@@ -31,165 +30,84 @@ import itertools
 import json
 import os
 import re
-import statistics
 from collections import defaultdict
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from herald.ingest.normalize import ItemRejected, item_from_mapping
-from herald.ingest.urls import registrable_domain
 
 REPO = Path(__file__).resolve().parents[1]
 
 PODCAST_EPISODES = 15
-WIRE_DOMAINS = {"ap.org", "reuters.com", "afp.com", "upi.com"}
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for m in names
-}
-_MONTH = (
-    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_DATE_PATTERNS = [
-    (re.compile(_MONTH + r"\s+(\d{1,2}),?\s+(\d{4})", re.I), ("m", "d", "y")),
-    (re.compile(r"(\d{1,2})\s+" + _MONTH + r",?\s+(\d{4})", re.I), ("d", "m", "y")),
-    (re.compile(r"\b(\d{1,2})\s*/\s*(\d{1,2})\s*/\s*(\d{4})\b"), ("mn", "d", "y")),
-]
-_URL_PATTERNS = [
-    (re.compile(r"/(\d{4})/(\d{2})/(\d{2})(?:/|$)"), ("y", "mn", "d")),
-    (re.compile(r"/(\d{4})/" + _MONTH + r"/(\d{1,2})/", re.I), ("y", "m", "d")),
-    (re.compile(r"(\d{4})-(\d{2})-(\d{2})"), ("y", "mn", "d")),
-    (re.compile(r"/(20\d{2})(\d{2})(\d{2})"), ("y", "mn", "d")),
-]
+CURRENT_EVENTS = "wikipedia-current-events-2025"
+# Eight weeks less a day (the loader keeps a span of at most 55 days as it is).
+FIRST_DAY, LAST_DAY = date(2025, 3, 3), date(2025, 4, 26)
+PORTAL = "Wikipedia Current Events Portal"
+_LINK = re.compile(r'\[([^\]]*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)')
+_ONLY_LINK = re.compile(r'\[[^\]]*\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)')
+_BULLET = re.compile(r"^( *)\* (.*)$")
 
 
-def _date_from(match: re.Match[str], order: tuple[str, ...]) -> date | None:
-    parts: dict[str, int] = {}
-    for value, kind in zip(match.groups(), order, strict=True):
-        if kind == "m":
-            parts["m"] = _MONTHS[value.lower().rstrip(".")]
-        elif kind == "mn":
-            parts["m"] = int(value)
+def _plain(markdown: str) -> str:
+    text = _LINK.sub(r"\1", markdown)  # [label](url "title") -> label
+    text = re.sub(r"(?<![\w*])\*([^*]+)\*(?![\w*])", r"\1", text)  # *italic* -> italic
+    return re.sub(r"\s+", " ", text.replace("\\", "")).strip()
+
+
+def _title(text: str) -> str:
+    """The event's first sentence, cut at a word before 110 characters."""
+    first = re.split(r"(?<=[a-z0-9)][.!?]) (?=[A-Z])", re.sub(r" \([^()]*\)$", "", text))[0]
+    first = re.sub(r"( \([^()]+\))+$", "", first).rstrip(".")
+    return first if len(first) <= 110 else first[:110].rsplit(" ", 1)[0] + "…"
+
+
+def portal_events(path: Path) -> list[tuple[str, list[str], str]]:
+    """(category, story headings, event text) of one day's page, in page order.
+
+    A bullet that is only a link is a story heading for the bullets nested under it; any other
+    bullet is an event, its citations ("(Reuters)") kept as the portal shows them.
+    """
+    category, stories, events = "", [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#### "):
+            category, stories = line[5:].strip(), []
+            continue
+        match = _BULLET.match(line)
+        if not match:
+            continue
+        depth, content = len(match.group(1)) // 2, match.group(2).strip()
+        stories = stories[:depth]
+        if _ONLY_LINK.fullmatch(content):
+            stories.append(_plain(content))
         else:
-            parts[kind] = int(value)
-    try:
-        found = date(parts["y"], parts["m"], parts["d"])
-    except (ValueError, KeyError):
-        return None
-    return found if 1995 <= found.year <= 2015 else None
+            events.append((category, list(stories), _plain(content)))
+    return events
 
 
-def _fix_detokenised(text: str) -> str:
-    # docs.jsonl was detokenised simply; undo its most visible seams in numbers and times.
-    text = re.sub(r"(\d), (\d{3})\b", r"\1,\2", text)
-    text = re.sub(r"(\d)\. (\d)", r"\1.\2", text)
-    text = re.sub(r"(\d): (\d{2})", r"\1:\2", text)
-    text = re.sub(r"\b([ap])\. m\.", r"\1.m.", text)
-    text = re.sub(r"(\w) - (\w)", r"\1-\2", text)
-    return re.sub(r"``|''", '"', text)
-
-
-def ecbplus_items(path: Path) -> list[dict[str, Any]]:
-    docs = [json.loads(line) for line in path.open(encoding="utf-8")]
-    drafts = []
-    for doc in docs:
-        if not doc.get("source_url"):
-            continue
-        lines = [_fix_detokenised(line).strip() for line in doc["text"].split("\n") if line.strip()]
-        found: date | None = None
-        date_line: int | None = None
-        for index, line in enumerate(lines[:4]):
-            for pattern, order in _DATE_PATTERNS:
-                match = pattern.search(line)
-                if match and (found := _date_from(match, order)):
-                    date_line = index if len(line) < 80 else None
-                    break
-            if found:
-                break
-        if not found:
-            for pattern, order in _URL_PATTERNS:
-                match = pattern.search(doc["source_url"])
-                if match and (found := _date_from(match, order)):
-                    break
-        title_index = 0 if date_line != 0 else 1
-        if len(lines) <= title_index + 1:
-            continue
-        title = lines[title_index]
-        if len(title) > 200:
-            continue
-        body_lines = [ln for i, ln in enumerate(lines) if i not in (title_index, date_line)]
-        paragraphs = [" ".join(body_lines[i : i + 3]) for i in range(0, len(body_lines), 3)]
-        drafts.append((doc, title, "\n\n".join(paragraphs), found))
-
-    by_cluster: dict[str, list[date]] = defaultdict(list)
-    for doc, _, _, found in drafts:
-        if found:
-            by_cluster[doc["subtopic"]].append(found)
+def current_events_items(root: Path) -> list[dict[str, Any]]:
     items = []
-    # A few ECB+ documents are versions of one live page (same URL): keep the last version.
-    last_version = {doc["source_url"]: doc["doc_id"] for doc, *_ in drafts}
-    for doc, title, body, found in drafts:
-        if last_version[doc["source_url"]] != doc["doc_id"]:
-            continue
-        if found is None:
-            known = by_cluster.get(doc["subtopic"])
-            if not known:
+    day = FIRST_DAY
+    while day <= LAST_DAY:
+        page = root / f"{day.isoformat()}-index.md"
+        if not page.exists():
+            raise SystemExit(f"no {page}: the folder holds every day {FIRST_DAY}..{LAST_DAY}")
+        for number, (category, stories, text) in enumerate(portal_events(page), start=1):
+            if len(text) < 40:
                 continue
-            found = date.fromordinal(int(statistics.median(d.toordinal() for d in known)))
-        domain = registrable_domain(doc["source_domain"]) or doc["source_domain"]
-        items.append(
-            {
-                "media_type": "wire" if domain in WIRE_DOMAINS else "news",
-                "url": doc["source_url"],
-                "external_id": f"ecbplus/{doc['doc_id']}",
-                "title": title,
-                "published_date": f"{found.isoformat()}T12:00:00Z",
-                "source": {"name": domain, "domain": domain},
-                "language": "en",
-                "body": body,
-            }
-        )
-    return items
-
-
-def wcep_items(path: Path) -> list[dict[str, Any]]:
-    events = json.loads(path.read_text(encoding="utf-8"))
-    items = []
-    for event in events:
-        text = re.sub(r"\s+", " ", event["description"]).strip().rstrip(" ,")
-        if len(text) < 40:
-            continue
-        title = text if len(text) <= 110 else text[:110].rsplit(" ", 1)[0] + "…"
-        items.append(
-            {
-                "media_type": "news",
-                "external_id": f"wcep/{event['id']}",
-                "title": title.rstrip("."),
-                "published_date": f"{event['date']}T12:00:00Z",
-                "source": {"name": "Wikipedia Current Events Portal", "domain": "wikipedia.org"},
-                "language": "en",
-                "body": text,
-            }
-        )
+            context = f"{category}: {', '.join(stories)}." if stories else f"{category}."
+            items.append(
+                {
+                    "media_type": "news",
+                    "external_id": f"current-events/{day.isoformat()}/{number}",
+                    "title": _title(text),
+                    "published_date": f"{day.isoformat()}T12:00:00Z",
+                    "source": {"name": PORTAL, "domain": "wikipedia.org"},
+                    "language": "en",
+                    "body": f"{text}\n\n{context}",
+                }
+            )
+        day += timedelta(days=1)
     return items
 
 
@@ -315,15 +233,12 @@ def main() -> int:
         "--data",
         type=Path,
         default=Path(os.environ.get("HERALD_SHARED_DATA", REPO.parent / "shared" / "data")),
-        help="the folder holding the ecbplus, wcep-wikitimes-2015-09 and "
-        "changelog-podcast-transcripts datasets",
+        help=f"the folder holding the {CURRENT_EVENTS} and changelog-podcast-transcripts datasets",
     )
     parser.add_argument("--out", type=Path, default=REPO / "src/herald/data/demo")
     args = parser.parse_args()
-    items = (
-        ecbplus_items(args.data / "ecbplus/docs.jsonl")
-        + wcep_items(args.data / "wcep-wikitimes-2015-09/wikitimes_CEP_2015-09.json")
-        + podcast_items(args.data / "changelog-podcast-transcripts")
+    items = current_events_items(args.data / CURRENT_EVENTS) + podcast_items(
+        args.data / "changelog-podcast-transcripts"
     )
     for item in items:  # every line must pass the same validation as `herald ingest`
         try:

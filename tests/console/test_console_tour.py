@@ -1,6 +1,6 @@
 """The console in headless Chromium against a real `herald serve` with a small real corpus
-(part of the bundled demo corpus: Apple's June 2012 launch as reported by eleven outlets, German
-news, and a podcast episode with transcript segments), moved to recent dates.
+(part of the bundled demo corpus: the spring 2025 tariff reports of Wikipedia's Current Events
+Portal, and a podcast episode with transcript segments), moved to recent dates.
 
 Each test drives a person's path through the console and takes screenshots of every page at
 1280 and 390 px (into the uncommitted screenshots/console folder); the watch fails a test on any
@@ -25,15 +25,13 @@ from tests.webhooks.webhook_receiver import HttpsReceiver
 # One server per module: every test of the module runs in the same xdist worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("console-tour")]
 
-WANTED = re.compile(r"^(ecbplus/40_|ecbplus/8_|practicalai/286$)")
+
+def _wanted(item: dict[str, Any]) -> bool:
+    return item["external_id"] == "practicalai/286" or "tariff" in item.get("body", "").lower()
 
 
 def _corpus() -> list[bytes]:
-    return [
-        line
-        for line in demo_corpus_bytes().splitlines()
-        if WANTED.match(json.loads(line)["external_id"])
-    ]
+    return [line for line in demo_corpus_bytes().splitlines() if _wanted(json.loads(line))]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +96,7 @@ def test_search_with_filters_then_item_story_and_entity(browser: Browser, herald
 
     # The 60-day rule is explained inline, and the API's messages land beside their field.
     assert "last 60 days" in page.locator(".window-rule").inner_text()
-    page.fill("input[name=query]", "Apple MacBook")
+    page.fill("input[name=query]", "tariffs")
     with browser.watch.expect_status(400):
         page.fill("input[name=start_date]", "2026-01-01")
         page.get_by_role("button", name="Search", exact=True).click()
@@ -116,9 +114,9 @@ def test_search_with_filters_then_item_story_and_entity(browser: Browser, herald
     # Filters: media type, an excluded domain, an entity chosen by name.
     page.get_by_label("news").check()
     page.fill("input[name=exclude_domains]", "cnet.com")
-    page.fill("input[name=entity_query]", "Apple")
+    page.fill("input[name=entity_query]", "Donald Trump")
     page.get_by_role("button", name="Find entity").click()
-    page.get_by_role("button", name=re.compile(r"^Add Apple Inc\.")).click()
+    page.get_by_role("button", name=re.compile(r"^Add Donald Trump ")).click()
     page.get_by_role("button", name="Search", exact=True).click()
     cards = page.locator(".results article.card")
     cards.first.wait_for()
@@ -140,7 +138,7 @@ def test_search_with_filters_then_item_story_and_entity(browser: Browser, herald
     page.get_by_role("heading", name="Summary").wait_for()
     assert page.locator("p.summary").inner_text().strip()
     assert page.locator("main").inner_text().count("Key points") == 1
-    entity_link = page.get_by_role("link", name="Apple Inc.")
+    entity_link = page.get_by_role("link", name="Donald Trump")
     assert entity_link.count() >= 1
     item_url = page.url
     browser.shoot("item")
@@ -155,28 +153,28 @@ def test_search_with_filters_then_item_story_and_entity(browser: Browser, herald
 
     # The entity's timeline: a chart of the last 60 days and the items.
     browser.page.goto(item_url)
-    page.get_by_role("link", name="Apple Inc.").first.click()
-    page.get_by_role("heading", name="Apple Inc.").wait_for()
+    page.get_by_role("link", name="Donald Trump").first.click()
+    page.get_by_role("heading", name="Donald Trump", exact=True).wait_for()
     assert page.locator("figure.chart .col").count() == 60
     assert page.locator("ol.timeline li").count() >= 3
     browser.shoot("entity")
     page.reload()
-    page.get_by_role("heading", name="Apple Inc.").wait_for()
+    page.get_by_role("heading", name="Donald Trump", exact=True).wait_for()
 
-    # The story list: newest first, featured marked, unique-source counts.
+    # The story list: newest first, with unique-source counts (one source here, so no story is
+    # featured: that needs five; tests/clusters covers it).
     browser.nav("Stories")
     page.locator("ol.stories li").first.wait_for()
-    assert page.locator("ol.stories li.featured").count() >= 1
-    assert re.search(r"\d+ unique sources", page.locator("ol.stories").inner_text())
+    assert re.search(r"\d+ unique sources?", page.locator("ol.stories").inner_text())
     browser.shoot("stories")
 
     # Entity search by kind.
     browser.nav("Entities")
-    page.fill("input[name=query]", "Apple")
-    page.select_option("select[name=entity_kind]", "company")
+    page.fill("input[name=query]", "Trump")
+    page.select_option("select[name=entity_kind]", "person")
     page.get_by_role("button", name="Find entities").click()
-    page.get_by_role("link", name="Apple Inc.").wait_for()
-    assert "kind=company" in page.url
+    page.get_by_role("link", name="Donald Trump").wait_for()
+    assert "kind=person" in page.url
     browser.shoot("entities")
 
 
@@ -202,13 +200,13 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     browser.sign_in(herald.member_key)
     browser.nav("Monitors")
     page.get_by_text("No monitors yet").wait_for()
-    page.fill("form input[name=name]", "Apple launches")
-    page.fill("form input[name=query]", "Apple MacBook")
+    page.fill("form input[name=name]", "Tariffs")
+    page.fill("form input[name=query]", "tariffs")
     page.select_option("select[name=frequency]", "daily")
     page.select_option("select[name=timezone]", "Europe/Berlin")
     page.fill("input[name=run_time]", "08:30")
     page.get_by_role("button", name="Create monitor").click()
-    page.get_by_role("heading", name="Apple launches").wait_for()
+    page.get_by_role("heading", name="Tariffs").wait_for()
     monitor_id = page.url.rsplit("/", 1)[1]
     assert monitor_id.startswith("mon_")
     assert "daily at 08:30 (Europe/Berlin)" in page.locator("main").inner_text()
@@ -256,20 +254,20 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     page.wait_for_selector("section.task[data-status=succeeded]", timeout=60_000)
 
     # The result store's own search.
-    page.fill("input[name=store_query]", "MacBook Air")
+    page.fill("input[name=store_query]", "Canada")
     page.get_by_role("button", name="Search results").click()
     page.get_by_text(re.compile(r"^\d+ matching results")).wait_for()
     assert results.count() >= 1
 
     # Edit name and schedule; the change survives a reload (the monitor's deep link).
     edit = page.locator("form[aria-labelledby=edit-monitor]")
-    edit.locator("input[name=name]").fill("Apple laptops")
+    edit.locator("input[name=name]").fill("Tariffs on Canada")
     edit.locator("select[name=frequency]").select_option("hourly")
     edit.locator("input[name=minute]").fill("15")
     edit.get_by_role("button", name="Save changes").click()
     edit.get_by_text("Saved.").wait_for()
     page.reload()
-    page.get_by_role("heading", name="Apple laptops").wait_for()
+    page.get_by_role("heading", name="Tariffs on Canada").wait_for()
     assert "hourly at minute 15 (Europe/Berlin)" in page.locator("main").inner_text()
 
     page.get_by_role("button", name="Disable…").click()
@@ -277,7 +275,7 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     page.get_by_text("Disabled: the monitor no longer runs.").wait_for()
     assert page.get_by_role("button", name="Run now").is_disabled()
     browser.nav("Monitors")
-    page.get_by_role("link", name="Apple laptops").wait_for()
+    page.get_by_role("link", name="Tariffs on Canada").wait_for()
     assert "disabled" in page.locator("ul.monitor-list").inner_text()
     browser.shoot("monitors")
 

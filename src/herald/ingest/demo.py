@@ -1,10 +1,10 @@
 """The bundled demo corpus (``herald/data/demo/demo.jsonl.gz``), with dates rebased on load.
 
-The corpus is real, freely licensed text from 2004-2026 (see the README beside it); the default
+The corpus is real, freely licensed text from 2024-2026 (see the README beside it); the default
 search window is the last 60 days. On load every collection (the first path component of
-``external_id``: ``ecbplus``, ``wcep``, ``practicalai``, ``changelog-news``) is moved so that its
+``external_id``: ``current-events``, ``practicalai``, ``changelog-news``) is moved so that its
 newest item lands one day before now: a collection spanning at most ``WINDOW_DAYS`` keeps its
-exact spacing (WCEP's 30 days of September 2015 stay 30 days), a longer one is compressed
+exact spacing (the portal's 55 days of spring 2025 stay 55 days), a longer one is compressed
 linearly into that span, keeping its order.
 """
 
