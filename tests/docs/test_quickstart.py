@@ -5,10 +5,16 @@ directory: the line that writes ``HERALD_HOME`` into ``.env``, then three ``hera
 subprocesses that find the data directory through that file alone. The ``export`` lines
 ``herald demo`` prints are the page's, and they set the environment of the user's second
 terminal and Python session; the printed ``curl`` command is run as printed, after them. The
-page's Python blocks run in order in one namespace (the user's Python session) against the real
-``herald serve``; its shell blocks run with bash in the "checkout" directory; the receiver is
+page's Python blocks are pasted, line by line, into one interactive interpreter (the user's
+Python session, ``code.InteractiveConsole``, which reads them as ``python`` at its ``>>>`` prompt
+does: a compound statement ends at a blank line) against the real ``herald serve``; its shell
+blocks run with bash in the "checkout" directory; the receiver is
 the page's own script, serving HTTPS with the certificate the page's ``trustme`` command made,
 and it must print the signed deliveries it verified.
+
+The user's own feed is an RSS feed this test serves on loopback (``FEED_URL`` set to it, and the
+server told to fetch from loopback with ``HERALD_FETCH_ALLOW_NETWORKS``, which a public feed
+does not need); the search for a word of its titles must find its items.
 
 Differences from a user's machine, all for speed or isolation: a free port instead of 8080 (and
 8443) through ``HERALD_PORT``/``PORT`` (so the printed base URL carries that port), the
@@ -18,6 +24,7 @@ item (the demo corpus still loads in full).
 
 from __future__ import annotations
 
+import code
 import json
 import os
 import queue
@@ -29,6 +36,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any
 
@@ -122,13 +130,33 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
+class Interpreter(code.InteractiveConsole):
+    """``python`` at its prompt: each line is read as typed, and what it reports on stderr
+    (a syntax error, a traceback) is kept."""
+
+    def __init__(self) -> None:
+        super().__init__({"__name__": "__main__"}, filename="<stdin>")
+        self.reported: list[str] = []
+
+    def write(self, data: str) -> None:
+        self.reported.append(data)
+
+    def paste(self, block: str) -> str:
+        """Type a block line by line, then an empty line (Enter at the last prompt); returns
+        what the interpreter reported (empty when every statement ran)."""
+        del self.reported[:]
+        for line in [*block.rstrip("\n").split("\n"), ""]:
+            self.push(line)
+        return "".join(self.reported)
+
+
 @pytest.fixture
-def session() -> Iterator[dict[str, Any]]:
-    """The user's Python session: the page's blocks run in it, in order."""
-    namespace: dict[str, Any] = {"__name__": "quickstart"}
-    yield namespace
-    if "client" in namespace:
-        namespace["client"].close()
+def session() -> Iterator[Interpreter]:
+    """The user's Python session: the page's blocks are pasted into it, in order."""
+    interpreter = Interpreter()
+    yield interpreter
+    if "client" in interpreter.locals:
+        interpreter.locals["client"].close()
 
 
 @pytest.fixture
@@ -139,6 +167,61 @@ def processes() -> Iterator[list[subprocess.Popen[Any]]]:
         stop(process)
         if process.stdout is not None:
             process.stdout.close()
+
+
+FEED_TITLES = [
+    "Harbour festival draws record crowds to the waterfront",
+    "City council approves new harbour ferry timetable",
+    "Storm closes the harbour for the second time this winter",
+]
+
+
+class FeedHandler(BaseHTTPRequestHandler):
+    """The user's own site: an RSS feed of three stories, and their pages."""
+
+    def do_GET(self) -> None:
+        host = f"http://{self.headers['Host']}"
+        if self.path == "/feed.xml":
+            entries = "".join(
+                f"<item><title>{title}</title><link>{host}/news/{n}</link>"
+                f"<guid>{host}/news/{n}</guid><pubDate>{time.strftime('%a, %d %b %Y')} "
+                f"0{n}:00:00 GMT</pubDate><description>{title}. The local paper reports it in "
+                "full, with what residents and the port authority said.</description></item>"
+                for n, title in enumerate(FEED_TITLES, start=1)
+            )
+            body = (
+                '<?xml version="1.0"?><rss version="2.0"><channel><title>Harbour Gazette</title>'
+                f"<link>{host}/</link><description>Local news</description>{entries}"
+                "</channel></rss>"
+            ).encode()
+            kind = "application/rss+xml"
+        else:
+            number = int(self.path.rsplit("/", 1)[-1]) if self.path.startswith("/news/") else 0
+            if not 1 <= number <= len(FEED_TITLES):
+                self.send_error(404)
+                return
+            title = FEED_TITLES[number - 1]
+            text = f"{title}. " + "Residents and the port authority spoke about it. " * 8
+            body = f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>"
+            body += f"<p>{text}</p></article></body></html>"
+            body, kind = body.encode(), "text/html; charset=utf-8"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def feed_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FeedHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/feed.xml"
+    server.shutdown()
+    server.server_close()
 
 
 def make_run_recipe() -> list[str]:
@@ -170,7 +253,8 @@ def test_make_run_keeps_a_dot_env_it_finds_and_adds_the_data_directory(tmp_path:
 def test_the_quickstart_word_for_word(
     checkout: Path,
     processes: list[subprocess.Popen[Any]],
-    session: dict[str, Any],
+    session: Interpreter,
+    feed_url: str,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -185,6 +269,8 @@ def test_the_quickstart_word_for_word(
         "HERALD_ENTITY_SEED": str(SMALL_SEED),
         "HERALD_NER_MAX_CHARS": "300",
         "HERALD_LOG_FORMAT": "text",
+        "HERALD_FETCH_ALLOW_NETWORKS": "127.0.0.0/8",
+        "HERALD_SCHEDULER_TICK_SECONDS": "1",
     }
 
     # 1. make run: .env gets the data directory; herald db upgrade, herald demo, herald serve
@@ -256,17 +342,48 @@ def test_the_quickstart_word_for_word(
         monkeypatch.setenv(name, terminal[name])
 
     def run_python(name: str, **replace: str) -> str:
-        code = blocks[name]
+        block = blocks[name]
         for old, new in replace.items():
-            code = code.replace(old, new)
-        exec(compile(code, f"docs/quickstart.md:{name}", "exec"), session)
+            block = block.replace(old, new)
+        reported = session.paste(block)
+        assert reported == "", f"docs/quickstart.md, block {name}, at the >>> prompt:\n{reported}"
         return capsys.readouterr().out
 
     searched = run_python("search")
     assert len(searched.splitlines()) >= 3
+
+    # 4. The user's own feed: added with the page's commands (FEED_URL set to it), read by the
+    # running server within a minute, listed with a last success, and found by a search.
+    add_feed = blocks["add-feed"].replace("https://example.com/feed.xml", feed_url)
+    assert add_feed != blocks["add-feed"]
+    added = subprocess.run(
+        ["bash", "-c", in_venv(add_feed)],
+        env=terminal,
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert re.fullmatch(r"src_\w+\n", added.stdout), added
+    listing = in_venv(blocks["list-sources"]).replace("sleep 60 && ", "")
+    for _ in range(90):  # "never" polled and never read, until the server has read it
+        shown = subprocess.run(
+            ["bash", "-c", listing], env=terminal, cwd=checkout, capture_output=True, text=True
+        ).stdout
+        if "never" not in shown:
+            break
+        time.sleep(1)
+    assert "never" not in shown, shown
+    assert blocks["list-sources"].startswith("sleep 60 && ")
+    for _ in range(60):  # the items are searchable once enriched and indexed
+        found = run_python("search-feed")
+        if set(FEED_TITLES) <= {line.split(": ", 1)[-1] for line in found.splitlines()}:
+            break
+        time.sleep(1)
+    assert set(FEED_TITLES) <= {line.split(": ", 1)[-1] for line in found.splitlines()}, found
     monitored = run_python("monitor")
     assert "succeeded 30 dates searched" in monitored
-    captured = list(session["client"].monitors.results_all(session["monitor"].id))
+    captured = list(session.locals["client"].monitors.results_all(session.locals["monitor"].id))
     assert captured, monitored
     assert all("quake" in (r.content_item.title or "").lower() for r in captured[:3])
 
@@ -315,7 +432,7 @@ def test_the_quickstart_word_for_word(
 
     # The monitor's events reach the receiver, signed and verified, through the worker.
     run_python("monitor-events")
-    elections = session["elections"].id
+    elections = session.locals["elections"].id
     lines.wait_for(lambda line: line.startswith(("received monitor.results.added", "rejected")), 60)
     lines.wait_for(
         lambda line: line.startswith(("received monitor.backfill.completed", "rejected")), 60
@@ -324,6 +441,6 @@ def test_the_quickstart_word_for_word(
     assert all(
         line.endswith(elections) for line in lines.seen if line.startswith("received monitor.")
     )
-    attempts = list(session["client"].webhooks.events_all())
+    attempts = list(session.locals["client"].webhooks.events_all())
     assert attempts
     assert all(a.http_status == 204 for a in attempts)
