@@ -150,7 +150,9 @@ class StoreSearchRequest(RequestModel):
 
 class MonitorOut(ResponseModel):
     id: str
-    team_id: str
+    team_id: str = Field(
+        description="The workspace the monitor belongs to (the workspace of the key that made it)."
+    )
     name: str
     description: str | None
     status: str
