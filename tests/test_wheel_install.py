@@ -27,7 +27,7 @@ MODEL = "herald/data/models/all-MiniLM-L6-v2/"
 DEV_TOOLS = {
     "pytest", "pytest-xdist", "hypothesis", "schemathesis", "ruff", "mypy", "import-linter",
     "trustme", "stripe", "standardwebhooks", "playwright", "scipy", "scikit-learn",
-    "matplotlib", "pyyaml",
+    "matplotlib",
 }  # fmt: skip
 
 pytestmark = pytest.mark.slow
