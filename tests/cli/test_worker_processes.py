@@ -17,7 +17,7 @@ import pytest
 
 from herald.cli import worker_processes
 from herald.cli.worker_processes import WorkerProcesses
-from herald.db.migrate import upgrade
+from tests.serving import migrated_light_home
 
 HERALD = str(Path(sys.executable).with_name("herald"))
 
@@ -57,16 +57,7 @@ def _alive(pid: int) -> bool:
 
 def test_serve_runs_restarts_and_stops_a_worker_child(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
-    env |= {
-        "HERALD_HOME": str(home),
-        "HERALD_DATABASE_URL": f"sqlite:///{home / 'herald.db'}",
-        "HERALD_EMBEDDING_MODEL": "herald-hashing",
-        "HERALD_ENTITY_SEED": "none",
-        "HERALD_LOG_FORMAT": "json",
-    }
-    upgrade(env["HERALD_DATABASE_URL"])
+    env = migrated_light_home(home)
     log = tmp_path / "serve.log"
     port = str(_free_port())
     with log.open("wb") as out:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import herald_client
 
+import herald
+
 CLIENT = Path(__file__).parents[2] / "clients" / "python"
 
 PROBE = """
@@ -21,9 +23,14 @@ print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
 
 
 def test_the_package_declares_only_httpx_and_pydantic() -> None:
-    project = tomllib.loads((CLIENT / "pyproject.toml").read_text())["project"]
+    config = tomllib.loads((CLIENT / "pyproject.toml").read_text())
+    project = config["project"]
     assert project["name"] == "herald-client"
-    assert project["version"] == herald_client.__version__
+    # One place for the version, released with the server's.
+    assert project["dynamic"] == ["version"]
+    version = config["tool"]["setuptools"]["dynamic"]["version"]
+    assert version == {"attr": "herald_client._version.__version__"}
+    assert herald_client.__version__ == herald.__version__
     names = sorted(
         d.split(">")[0].split("<")[0].split("=")[0].strip() for d in project["dependencies"]
     )

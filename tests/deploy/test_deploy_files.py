@@ -76,6 +76,8 @@ def test_api_units_serve_on_loopback_without_jobs_and_workers_run_jobs() -> None
     assert api[1:] == ["serve", "--no-worker", "--host", "127.0.0.1", "--port", "%i"]
     worker = read_unit(DEPLOY / "systemd" / "herald-worker@.service")["Service"]["ExecStart"]
     assert shlex.split(worker)[1] == "worker"
+    # The instance name is the worker's metrics port, on loopback (the scrape config lists it).
+    assert shlex.split(worker)[-4:] == ["--metrics-host", "127.0.0.1", "--metrics-port", "%i"]
 
 
 def test_the_environment_file_sets_only_real_settings() -> None:
@@ -102,6 +104,8 @@ def test_the_proxies_send_to_the_api_units_and_enforce_herald_body_limit() -> No
     upstreams = ["127.0.0.1:8080", "127.0.0.1:8081"]
     assert re.search(r"reverse_proxy 127\.0\.0\.1:8080 127\.0\.0\.1:8081 ", caddy)
     assert re.findall(r"server (127\.0\.0\.1:\d+)", nginx) == upstreams
+    # /metrics and /metrics/shared kept inside: prefix matches, not exact ones.
+    assert "respond /metrics* 404" in caddy
+    assert re.search(r"location \^~ /metrics \{\s*return 404;", nginx)
     for config in (caddy, nginx):
-        assert "/metrics" in config  # kept inside
         assert "/readyz" in config or "max_fails" in config

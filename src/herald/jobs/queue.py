@@ -566,6 +566,16 @@ def counts_by_kind_and_status(session: Session) -> list[tuple[str, str, int]]:
     return [(kind, status, int(count)) for kind, status, count in rows]
 
 
+def oldest_due_by_kind(session: Session, *, now: datetime) -> list[tuple[str, datetime]]:
+    """When the oldest queued job of each kind became due, for kinds with a due job waiting."""
+    rows = session.execute(
+        select(Job.kind, func.min(Job.run_at))
+        .where(Job.status == "queued", Job.run_at <= now)
+        .group_by(Job.kind)
+    ).all()
+    return [(kind, due) for kind, due in rows]
+
+
 def pending_count(session: Session, *, kinds: Sequence[str] | None = None) -> int:
     query = select(func.count()).select_from(Job).where(Job.status.in_(("queued", "running")))
     if kinds is not None:

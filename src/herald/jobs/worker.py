@@ -39,7 +39,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 JOBS_DONE = Counter("herald_jobs_total", "Jobs processed, by kind and outcome", ["kind", "outcome"])
-JOB_SECONDS = Histogram("herald_job_seconds", "Time spent in job handlers", ["kind"])
+JOB_SECONDS = Histogram(
+    "herald_job_seconds",
+    "Time spent in job handlers, by kind and outcome (succeeded: the handler returned)",
+    ["kind", "outcome"],
+)
 
 
 class PermanentJobError(Exception):
@@ -182,13 +186,21 @@ class Worker:
     def _run_handler(self, batch: list[ClaimedJob], worker_id: str) -> None:
         spec = get_kind(batch[0].kind)
         ctx = JobContext(runtime=self.runtime, worker_id=worker_id)
-        with JOB_SECONDS.labels(spec.name).time():
+        started = self.runtime.clock.monotonic()
+        try:
             spec.handler(ctx, batch)
+        except BaseException:
+            JOB_SECONDS.labels(spec.name, "failed").observe(self._since(started))
+            raise
+        JOB_SECONDS.labels(spec.name, "succeeded").observe(self._since(started))
         leftover = [job for job in batch if job.id not in ctx._finished]
         if leftover:
             with self.runtime.sessions.write() as session:
                 queue.finish(session, leftover)
         JOBS_DONE.labels(spec.name, "succeeded").inc(len(batch))
+
+    def _since(self, started: float) -> float:
+        return max(0.0, self.runtime.clock.monotonic() - started)
 
     def _record_failure(self, job: ClaimedJob, exc: Exception) -> None:
         permanent = isinstance(exc, PermanentJobError)

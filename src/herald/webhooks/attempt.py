@@ -11,9 +11,16 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from prometheus_client import Counter
+
 from herald.core.net import HttpsResponse, RequestFailed, SafeHttpsClient
 from herald.errors import InvalidWebhookUrl
 
+ATTEMPTS = Counter(
+    "herald_webhook_attempts_total",
+    "Webhook delivery attempts made by this process (test events included), by outcome",
+    ["outcome"],
+)
 MAX_ERROR_LENGTH = 500
 _BODY_SNIPPET = 200
 
@@ -38,6 +45,19 @@ def send_attempt(
     body: bytes,
     headers: Mapping[str, str],
     partition: str = "",
+) -> AttemptOutcome:
+    outcome = _send(client, url, body=body, headers=headers, partition=partition)
+    ATTEMPTS.labels("succeeded" if outcome.succeeded else "failed").inc()
+    return outcome
+
+
+def _send(
+    client: SafeHttpsClient,
+    url: str,
+    *,
+    body: bytes,
+    headers: Mapping[str, str],
+    partition: str,
 ) -> AttemptOutcome:
     started = time.monotonic()  # a real duration, whatever the injected clock says
 

@@ -460,3 +460,15 @@ def attempt_counts_by_bucket(
         for b, status, count in rows
     ]
     return sorted(out, key=lambda r: (r[0], r[1]))
+
+
+def delivery_counts_by_status(session: Session) -> dict[str, int]:
+    """Deliveries waiting (``pending``, ``retrying``) and given up (``failed``): the metrics."""
+    rows = session.execute(
+        select(WebhookDelivery.status, func.count())
+        .where(WebhookDelivery.status.in_((*DUE_STATUSES, "failed")))
+        .group_by(WebhookDelivery.status)
+    ).all()
+    counts = dict.fromkeys((*DUE_STATUSES, "failed"), 0)
+    counts.update({status: int(count) for status, count in rows})
+    return counts

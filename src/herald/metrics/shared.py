@@ -1,0 +1,60 @@
+"""Gauges of the state every process shares, read from the database at each scrape.
+
+Served at ``/metrics/shared`` only: each process would report the same values, so summing them
+over processes (as ``/metrics`` is meant to be summed) would multiply them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics_core import Metric
+
+from herald.db.size import database_size_bytes
+from herald.jobs.queue import counts_by_kind_and_status, oldest_due_by_kind
+from herald.webhooks.repository import delivery_counts_by_status
+
+if TYPE_CHECKING:
+    from herald.runtime import Runtime
+
+
+class SharedState:
+    """The collector of ``/metrics/shared``; a database error propagates (the scrape fails)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def collect(self) -> Iterator[Metric]:
+        now = self.runtime.clock.now()
+        with self.runtime.sessions.read() as session:
+            counts = counts_by_kind_and_status(session)
+            oldest = oldest_due_by_kind(session, now=now)
+            deliveries = delivery_counts_by_status(session)
+            size = database_size_bytes(session)
+        jobs = GaugeMetricFamily(
+            "herald_queue_jobs",
+            "Jobs in the queue by kind and status (succeeded jobs leave the queue)",
+            labels=["kind", "status"],
+        )
+        for kind, status, count in counts:
+            jobs.add_metric([kind, status], count)
+        age = GaugeMetricFamily(
+            "herald_queue_oldest_due_seconds",
+            "Seconds the oldest due, queued job of each kind has waited (kinds with one waiting)",
+            labels=["kind"],
+        )
+        for kind, due in oldest:
+            age.add_metric([kind], max(0.0, (now - due).total_seconds()))
+        waiting = GaugeMetricFamily(
+            "herald_webhook_deliveries",
+            "Webhook deliveries waiting (pending, retrying) or given up (failed)",
+            labels=["status"],
+        )
+        for status, count in sorted(deliveries.items()):
+            waiting.add_metric([status], count)
+        database = GaugeMetricFamily(
+            "herald_database_size_bytes", "Size of the state database", value=size
+        )
+        yield from (jobs, age, waiting, database)
