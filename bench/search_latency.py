@@ -21,7 +21,11 @@ DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-
    query (cold), the second finds it in the query-embedding cache (warm), as repeated user
    queries and monitors do. p50/p95/p99 of the client-side wall time are printed, and the
    server's CPU time per search (from /proc), which does not depend on what else the machine
-   runs.
+   runs; on PostgreSQL also the CPU time of the database's server processes per search, and
+   the server's resident memory after the passes.
+
+The search adapter is the default (``HERALD_SEARCH_BACKEND=auto``: the embedded index, also on
+PostgreSQL) unless ``HERALD_SEARCH_BACKEND`` is set in the environment; the report names it.
 
 Queries: SciFact claims and ECB+/WCEP headline fragments. Filters: 60% the default window (last
 60 days), 25% a random 60-day window in the year, 15% a 1-7 day window; 30% one or two media
@@ -195,6 +199,42 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def database_cpu_seconds(backend: str, work: Path) -> float:
+    """CPU time so far of the PostgreSQL server processes connected to the bench database
+    (0 for SQLite, which runs inside the server process)."""
+    if backend != "postgresql":
+        return 0.0
+    name = pg_database(work).encode()
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and name in (proc / "cmdline").read_bytes():
+                total += cpu_seconds(int(proc.name))
+        except OSError:  # exited meanwhile
+            continue
+    return total
+
+
+def resident_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def machine() -> str:
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "unknown CPU",
+    )
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({model}), {memory:.0f} GiB, shared with other engineers' jobs"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -302,6 +342,7 @@ def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str
                 counts = []
                 load_before = load_average()
                 cpu_before = cpu_seconds(server.pid)
+                database_before = database_cpu_seconds(backend, work)
                 for body in queries:
                     started = time.perf_counter()
                     response = client.post("/v1/content/search", json=body)
@@ -309,6 +350,7 @@ def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str
                     response.raise_for_status()
                     counts.append(len(response.json()["results"]))
                 server_cpu = cpu_seconds(server.pid) - cpu_before
+                database_cpu = database_cpu_seconds(backend, work) - database_before
                 results[label] = {
                     "p50_ms": round(float(np.percentile(times, 50)), 1),
                     "p95_ms": round(float(np.percentile(times, 95)), 1),
@@ -316,12 +358,14 @@ def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str
                     "mean_ms": round(float(np.mean(times)), 1),
                     # CPU the server spent per search: what the searches cost, whatever the load.
                     "server_cpu_ms_per_query": round(1000 * server_cpu / len(queries), 1),
+                    "database_cpu_ms_per_query": round(1000 * database_cpu / len(queries), 1),
                     "mean_results": round(float(np.mean(counts)), 2),
                     "load_before": load_before,
                     "load_after": load_average(),
                     "by_class": breakdown(queries, times),
                 }
                 print(f"  {backend} {label}: {results[label]}", file=sys.stderr)
+            results["server_rss_mib"] = round(resident_mib(server.pid))
     finally:
         server.terminate()
         server.wait(timeout=120)
@@ -343,7 +387,8 @@ def main() -> None:
     report: dict[str, Any] = {
         "items": args.items,
         "queries": len(queries),
-        "machine": f"{os.cpu_count()} cores, shared with other engineers' jobs",
+        "machine": machine(),
+        "search_adapter": os.environ.get("HERALD_SEARCH_BACKEND", "auto"),
         "load_at_start": load_average(),
     }
     for backend in backends:

@@ -225,9 +225,10 @@ class Settings(BaseSettings):
     search_backend: str = Field(
         default="auto",
         description=(
-            "Search index adapter: `embedded` (Tantivy + usearch under HOME/index), `postgresql` "
-            "(tsvector/GIN in the database, vectors per process) or `auto` (PostgreSQL when the "
-            "state is on PostgreSQL, else embedded)."
+            "Search index adapter: `embedded` (Tantivy + usearch under HOME/index, kept in step "
+            "with the database, SQLite or PostgreSQL), `postgresql` (the full-text index inside "
+            "PostgreSQL, for processes without local disk; vectors per process) or `auto` "
+            "(embedded)."
         ),
     )
     webhook_auto_pause_days: float = Field(

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from herald.api.app import create_app
 from herald.config import Settings
@@ -164,3 +165,13 @@ def test_two_api_processes_on_postgresql_share_one_rate_limit(
     assert 20 <= allowed <= 20 + refilled, (statuses, elapsed)
     assert allowed < 40
     assert statuses.count(429) == 40 - allowed
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+def test_the_shared_buckets_do_not_wait_for_the_write_ahead_log(runtime: Runtime) -> None:
+    # Each request commits its token: an unlogged table's commit does not wait for a disk flush.
+    with runtime.sessions.read() as session:
+        persistence = session.execute(
+            text("SELECT relpersistence FROM pg_class WHERE relname = 'rate_buckets'")
+        ).scalar_one()
+    assert persistence == "u"

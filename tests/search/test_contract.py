@@ -1,22 +1,28 @@
-"""The search port's contract, run against both adapters with the same cases.
+"""The search port's contract, run against every implementation with the same cases.
 
-``backend`` is sqlite (embedded adapter: Tantivy + usearch) or postgres (PostgreSQL adapter:
-tsvector/GIN + usearch); ``get_search`` picks the adapter from the backend, as in production.
+``implementation`` is each entry of ``tests.search.implementations.IMPLEMENTATIONS`` (an adapter
+and the database it runs on); ``get_search`` builds the adapter from the settings, as in
+production. A new adapter adds itself there and passes these cases.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import delete
 
+from herald.config import Settings
 from herald.core.clock import FrozenClock
+from herald.db.models.content import ContentItem
 from herald.runtime import Runtime
 from herald.search.request import build_content_search
 from herald.search.service import SearchService, get_search
 from herald.search.types import SearchHit, SearchRequest
 from tests.enrich.models import embedder
+from tests.search.implementations import IMPLEMENTATIONS, Implementation, settings_for
 from tests.search.support import delete_item, put_item
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -71,6 +77,21 @@ CORPUS: dict[str, dict[str, Any]] = {
 }
 
 
+@pytest.fixture(params=list(IMPLEMENTATIONS))
+def implementation(request: pytest.FixtureRequest) -> Implementation:
+    return IMPLEMENTATIONS[str(request.param)]
+
+
+@pytest.fixture
+def backend(implementation: Implementation) -> str:
+    return implementation.database
+
+
+@pytest.fixture
+def settings(implementation: Implementation, home: Path, database_url: str) -> Settings:
+    return settings_for(implementation, home, database_url)
+
+
 @pytest.fixture
 def corpus(search_runtime: Runtime) -> dict[str, str]:
     return {
@@ -99,8 +120,10 @@ def ids(hits: list[SearchHit], corpus: dict[str, str]) -> list[str]:
     return [names.get(h.content_id, h.content_id) for h in hits]
 
 
-def test_adapter_follows_the_backend(backend: str, search: SearchService) -> None:
-    assert search.backend == ("embedded" if backend == "sqlite" else "postgresql")
+def test_the_settings_choose_the_adapter(
+    implementation: Implementation, search: SearchService
+) -> None:
+    assert search.backend == implementation.adapter
 
 
 def test_relevant_item_first_scores_in_unit_interval_and_ordered(
@@ -214,6 +237,18 @@ def test_update_and_delete_are_visible_when_the_write_returns(
     assert ids(run(search_runtime, "heatwave temperature records"), corpus) == ["storm"]
     delete_item(search_runtime, corpus["ecb"])
     assert "ecb" not in ids(run(search_runtime, "ECB interest rate hike"), corpus)
+
+
+def test_a_row_deleted_outright_leaves_the_results(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    # Not a tombstone: the row itself is deleted (as a purge would), by plain SQL.
+    assert ids(run(search_runtime, "storm floods"), corpus) == ["storm"]
+    with search_runtime.sessions.write() as session:
+        session.execute(delete(ContentItem).where(ContentItem.id == corpus["storm"]))
+    assert run(search_runtime, "storm floods coastal towns") == []
+    put_item(search_runtime, "https://x/storm", **CORPUS["storm"])  # the same id, ingested again
+    assert ids(run(search_runtime, "storm floods coastal towns"), corpus) == ["storm"]
 
 
 def test_rebuild_reproduces_the_index(

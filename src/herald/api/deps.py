@@ -64,10 +64,21 @@ def take_token(runtime: Runtime, bucket: str, per_minute: int) -> None:
 
 def get_principal(request: Request, runtime: RuntimeDep) -> Principal:
     key = presented_key(request)
-    with runtime.sessions.read() as session:
-        principal = authenticate(session, key)
-    request.state.team_id = principal.team_id
-    take_token(runtime, f"key:{principal.key_id}", runtime.settings.rate_limit_per_minute)
+    per_minute = runtime.settings.rate_limit_per_minute
+    if per_minute > 0 and runtime.engine.dialect.name == "postgresql":
+        # The key and its shared bucket in one transaction: a connection checkout and a round
+        # trip fewer on every request than a read followed by a write.
+        with runtime.sessions.write() as session:
+            principal = authenticate(session, key)
+            request.state.team_id = principal.team_id
+            take_shared(
+                session, f"key:{principal.key_id}", per_minute, now=runtime.clock.now().timestamp()
+            )
+    else:
+        with runtime.sessions.read() as session:
+            principal = authenticate(session, key)
+        request.state.team_id = principal.team_id
+        take_token(runtime, f"key:{principal.key_id}", per_minute)
     _check_path_ids(request)
     return principal
 

@@ -7,7 +7,8 @@ applied and catch up with ``change_seq > watermark``.
 PostgreSQL draws from a database sequence. Sequence values are taken at write time but become
 visible at commit, so a reader can see 11 before a concurrent transaction commits 10: readers on
 PostgreSQL must re-read a margin below their watermark (see the search area). SQLite has a single
-writer, so ``max + 1`` inside the write transaction is gap-free and ordered.
+writer, so ``max + 1`` inside the write transaction is gap-free and ordered; the maximum covers
+``content_removals`` too, where a trigger records each deleted row with the next number.
 """
 
 from __future__ import annotations
@@ -17,9 +18,20 @@ from collections.abc import Sequence
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from herald.db.models.content import ContentItem
+from herald.db.models.content import ContentItem, ContentRemoval
 
 PG_SEQUENCE = "content_change_seq"
+
+
+def next_change_seq(session: Session) -> int:
+    """A new change sequence number, for rows this transaction writes: stamp them with it as
+    they are written (a bulk insert), or use :func:`mark_changed` on rows already written."""
+    if session.get_bind().dialect.name == "postgresql":
+        return int(session.execute(text(f"SELECT nextval('{PG_SEQUENCE}')")).scalar_one())
+    session.flush()
+    items = session.execute(select(func.max(ContentItem.change_seq))).scalar_one()
+    removals = session.execute(select(func.max(ContentRemoval.change_seq))).scalar_one()
+    return max(int(items or 0), int(removals or 0)) + 1
 
 
 def mark_changed(session: Session, content_ids: Sequence[str]) -> int:
@@ -27,11 +39,7 @@ def mark_changed(session: Session, content_ids: Sequence[str]) -> int:
     if not content_ids:
         return 0
     session.flush()
-    if session.get_bind().dialect.name == "postgresql":
-        value = int(session.execute(text(f"SELECT nextval('{PG_SEQUENCE}')")).scalar_one())
-    else:
-        current = session.execute(select(func.max(ContentItem.change_seq))).scalar_one()
-        value = int(current or 0) + 1
+    value = next_change_seq(session)
     session.execute(
         update(ContentItem)
         .where(ContentItem.id.in_(list(content_ids)))

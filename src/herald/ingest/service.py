@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from typing import Any
 import orjson
 from sqlalchemy.orm import Session
 
-from herald.content.changes import mark_changed
+from herald.content.changes import next_change_seq
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
@@ -179,12 +180,17 @@ def store_items(
             report.updated += 1
         report.changed_ids.append(cid)
 
+    changed = [row["id"] for row in inserts] + [row["id"] for row in updates]
+    if changed:
+        # Rows are written with their change mark: marking them afterwards rewrote each row
+        # (and, on PostgreSQL, every index entry of it) a second time.
+        seq = next_change_seq(session)
+        for row in itertools.chain(inserts, updates):
+            row["change_seq"] = seq
     repository.insert_items(session, inserts)
     repository.update_items(session, updates)
     repository.replace_fingerprints(session, new_fingerprints, drop=replaced)
-    changed = [row["id"] for row in inserts] + [row["id"] for row in updates]
     if changed:
-        mark_changed(session, changed)
         enqueue_many(
             session,
             ENRICH_JOB,

@@ -1,7 +1,9 @@
 """Reading content changes for the search projections (all SQL that search runs on content).
 
 The feed is ``content_items.change_seq``: every write that changes what an index sees gives the
-item a new, higher sequence number; a deleted item keeps its row with ``deleted_at`` set.
+item a new, higher sequence number; a tombstoned item keeps its row with ``deleted_at`` set. A
+row deleted outright is in ``content_removals`` (written by a database trigger) with the number
+of its removal: the feed is both tables, and an id with no row left is a removal.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
+from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem, ContentRemoval
 from herald.search.documents import IndexedItem
 
 _CHUNK = 900  # SQLite's bound-parameter limit is 999
@@ -42,32 +44,38 @@ class Change:
 
 
 _SUMMARY = text(
-    "SELECT count(*), coalesce(sum(change_seq), 0), coalesce(max(change_seq), 0) "
-    "FROM content_items WHERE change_seq > :low"
+    "SELECT count(*), coalesce(sum(change_seq), 0), coalesce(max(change_seq), 0) FROM ("
+    "SELECT change_seq FROM content_items WHERE change_seq > :low UNION ALL "
+    "SELECT change_seq FROM content_removals WHERE change_seq > :low) AS changes"
 )
 
 
 def summarize(session: Session, low: int) -> ChangeSummary:
-    """One indexed range read; every search runs it (the projections' freshness check)."""
+    """Two indexed range reads in one statement; every search runs it (the projections'
+    freshness check)."""
     count, total, top = session.execute(_SUMMARY, {"low": low}).one()
     return ChangeSummary(low, int(count), int(total), max(int(top), low))
 
 
 def changed_since(session: Session, low: int) -> list[tuple[str, int]]:
-    """``(content_id, change_seq)`` of every row above ``low``, oldest change first."""
-    rows = session.execute(
-        select(ContentItem.id, ContentItem.change_seq)
-        .where(ContentItem.change_seq > low)
-        .order_by(ContentItem.change_seq, ContentItem.id)
+    """``(content_id, change_seq)`` of every row and removal above ``low``, oldest change
+    first."""
+    items = select(ContentItem.id, ContentItem.change_seq).where(ContentItem.change_seq > low)
+    removals = select(ContentRemoval.content_id, ContentRemoval.change_seq).where(
+        ContentRemoval.change_seq > low
     )
-    return [(cid, int(seq)) for cid, seq in rows]
+    found = [(str(cid), int(seq)) for cid, seq in session.execute(items)]
+    found += [(str(cid), int(seq)) for cid, seq in session.execute(removals)]
+    found.sort(key=lambda change: (change[1], change[0]))
+    return found
 
 
 def load_changes(
     session: Session, content_ids: Sequence[str], *, embedding_model: str | None
 ) -> list[Change]:
     """The current state of each item as the indexes need it (its vector only if it was made by
-    ``embedding_model``, the model that embeds queries; ``None`` accepts any)."""
+    ``embedding_model``, the model that embeds queries; ``None`` accepts any). An id whose row
+    was deleted outright is a removal, at the sequence number its removal was recorded with."""
     out: list[Change] = []
     for start in range(0, len(content_ids), _CHUNK):
         chunk = list(content_ids[start : start + _CHUNK])
@@ -120,5 +128,13 @@ def load_changes(
                 seq=int(row.change_seq),
             )
             out.append(Change(row.id, item.seq, item))
+        gone = set(chunk) - {row.id for row in rows}
+        if gone:
+            for cid, seq in session.execute(
+                select(ContentRemoval.content_id, ContentRemoval.change_seq).where(
+                    ContentRemoval.content_id.in_(sorted(gone))
+                )
+            ):
+                out.append(Change(cid, int(seq), None))
     out.sort(key=lambda c: (c.seq, c.content_id))
     return out

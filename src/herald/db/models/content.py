@@ -107,3 +107,19 @@ class ContentEmbedding(Base):
     dim: Mapped[int] = mapped_column(Integer)
     vector: Mapped[bytes] = mapped_column(LargeBinary)
     updated_at: Mapped[datetime]
+
+
+class ContentRemoval(Base):
+    """A content row removed from ``content_items`` (a hard delete, whatever made it).
+
+    A tombstoned item keeps its row and tells the search indexes through its own ``change_seq``;
+    a removed row cannot, so a database trigger (migration ``0013_search_removals``) writes one
+    row here for every row deleted, with a new change sequence number. The indexes read this
+    table beside ``content_items``, so any code path that deletes content rows is seen, without
+    calling anything. The latest removal of an id is kept (an id can be ingested again).
+    """
+
+    __tablename__ = "content_removals"
+
+    content_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    change_seq: Mapped[int] = mapped_column(BigInteger, index=True)
