@@ -3,7 +3,7 @@
     .venv/bin/python bench/footprint.py
 
 In a fresh HERALD_HOME (SQLite), `herald demo` stores, enriches and indexes the bundled demo
-corpus (951 items, mostly news) with the real models, as `make run` does; printed are its CPU
+corpus (news and podcast episodes) with the real models, as `make run` does; printed are its CPU
 time, the database's and the search index's size (per item), then the resident memory of a
 `herald serve` process (one worker; after a search, once its warm-up has loaded the models and
 the knowledge base and its memory has settled), read from /proc.

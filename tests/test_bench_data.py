@@ -22,9 +22,11 @@ NO_DATASET = {
     "clusters_scale.py": "a synthetic stream it generates",
     "entities_merge.py": "the bundled seed and entities and items it makes up",
     "fairness_hostile.py": "workspaces, monitors and deliveries it makes up",
+    "footprint.py": "the demo corpus that ships with Herald",
     "ingest_jsonl.py": "the demo corpus that ships with Herald",
     "jobs_claim.py": "queued jobs it makes up",
     "plots.py": "bench/results.json",
+    "storage_per_item.py": "a database that Herald or another benchmark filled",
     "webhooks_delivery.py": "events it makes up",
 }
 DATA_ARGUMENT = {"add_data_argument", "add_dataset_argument"}

@@ -74,7 +74,10 @@ def test_every_due_slot_runs_exactly_once(
     processes: list[subprocess.Popen[bytes]] = workers + schedulers
     try:
         wait_for(lambda: len(list(tmp_path.glob("ready-*"))) == len(processes), 180)
-        clock_file.write_text(SharedClock(start, time.time(), SCALE).env())
+        # Written whole, then renamed: a process polling for the file never reads it half written.
+        partial = clock_file.with_suffix(".partial")
+        partial.write_text(SharedClock(start, time.time(), SCALE).env())
+        partial.replace(clock_file)
         time.sleep(SCHEDULE_FOR.total_seconds() / SCALE)
         for process in schedulers:
             process.send_signal(signal.SIGTERM)
