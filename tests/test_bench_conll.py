@@ -8,6 +8,7 @@ rest need no data."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -157,3 +158,22 @@ def test_the_dev_split_is_216_documents_with_their_gold_offsets() -> None:
     assert counts["sports"] + counts["general"] == 216
     assert 0.3 < counts["sports"] / 216 < 0.6
     assert len(read_split(CONLL, "train")) == 946
+
+
+def test_the_evaluation_runs_the_real_recogniser_and_linker(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both scorers on the two articles above, through spaCy's recogniser and Herald's linker;
+    "Yeltsin" alone joins "Boris Yeltsin", so the general article holds two gold people."""
+    from bench.entities_conll_eval import main
+
+    assert main(["--data", str(folder), "--split", "dev", "--show-errors", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "CoNLL-2003 dev: 2 documents, {'sports': 1, 'general': 1}" in out
+    general = out.split("== general (1 documents) ==")[1].split("==")[0]
+    pipeline = general.split("recogniser + Herald linker")[1]
+    people = next(line for line in pipeline.splitlines() if line.strip().startswith("PER"))
+    assert people.split()[-1] == "2"  # gold people
+    assert re.search(r"micro +\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]", pipeline)
+    assert "mention level (exact span and type)" in general
+    assert "linker - alone: micro F1" in general
