@@ -41,6 +41,7 @@ from bench.entities_conll_score import (
     errors,
     gold_entities,
     mention_counts,
+    normalise,
     score_document,
 )
 from bench.public_data import add_dataset_argument
@@ -100,8 +101,12 @@ def link(documents: list[Document], mentions: list[list[Mention]]) -> list[list[
 
 def alone(mentions: list[Mention]) -> list[Named]:
     """The recogniser's distinct names, label-mapped, as if each were an entity."""
-    seen = {(LABELS[m.label], m.text) for m in mentions if LABELS.get(m.label) in DOCUMENT_KINDS}
-    return [Named.of(kind, [text], text) for kind, text in sorted(seen)]
+    seen: dict[tuple[str, str], str] = {}
+    for m in mentions:
+        kind = LABELS.get(m.label, "")
+        if kind in DOCUMENT_KINDS:
+            seen.setdefault((kind, normalise(m.text)), m.text)
+    return [Named.of(kind, [text], text) for (kind, _), text in seen.items()]
 
 
 def document_counts(documents: list[Document], systems: list[list[Named]]) -> NDArray[np.float64]:
