@@ -23,6 +23,7 @@ FILES: dict[str, tuple[str, ...]] = {
     "changelog-podcast-transcripts": ("news", "practicalai"),
     "ecbplus": ("docs.jsonl",),
     "scifact-beir": ("corpus.jsonl", "queries.jsonl", "qrels/train.tsv", "qrels/test.tsv"),
+    "conll2003": ("train.txt", "valid.txt"),
     "wcep-wikitimes-2015-09": ("wikitimes_CEP_2015-09.json",),
 }
 WHERE = 'docs/benchmarks.md, "Datasets", says where to get each dataset'
