@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--base", type=Path, default=BASE, help="the uncased encoder's folder")
     parser.add_argument("--silver", type=Path, help="MISC relabelled NORP/EVENT/PRODUCT")
     parser.add_argument("--casing", choices=("input", "head", "none"), default="input")
-    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--layers", type=int, default=4, help="encoder layers kept (of 6)")
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=8e-5)

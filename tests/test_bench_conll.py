@@ -135,7 +135,7 @@ def test_the_evaluation_refuses_the_test_split_in_one_line(folder: Path) -> None
 
 
 def test_the_recognisers_are_those_herald_runs(folder: Path) -> None:
-    from bench.entities_conll_eval import Unavailable, recognizer_for
+    from bench.recognizers import Unavailable, recognizer_for
 
     from herald.enrich.ner_model import TrainedRecognizer
 

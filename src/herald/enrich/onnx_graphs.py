@@ -32,9 +32,20 @@ def session_options(ort: Any) -> Any:
     return options
 
 
+# Graphs this process built or read, by name: the name holds the digests of the weights and the
+# builder's version, so a second runtime in the process (another home) reuses the bytes.
+_IN_PROCESS: dict[str, bytes] = {}
+
+
 def cached_graph(cache_dir: Path | None, name: str, build: Callable[[], bytes]) -> bytes:
     """The graph ``name`` (a file name without suffix) from ``cache_dir`` when built there
     before and intact, else built now (and written there)."""
+    if name not in _IN_PROCESS:
+        _IN_PROCESS[name] = _from_disk_or_built(cache_dir, name, build)
+    return _IN_PROCESS[name]
+
+
+def _from_disk_or_built(cache_dir: Path | None, name: str, build: Callable[[], bytes]) -> bytes:
     if cache_dir is None:
         return build()
     path = cache_dir / f"{name}.onnx"
