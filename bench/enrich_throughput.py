@@ -40,6 +40,7 @@ from public_data import add_data_argument
 
 ENGINE = "onnx"  # --embedding-runtime
 PRECISION = "int8"  # --embedding-precision
+RECOGNIZER = "herald"  # --recognizer
 DATASETS = ("ecbplus", "changelog-podcast-transcripts")  # read from the data folder
 MIN_WORDS, MAX_WORDS = 300, 800
 
@@ -104,13 +105,12 @@ def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) ->
     """CPU cost of each model step alone (process CPU seconds), independent of other load."""
     from herald.enrich.embedder import build_embedder
     from herald.enrich.embedding import embedding_text
-    from herald.enrich.ner import EntityRecognizer
     from herald.entities.kb import KnowledgeBase
     from herald.entities.linking import EntityLinker, document_text
 
     sample = texts[:200]
     linker = EntityLinker(KnowledgeBase.from_seed())
-    recognizer = EntityRecognizer(batch_size=batch, max_chars=ner_max_chars)
+    recognizer = build_recognizer(batch, ner_max_chars)
     embedder = build_embedder(None, engine=ENGINE, precision=PRECISION)
     recognizer.recognize([document_text(t, b) for t, b in sample[:8]])
     embedder.embed([embedding_text(t, b) for t, b in sample[:8]])
@@ -124,16 +124,27 @@ def cpu_profile(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) ->
     c3 = time.process_time()
     ner, link = 1000 * (c1 - c0) / len(sample), 1000 * (c3 - c2) / len(sample)
     print(
-        f"cpu profile ({len(sample)} articles): NER {ner:.1f} ms CPU per article (one core), "
+        f"cpu profile ({len(sample)} articles): NER ({RECOGNIZER}) {ner:.1f} ms CPU per article "
+        "(one core), "
         f"linking {link:.1f} ms (NER + linking {ner + link:.1f} ms), embedding "
         f"{1000 * (c2 - c1) / len(sample):.1f} ms CPU per article ({ENGINE}, {PRECISION})"
     )
 
 
+def build_recognizer(batch: int, ner_max_chars: int) -> Any:
+    """The recogniser of ``--recognizer``, built as enrichment builds it."""
+    if RECOGNIZER == "spacy":
+        from herald.enrich.ner import EntityRecognizer
+
+        return EntityRecognizer(batch_size=batch, max_chars=ner_max_chars)
+    from herald.enrich.ner_model import TrainedRecognizer
+
+    return TrainedRecognizer(max_chars=ner_max_chars)
+
+
 def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -> None:
     from herald.enrich.embedder import build_embedder
     from herald.enrich.language import LanguageDetector
-    from herald.enrich.ner import EntityRecognizer
     from herald.enrich.pipeline import EnrichmentPipeline, ItemText
     from herald.entities.kb import KnowledgeBase
     from herald.entities.linking import EntityLinker
@@ -141,7 +152,7 @@ def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -
     t0 = time.perf_counter()
     pipeline = EnrichmentPipeline(
         language=LanguageDetector(),
-        recognizer=EntityRecognizer(batch_size=batch, max_chars=ner_max_chars),
+        recognizer=build_recognizer(batch, ner_max_chars),
         linker=EntityLinker(KnowledgeBase.from_seed()),
         embedder=build_embedder(None, engine=ENGINE, precision=PRECISION),
     )
@@ -193,6 +204,7 @@ def run_jobs(
         log_format="text",
         enrich_batch_size=batch,
         ner_max_chars=ner_max_chars,
+        ner_recognizer=RECOGNIZER,
         embedding_runtime=ENGINE,
         embedding_precision=PRECISION,
     )
@@ -311,13 +323,14 @@ def run_worker_processes(settings: Any, processes: int, queued: int) -> None:
 
 
 def main() -> int:
-    global ENGINE, PRECISION
+    global ENGINE, PRECISION, RECOGNIZER
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--mode", choices=("both", "pipeline", "jobs", "cpu"), default="both")
     add_data_argument(parser, *DATASETS)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--ner-max-chars", type=int, default=0)
+    parser.add_argument("--recognizer", choices=("herald", "spacy"), default="herald")
     parser.add_argument("--embedding-runtime", choices=("onnx", "torch"), default="onnx")
     parser.add_argument("--embedding-precision", choices=("int8", "float32"), default="int8")
     parser.add_argument(
@@ -325,6 +338,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     ENGINE, PRECISION = args.embedding_runtime, args.embedding_precision
+    RECOGNIZER = args.recognizer
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     texts, origin = corpus(args.items, args.data)
     words = [len(b.split()) for _, b in texts]
@@ -335,7 +349,8 @@ def main() -> int:
     print("machine: 2 cores shared with other engineers' jobs; load average at start:", end=" ")
     print(", ".join(f"{x:.1f}" for x in os.getloadavg()))
     print(
-        f"settings: batch {args.batch}, ner_max_chars {args.ner_max_chars or 'all'}, "
+        f"settings: recogniser {RECOGNIZER}, batch {args.batch}, "
+        f"ner_max_chars {args.ner_max_chars or 'all'}, "
         f"embedding runtime {ENGINE} ({PRECISION})"
     )
     if args.mode in ("both", "pipeline", "cpu"):

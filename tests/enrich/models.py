@@ -9,6 +9,7 @@ from herald.enrich.embedder import build_embedder
 from herald.enrich.embedding import Embedder
 from herald.enrich.language import LanguageDetector
 from herald.enrich.ner import EntityRecognizer
+from herald.enrich.ner_model import TrainedRecognizer
 from herald.entities.kb import KnowledgeBase, read_seed
 from herald.entities.model import EntityRecord
 
@@ -17,7 +18,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 @cache
 def recognizer() -> EntityRecognizer:
+    """spaCy's recogniser: the linker's tests read its mentions."""
     return EntityRecognizer()
+
+
+@cache
+def trained_recognizer() -> TrainedRecognizer:
+    """Herald's own recogniser, int8 as served (the graph built once per test session)."""
+    return TrainedRecognizer()
 
 
 @cache

@@ -86,6 +86,6 @@ def test_serve_and_worker_refuse_to_start_on_a_changed_model_file(
     with pytest.raises(typer.Exit):
         serve.prepare_runtime()
     with pytest.raises(ModelFilesError, match=r"config\.json has SHA-256"):
-        model_files.verify_configured_models(None, SPACY_MODEL)
+        model_files.verify_configured_models(None, "spacy", SPACY_MODEL)
     # The operator's own copies are read as they are.
-    model_files.verify_configured_models(str(copy), "my_pipeline")
+    model_files.verify_configured_models(str(copy), "spacy", "my_pipeline")

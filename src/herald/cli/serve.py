@@ -24,7 +24,9 @@ def prepare_runtime() -> Runtime:
     configure_logging(settings.log_level, settings.log_format)
     settings.home.mkdir(parents=True, exist_ok=True)
     try:  # a changed model file stops the server at once, not its first enrichment job
-        verify_configured_models(settings.embedding_model, settings.nlp_model)
+        verify_configured_models(
+            settings.embedding_model, settings.ner_recognizer, settings.nlp_model
+        )
     except ModelFilesError as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(1) from exc

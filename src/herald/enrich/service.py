@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, select
@@ -22,7 +23,8 @@ from herald.db.models.content import ContentEmbedding, ContentEntity, ContentIte
 from herald.enrich.embedder import get_embedder
 from herald.enrich.embedding import vector_to_bytes
 from herald.enrich.language import LanguageDetector
-from herald.enrich.ner import EntityRecognizer
+from herald.enrich.ner import EntityRecognizer, Recognizer
+from herald.enrich.ner_model import TrainedRecognizer
 from herald.enrich.pipeline import BatchResult, EnrichedItem, EnrichmentPipeline, ItemText
 from herald.enrich.segments import TranscriptPiece
 from herald.entities import repository as entity_repository
@@ -32,6 +34,7 @@ from herald.jobs.queue import enqueue
 from herald.jobs.registry import get_kind
 
 if TYPE_CHECKING:
+    from herald.config import Settings
     from herald.core.clock import Clock
     from herald.runtime import Runtime
 
@@ -46,10 +49,23 @@ def enrich_unique_key(content_id: str) -> str:
     return f"enrich:{content_id}"
 
 
+def _recognizer(settings: Settings) -> Recognizer:
+    """The recogniser the settings choose (one per process, whatever the number of runtimes)."""
+    if settings.ner_recognizer == "spacy":
+        return _spacy_recognizer(
+            settings.nlp_model, settings.enrich_batch_size, settings.ner_max_chars
+        )
+    return _trained_recognizer(settings.home / "models", settings.ner_max_chars)
+
+
 @cache
-def _recognizer(model: str, batch_size: int, max_chars: int) -> EntityRecognizer:
-    # Stateless once loaded: one per process, whatever the number of runtimes.
+def _spacy_recognizer(model: str, batch_size: int, max_chars: int) -> Recognizer:
     return EntityRecognizer(model, batch_size=batch_size, max_chars=max_chars)
+
+
+@cache
+def _trained_recognizer(cache_dir: Path, max_chars: int) -> Recognizer:
+    return TrainedRecognizer(max_chars=max_chars, cache_dir=cache_dir)
 
 
 @cache
@@ -65,9 +81,7 @@ def get_pipeline(runtime: Runtime) -> EnrichmentPipeline:
         store = get_entity_store(runtime)
         return EnrichmentPipeline(
             language=_language_detector(),
-            recognizer=_recognizer(
-                settings.nlp_model, settings.enrich_batch_size, settings.ner_max_chars
-            ),
+            recognizer=_recognizer(settings),
             linker=EntityLinker(store.knowledge_base()),
             embedder=get_embedder(runtime),
         )

@@ -1,0 +1,184 @@
+"""Training examples for Herald's recogniser from CoNLL-2003 (train and development splits only).
+
+Each document's sentences are packed into windows of at most ``max_pieces`` word pieces, so the
+model sees the sentences around a name as it does at run time. Labels are BIO tags over the
+CoNLL types (PER, ORG, LOC, MISC); with a silver file (scripts/recognizer_silver.py) a MISC name
+that spaCy's recogniser gives the same span as a nationality or group, an event or a product is
+relabelled NORP, EVENT or PRODUCT, the kinds Herald links.
+
+Casing augmentation: a share of the windows is shown as if written in all capitals, in title
+case or without capitals (only the casing feature changes; the encoder reads lower case), so
+headlines and lower-case transcripts are not new to the model.
+
+The official test split (eng.testb) is never read: ``read_conll`` refuses any other file name.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from herald.enrich.ner_words import Mode, casing_ids, mode, windows
+
+SPLITS = {"train": "train.txt", "dev": "valid.txt"}
+TYPES = ("PER", "ORG", "LOC", "MISC")
+FINE_TYPES = ("PER", "ORG", "LOC", "NORP", "EVENT", "PRODUCT", "MISC")
+
+
+@dataclass
+class Sentence:
+    words: list[str]
+    tags: list[str]  # BIO
+
+
+@dataclass
+class Document:
+    index: int
+    sentences: list[Sentence] = field(default_factory=list)
+
+
+def read_conll(folder: Path, split: str) -> list[Document]:
+    """The documents of a split ("train" or "dev"), with IOB1 tags turned into BIO."""
+    if split not in SPLITS:
+        raise SystemExit(
+            f"split {split!r}: only {sorted(SPLITS)} may be read (the test split never)"
+        )
+    docs: list[Document] = []
+    words: list[str] = []
+    tags: list[str] = []
+
+    def close_sentence() -> None:
+        if words:
+            if not docs:
+                docs.append(Document(0))
+            docs[-1].sentences.append(Sentence(list(words), _bio(tags)))
+            words.clear()
+            tags.clear()
+
+    for line in (folder / SPLITS[split]).read_text("utf-8").splitlines():
+        if line.startswith("-DOCSTART-"):
+            close_sentence()
+            docs.append(Document(len(docs)))
+            continue
+        if not line.strip():
+            close_sentence()
+            continue
+        parts = line.split()
+        words.append(parts[0])
+        tags.append(parts[-1])
+    close_sentence()
+    return [d for d in docs if d.sentences]
+
+
+def _bio(iob1: list[str]) -> list[str]:
+    out: list[str] = []
+    for i, tag in enumerate(iob1):
+        if tag == "O":
+            out.append("O")
+            continue
+        kind = tag[2:]
+        previous = iob1[i - 1][2:] if i and iob1[i - 1] != "O" else None
+        starts = tag.startswith("B-") or previous != kind
+        out.append(("B-" if starts else "I-") + kind)
+    return out
+
+
+def spans(tags: list[str]) -> list[tuple[int, int, str]]:
+    """(first word, stop, type) of each BIO span."""
+    out: list[tuple[int, int, str]] = []
+    start, kind = -1, ""
+    for i, tag in enumerate([*tags, "O"]):
+        if start >= 0 and not (tag.startswith("I-") and tag[2:] == kind):
+            out.append((start, i, kind))
+            start = -1
+        if tag.startswith("B-") or (tag.startswith("I-") and start < 0):
+            start, kind = i, tag[2:]
+    return out
+
+
+def relabel(docs: list[Document], silver: dict[str, str], split: str) -> None:
+    """MISC spans that spaCy labelled the same way become NORP, EVENT or PRODUCT."""
+    for doc in docs:
+        for s_index, sentence in enumerate(doc.sentences):
+            for start, stop, kind in spans(sentence.tags):
+                if kind != "MISC":
+                    continue
+                fine = silver.get(f"{split}:{doc.index}:{s_index}:{start}:{stop}")
+                if fine:
+                    sentence.tags[start] = f"B-{fine}"
+                    for i in range(start + 1, stop):
+                        sentence.tags[i] = f"I-{fine}"
+
+
+def tag_names(types: tuple[str, ...]) -> list[str]:
+    return ["O", *[f"{p}-{t}" for t in types for p in ("B", "I")]]
+
+
+@dataclass
+class Example:
+    piece_ids: list[int]
+    casing: list[int]
+    labels: list[int]  # -100 where not the first piece of a word to score
+
+
+_AUGMENT = ((Mode.ALL_CAPITALS, 0.08), (Mode.TITLE_CASE, 0.04), (Mode.NO_CAPITALS, 0.04))
+
+
+def _recase(words: list[str], target: Mode) -> list[str]:
+    if target is Mode.ALL_CAPITALS:
+        return [w.upper() for w in words]
+    if target is Mode.NO_CAPITALS:
+        return [w.lower() for w in words]
+    return [w[:1].upper() + w[1:] if len(w) >= 4 or w[:1].isupper() else w for w in words]
+
+
+def examples(
+    docs: list[Document],
+    tokenizer: Any,
+    tags: list[str],
+    max_pieces: int,
+    rng: random.Random | None = None,
+) -> list[Example]:
+    """One example per window; with ``rng`` some windows are re-cased (training only)."""
+    index = {t: i for i, t in enumerate(tags)}
+    out: list[Example] = []
+    for doc in docs:
+        encoded = []
+        for sentence in doc.sentences:
+            words = sentence.words
+            target = None
+            if rng is not None:
+                roll = rng.random()
+                for candidate, share in _AUGMENT:
+                    if roll < share:
+                        target = candidate
+                        break
+                    roll -= share
+            shown = _recase(words, target) if target is not None else words
+            casing = casing_ids(shown, mode(shown))
+            pieces = [
+                tokenizer.encode(w.lower(), add_special_tokens=False).ids or [100] for w in words
+            ]
+            encoded.append((pieces, casing, [index.get(t, 0) for t in sentence.tags]))
+        lengths = [sum(len(p) for p in e[0]) for e in encoded]
+        for first, stop, _ in windows(lengths, max_pieces - 2, 0):
+            ids, casing, labels = [101], [0], [-100]
+            for pieces, word_casing, word_labels in encoded[first:stop]:
+                for word_pieces, c, label in zip(pieces, word_casing, word_labels, strict=True):
+                    ids += word_pieces
+                    casing += [c] * len(word_pieces)
+                    labels += [label] + [-100] * (len(word_pieces) - 1)
+            ids, casing, labels = (
+                ids[: max_pieces - 1],
+                casing[: max_pieces - 1],
+                labels[: max_pieces - 1],
+            )
+            out.append(Example([*ids, 102], [*casing, 0], [*labels, -100]))
+    return out
+
+
+def load_silver(path: Path | None) -> dict[str, str]:
+    return json.loads(path.read_text("utf-8")) if path else {}

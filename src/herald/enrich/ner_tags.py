@@ -1,0 +1,69 @@
+"""From per-word tag scores to names: BIO decoding that never yields an ill-formed sequence.
+
+The tagger scores each word with log-probabilities over ``O`` and ``B-``/``I-`` tags of each
+kind. Taking the best tag per word can give an ``I-ORG`` after an ``O`` or after a ``B-PER``;
+instead the best sequence in which every ``I-X`` follows a ``B-X`` or ``I-X`` is found by
+Viterbi decoding (the transitions are allowed or not; the scores are the model's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+_FORBIDDEN = -1e9
+
+
+def allowed_transitions(tags: Sequence[str]) -> npt.NDArray[np.float32]:
+    """``[previous, next]``: 0 where ``next`` may follow ``previous``, a large negative else."""
+    n = len(tags)
+    out = np.zeros((n, n), dtype=np.float32)
+    for j, tag in enumerate(tags):
+        if not tag.startswith("I-"):
+            continue
+        kind = tag[2:]
+        for i, previous in enumerate(tags):
+            if previous[2:] != kind or previous == "O":
+                out[i, j] = _FORBIDDEN
+    return out
+
+
+def start_scores(tags: Sequence[str]) -> npt.NDArray[np.float32]:
+    return np.array([_FORBIDDEN if t.startswith("I-") else 0.0 for t in tags], dtype=np.float32)
+
+
+def decode(
+    scores: npt.NDArray[np.float32],
+    transitions: npt.NDArray[np.float32],
+    start: npt.NDArray[np.float32],
+) -> list[int]:
+    """The best well-formed tag sequence for ``scores`` (words x tags)."""
+    words = scores.shape[0]
+    if words == 0:
+        return []
+    best = start + scores[0]
+    back = np.zeros((words, scores.shape[1]), dtype=np.intp)
+    for w in range(1, words):
+        candidates = best[:, None] + transitions
+        back[w] = candidates.argmax(axis=0)
+        best = candidates.max(axis=0) + scores[w]
+    path = [int(best.argmax())]
+    for w in range(words - 1, 0, -1):
+        path.append(int(back[w, path[-1]]))
+    return path[::-1]
+
+
+def spans(tags: Sequence[str], path: Sequence[int]) -> list[tuple[int, int, str]]:
+    """``(first word, stop, kind)`` of each name in a decoded sequence."""
+    out: list[tuple[int, int, str]] = []
+    start, kind = -1, ""
+    for i, index in enumerate([*path, 0]):
+        tag = tags[index] if i < len(path) else "O"
+        if start >= 0 and not (tag.startswith("I-") and tag[2:] == kind):
+            out.append((start, i, kind))
+            start = -1
+        if tag.startswith("B-"):
+            start, kind = i, tag[2:]
+    return out

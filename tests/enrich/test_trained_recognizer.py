@@ -1,0 +1,85 @@
+"""Herald's own recogniser, run on real sentences through the shipped model (ONNX, int8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from herald.enrich.ner import Mention
+from tests.enrich.models import trained_recognizer
+
+
+def _found(text: str) -> set[tuple[str, str]]:
+    mentions = trained_recognizer().recognize([text])[0]
+    for m in mentions:
+        assert text[m.start : m.end] == m.text
+    return {(m.text, m.label) for m in mentions}
+
+
+def test_people_organisations_and_places_in_prose() -> None:
+    found = _found(
+        "German Chancellor Olaf Scholz met executives of Siemens and Volkswagen in Munich on "
+        "Tuesday, a spokesman for the Federal Ministry of Finance said."
+    )
+    assert ("Olaf Scholz", "PERSON") in found
+    assert ("Siemens", "ORG") in found
+    assert ("Volkswagen", "ORG") in found
+    assert ("Munich", "GPE") in found
+    assert ("Federal Ministry of Finance", "ORG") in found
+
+
+def test_nationalities_are_kept_for_the_linker() -> None:
+    found = _found("French and Italian officials rejected the proposal from Brussels.")
+    assert ("French", "NORP") in found
+    assert ("Brussels", "GPE") in found
+
+
+@pytest.mark.parametrize(
+    "headline",
+    [
+        "SIEMENS TO CUT 6,000 JOBS IN GERMANY AS ORDERS FALL",
+        "Siemens To Cut 6,000 Jobs In Germany As Orders Fall",
+    ],
+)
+def test_headlines_in_capitals_or_title_case(headline: str) -> None:
+    found = _found(headline + "\n\nThe company said on Monday that demand had weakened.")
+    names = {text.lower(): label for text, label in found}
+    assert names.get("siemens") == "ORG"
+    assert names.get("germany") == "GPE"
+    assert not {"jobs", "orders fall", "fall"} & names.keys()
+
+
+def test_a_long_article_is_read_in_overlapping_windows_to_its_end() -> None:
+    paragraph = (
+        "The central bank kept its main interest rate unchanged on Thursday, saying that "
+        "inflation had eased but remained above its target for the coming year. "
+    )
+    closing = "Analysts at Goldman Sachs expect the first cut in June, said Maria Lopez in London."
+    text = "Rates held steady\n\n" + paragraph * 40 + closing
+    mentions = trained_recognizer().recognize([text])[0]
+    assert {(m.text, m.label) for m in mentions} >= {
+        ("Goldman Sachs", "ORG"),
+        ("Maria Lopez", "PERSON"),
+        ("London", "GPE"),
+    }
+    assert all(text[m.start : m.end] == m.text for m in mentions)
+    assert min(m.start for m in mentions) > len(paragraph) * 39  # nothing invented on the way
+
+
+def test_results_do_not_depend_on_the_batch() -> None:
+    texts = [
+        "Apple Inc. said Tim Cook would visit Beijing next week.",
+        "Shares of Toyota Motor Corp. fell 3 percent in Tokyo after the earthquake.",
+        "The United Nations Security Council met in New York to discuss the crisis in Sudan.",
+    ]
+    together = trained_recognizer().recognize(texts)
+    alone = [trained_recognizer().recognize([t])[0] for t in texts]
+    assert together == alone
+    assert all(isinstance(m, Mention) for ms in together for m in ms)
+
+
+def test_lower_case_transcripts_are_read_whole() -> None:
+    text = " ".join(["so we were talking about the budget and what it means for people"] * 12)
+    text += " and then microsoft announced it would buy the company"
+    mentions = trained_recognizer().recognize([text])[0]
+    assert all(text[m.start : m.end] == m.text for m in mentions)
+    assert not any(m.text in ("budget", "people") for m in mentions)
