@@ -362,3 +362,11 @@ def test_a_nonempty_target_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "not empty" in result.output
     assert "teams" in result.output
+
+
+def test_a_missing_source_is_refused_and_not_created(tmp_path: Path) -> None:
+    target = f"sqlite:///{tmp_path / 'b' / 'herald.db'}"
+    result = herald_copy(f"sqlite:///{tmp_path / 'nothing.db'}", target, tmp_path / "home")
+    assert result.exit_code == 1
+    assert "no SQLite database" in result.output
+    assert not (tmp_path / "nothing.db").exists()

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -112,6 +113,7 @@ def copy_database(
     anything when the source is behind or the target holds data."""
     if make_url(source_url) == make_url(target_url):
         raise CopyRefused("the source and the target are the same database")
+    _refuse_missing_sqlite(source_url)
     source = make_engine(source_url, pool_size=1)
     target = make_engine(target_url, pool_size=1)
     try:
@@ -142,6 +144,13 @@ def copy_database(
     finally:
         source.dispose()
         target.dispose()
+
+
+def _refuse_missing_sqlite(url: str) -> None:
+    """Opening a SQLite file that is not there would create it: say so instead."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        raise CopyRefused(f"there is no SQLite database at {parsed.database or '(no path)'}")
 
 
 def _refuse_nonempty(engine: Engine, url: str) -> None:
