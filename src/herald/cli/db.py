@@ -1,4 +1,4 @@
-"""`herald db ...`: schema migrations, and copying a whole database to another one."""
+"""`herald db ...`: schema migrations, copying a whole database to another one, backups."""
 
 from __future__ import annotations
 
@@ -21,12 +21,14 @@ from herald.cli.common import (
     stdout,
 )
 from herald.config import Settings
+from herald.core.clock import SystemClock
+from herald.db.backup import BackupRefused, backup_sqlite
 from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
 from herald.db.migrate import current_revisions, head_revisions, upgrade
 from herald.search.service import get_search
 
-app = typer.Typer(help="Database schema migrations and copies.", no_args_is_help=True)
+app = typer.Typer(help="Database schema migrations, copies and backups.", no_args_is_help=True)
 
 
 @app.command("upgrade")
@@ -129,6 +131,76 @@ def copy_command(
     )
     if indexed is not None:
         console.print(f"search index rebuilt from the target: {indexed} items")
+
+
+@app.command("backup")
+def backup_command(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A new file for the backup, or a directory to put herald-<UTC time>.db in."
+        ),
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Back up the SQLite database while Herald runs (SQLite's online backup API).
+
+    The backup is one consistent, self-contained file, checked before it is kept; Herald keeps
+    serving and writing meanwhile. The search indexes are not in it: they are rebuilt from the
+    database on restore. To restore, stop Herald, put the file in place as HERALD_HOME/herald.db
+    (removing any herald.db-wal and herald.db-shm beside it), run `herald db upgrade` and
+    `herald index rebuild`, and start Herald again.
+
+    On PostgreSQL nothing is written: the command prints the pg_dump procedure to use instead
+    (docs/operations.md, "Backups and restores").
+    """
+    settings = load_settings()
+    if not settings.is_sqlite:
+        console.print(_pg_dump_advice(settings.resolved_database_url), soft_wrap=True)
+        raise typer.Exit(1)
+    database = Path(make_url(settings.resolved_database_url).database or "")
+    if path.is_dir():
+        path = path / f"herald-{SystemClock().now().strftime('%Y%m%dT%H%M%SZ')}.db"
+    try:
+        report = backup_sqlite(database, path)
+    except BackupRefused as exc:
+        console.print(f"[red]no backup:[/] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        print_json(
+            {
+                "path": str(report.path),
+                "size_bytes": report.size_bytes,
+                "schema_revision": report.schema_revision,
+                "content_items": report.content_items,
+                "seconds": round(report.seconds, 3),
+            }
+        )
+        return
+    console.print(
+        f"[green]backed up[/] {escape(str(database))} to {escape(str(report.path))}: "
+        f"{report.size_bytes:,} bytes, {report.content_items} items, schema "
+        f"{report.schema_revision}, in {report.seconds:.1f} s. The search indexes are rebuilt "
+        "from it on restore (`herald index rebuild`).",
+        soft_wrap=True,
+    )
+
+
+def _pg_dump_advice(url: str) -> str:
+    parsed = make_url(url).set(drivername="postgresql")
+    plain = parsed.render_as_string(hide_password=True)
+    return (
+        "The database is PostgreSQL: back it up with PostgreSQL's tools, which take a "
+        "consistent dump while Herald runs:\n"
+        f"  pg_dump --format=custom --file=herald.dump '{plain}'\n"
+        "To restore: create an empty database, load the dump, migrate, and rebuild each "
+        "machine's search index with every Herald process stopped:\n"
+        "  createdb herald_restored\n"
+        "  pg_restore --no-owner --dbname=herald_restored herald.dump\n"
+        "  HERALD_DATABASE_URL=<the restored database> herald db upgrade\n"
+        "  herald index rebuild   # on each machine\n"
+        "Details: docs/operations.md, Backups and restores."
+    )
 
 
 def _copy_with_progress(source_url: str, target_url: str) -> list[TableCount]:
