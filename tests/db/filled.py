@@ -126,9 +126,12 @@ def monitor_results(client: TestClient, key: str) -> list[str]:
     return [r["content_item"]["id"] for r in response.json()["results"]]
 
 
-@pytest.fixture
-def filled(tmp_path: Path) -> Iterator[Filled]:
-    home = tmp_path / "source"
+@pytest.fixture(scope="session")
+def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Filled]:
+    """Filled once per session (per worker): the tests read the source and never change what
+    they compare (the backup test's writer adds rate buckets only). Its runtime stays open, as
+    a serving Herald's would."""
+    home = tmp_path_factory.mktemp("filled") / "source"
     url = f"sqlite:///{home / 'herald.db'}"
     home.mkdir()
     upgrade(url)

@@ -20,6 +20,9 @@ from sqlalchemy.engine import make_url
 
 from tests.db.filled import Filled, all_rows, assert_serves_the_same, herald, herald_copy
 
+# One worker fills the home once for all of them.
+pytestmark = pytest.mark.xdist_group("db-filled")
+
 
 def sqlite_path(filled: Filled) -> Path:
     return Path(make_url(filled.settings.resolved_database_url).database or "")

@@ -20,6 +20,9 @@ from herald.db.copy import DERIVED_TABLES, copied_tables
 from herald.db.migrate import upgrade
 from tests.db.filled import Filled, all_rows, assert_serves_the_same, herald_copy, raw_facts
 
+# One worker fills the home once for all of them.
+pytestmark = pytest.mark.xdist_group("db-filled")
+
 
 @pytest.mark.slow
 def test_sqlite_to_postgresql_and_back(filled: Filled, pg_url: str, tmp_path: Path) -> None:
