@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,8 @@ def test_sqlite_backup_taken_while_writing_restores_the_same(
     written: list[int] = []
 
     def keep_writing() -> None:  # another process's writes, as a serving Herald makes them
-        with sqlite3.connect(database, timeout=30, isolation_level=None) as connection:
+        connection = sqlite3.connect(database, timeout=30, isolation_level=None)
+        with closing(connection):
             while not stop.is_set():
                 connection.execute(
                     "INSERT INTO rate_buckets (bucket, tokens, updated_at, allowed) "
@@ -89,7 +91,7 @@ def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path
     (made,) = folder.iterdir()
     assert made.name.startswith("herald-")
     assert made.suffix == ".db"
-    with sqlite3.connect(made) as connection:
+    with closing(sqlite3.connect(made)) as connection:
         items = connection.execute("SELECT count(*) FROM content_items").fetchone()[0]
     assert '"content_items": ' + str(items) in result.output
     assert items > 0
