@@ -43,8 +43,8 @@ def load_settings() -> Settings:
 
 
 @contextmanager
-def cli_runtime(*, quiet_logs: bool = True) -> Iterator[Runtime]:
-    settings = load_settings()
+def cli_runtime(*, quiet_logs: bool = True, settings: Settings | None = None) -> Iterator[Runtime]:
+    settings = settings or load_settings()
     level = "WARNING" if quiet_logs else settings.log_level
     configure_logging(level, settings.log_format if not sys.stderr.isatty() else "text")
     runtime = Runtime(settings)

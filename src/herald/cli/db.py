@@ -1,14 +1,34 @@
-"""`herald db ...`: schema migrations."""
+"""`herald db ...`: schema migrations, copying a whole database to another one, backups."""
 
 from __future__ import annotations
 
-import typer
+from pathlib import Path
+from typing import Annotated
 
-from herald.cli.common import JsonOption, console, load_settings, print_json
+import typer
+from rich.markup import escape
+from rich.table import Table
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from herald.cli.common import (
+    JsonOption,
+    cli_runtime,
+    console,
+    load_settings,
+    print_json,
+    progress,
+    stdout,
+)
+from herald.config import Settings
+from herald.core.clock import SystemClock
+from herald.db.backup import BackupRefused, backup_sqlite
+from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
 from herald.db.migrate import current_revisions, head_revisions, upgrade
+from herald.search.service import get_search
 
-app = typer.Typer(help="Database schema migrations.", no_args_is_help=True)
+app = typer.Typer(help="Database schema migrations, copies and backups.", no_args_is_help=True)
 
 
 @app.command("upgrade")
@@ -39,9 +59,183 @@ def current_command(as_json: JsonOption = False) -> None:
         console.print("[yellow]migrations are pending: run `herald db upgrade`[/]")
 
 
-def _describe(settings: object) -> str:
-    from herald.config import Settings
+@app.command("copy")
+def copy_command(
+    source: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="URL of the database to copy, e.g. sqlite:////home/herald/.herald/herald.db.",
+        ),
+    ],
+    target: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="URL of an empty database to copy into, e.g. "
+            "postgresql+psycopg://herald@db:5432/herald.",
+        ),
+    ],
+    index: Annotated[
+        bool,
+        typer.Option(
+            "--index/--no-index",
+            help="Rebuild the search index from the target afterwards: the one in a SQLite "
+            "target's directory, or this machine's HERALD_HOME/index for PostgreSQL "
+            "(--no-index: the first search builds it).",
+        ),
+    ] = True,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy every table of one Herald database into an empty one: SQLite to PostgreSQL, back,
+    or between two of a kind.
 
+    The target is migrated to the latest schema, then filled in one transaction from one
+    consistent snapshot of the source (stop the processes writing to the source first: later
+    writes are not copied). Row counts are compared per table before it commits; any failure
+    leaves the target empty. A target that already holds data is refused.
+
+    Keys, monitors, results, webhook targets and their signing secrets, items, enrichment,
+    entities, clusters and jobs arrive as they were, with their change sequence, so searches
+    answer the same. With --index (the default) the search index is rebuilt from the target:
+    for a SQLite target the one in the database's directory (its HERALD_HOME), for PostgreSQL
+    the one of this machine's HERALD_HOME (other machines build theirs at their first start).
+    """
+    source_url = Settings(database_url=source).resolved_database_url
+    target_url = Settings(database_url=target).resolved_database_url
+    try:
+        counts = _copy_with_progress(source_url, target_url)
+    except CopyRefused as exc:
+        console.print(f"[red]not copied:[/] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
+    except OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        console.print(f"[red]cannot use a database:[/] {escape(reason)}", soft_wrap=True)
+        raise typer.Exit(1) from None
+    indexed = _rebuild_index(target_url) if index else None
+    if as_json:
+        print_json(
+            {
+                "source": describe(source_url),
+                "target": describe(target_url),
+                "tables": {c.table: c.target_rows for c in counts},
+                "indexed_items": indexed,
+            }
+        )
+        return
+    _print_counts(counts)
+    console.print(
+        f"[green]copied[/] {sum(c.target_rows for c in counts)} rows of {len(counts)} tables "
+        f"into {escape(describe(target_url))}; every table's row count matches the source",
+        soft_wrap=True,
+    )
+    if indexed is not None:
+        console.print(f"search index rebuilt from the target: {indexed} items")
+
+
+@app.command("backup")
+def backup_command(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A new file for the backup, or a directory to put herald-<UTC time>.db in."
+        ),
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Back up the SQLite database while Herald runs (SQLite's online backup API).
+
+    The backup is one consistent, self-contained file, checked before it is kept; Herald keeps
+    serving and writing meanwhile. The search indexes are not in it: they are rebuilt from the
+    database on restore. To restore, stop Herald, put the file in place as HERALD_HOME/herald.db
+    (removing any herald.db-wal and herald.db-shm beside it), run `herald db upgrade` and
+    `herald index rebuild`, and start Herald again.
+
+    On PostgreSQL nothing is written: the command prints the pg_dump procedure to use instead
+    (docs/operations.md, "Backups and restores").
+    """
+    settings = load_settings()
+    if not settings.is_sqlite:
+        console.print(_pg_dump_advice(settings.resolved_database_url), soft_wrap=True)
+        raise typer.Exit(1)
+    database = Path(make_url(settings.resolved_database_url).database or "")
+    if path.is_dir():
+        path = path / f"herald-{SystemClock().now().strftime('%Y%m%dT%H%M%SZ')}.db"
+    try:
+        report = backup_sqlite(database, path)
+    except BackupRefused as exc:
+        console.print(f"[red]no backup:[/] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        print_json(
+            {
+                "path": str(report.path),
+                "size_bytes": report.size_bytes,
+                "schema_revision": report.schema_revision,
+                "content_items": report.content_items,
+                "seconds": round(report.seconds, 3),
+            }
+        )
+        return
+    console.print(
+        f"[green]backed up[/] {escape(str(database))} to {escape(str(report.path))}: "
+        f"{report.size_bytes:,} bytes, {report.content_items} items, schema "
+        f"{report.schema_revision}, in {report.seconds:.1f} s. The search indexes are rebuilt "
+        "from it on restore (`herald index rebuild`).",
+        soft_wrap=True,
+    )
+
+
+def _pg_dump_advice(url: str) -> str:
+    parsed = make_url(url).set(drivername="postgresql")
+    plain = parsed.render_as_string(hide_password=True)
+    return (
+        "The database is PostgreSQL: back it up with PostgreSQL's tools, which take a "
+        "consistent dump while Herald runs:\n"
+        f"  pg_dump --format=custom --file=herald.dump '{plain}'\n"
+        "To restore: create an empty database, load the dump, migrate, and rebuild each "
+        "machine's search index with every Herald process stopped:\n"
+        "  createdb herald_restored\n"
+        "  pg_restore --no-owner --dbname=herald_restored herald.dump\n"
+        "  HERALD_DATABASE_URL=<the restored database> herald db upgrade\n"
+        "  herald index rebuild   # on each machine\n"
+        "Details: docs/operations.md, Backups and restores."
+    )
+
+
+def _copy_with_progress(source_url: str, target_url: str) -> list[TableCount]:
+    with progress() as bar:
+        tasks: dict[str, object] = {}
+
+        def on_table(table: str, total: int) -> None:
+            tasks[table] = bar.add_task(table, total=total)
+
+        def on_rows(table: str, rows: int) -> None:
+            bar.advance(tasks[table], rows)  # type: ignore[arg-type]
+
+        return copy_database(source_url, target_url, on_table=on_table, on_rows=on_rows)
+
+
+def _rebuild_index(target_url: str) -> int:
+    """Empty the search index that a process on the target would use and build it again."""
+    settings = load_settings()
+    if make_url(target_url).get_backend_name() == "sqlite":
+        home = Path(make_url(target_url).database or ".").resolve().parent
+        settings = Settings(home=home, database_url=target_url)
+    else:
+        settings = Settings(home=settings.home, database_url=target_url)
+    with cli_runtime(settings=settings) as runtime, runtime.sessions.read() as session:
+        return get_search(runtime).rebuild(session)
+
+
+def _print_counts(counts: list[TableCount]) -> None:
+    table = Table("table", "rows")
+    for count in counts:
+        table.add_row(count.table, str(count.target_rows))
+    stdout.print(table)
+
+
+def _describe(settings: object) -> str:
     assert isinstance(settings, Settings)
     if settings.is_sqlite:
         return f"SQLite {settings.home / 'herald.db'}"

@@ -1,0 +1,130 @@
+"""Backups proven by restoring them: `herald db backup` (SQLite), pg_dump/pg_restore (PostgreSQL).
+
+Each test backs up a home filled by the real pipeline, restores the backup into a fresh home (a
+new database for PostgreSQL) the way docs/operations.md says, and checks that it serves the same:
+the same key authenticates, the same searches return the same ids in the same order, the monitor
+keeps its results, and a delivery signed there verifies with the secret the receiver was given.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import threading
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.db.filled import Filled, all_rows, assert_serves_the_same, herald, herald_copy
+
+# One worker fills the home once for all of them.
+pytestmark = pytest.mark.xdist_group("db-filled")
+
+
+def sqlite_path(filled: Filled) -> Path:
+    return Path(make_url(filled.settings.resolved_database_url).database or "")
+
+
+@pytest.mark.slow
+def test_sqlite_backup_taken_while_writing_restores_the_same(
+    filled: Filled, tmp_path: Path
+) -> None:
+    database = sqlite_path(filled)
+    # The fill's runtime is still open: recent commits sit in the write-ahead log, which a copy
+    # of herald.db alone would miss.
+    assert (database.parent / "herald.db-wal").stat().st_size > 0
+    rows = all_rows(filled.settings.resolved_database_url)
+
+    stop = threading.Event()
+    written: list[int] = []
+
+    def keep_writing() -> None:  # another process's writes, as a serving Herald makes them
+        connection = sqlite3.connect(database, timeout=30, isolation_level=None)
+        with closing(connection):
+            while not stop.is_set():
+                connection.execute(
+                    "INSERT INTO rate_buckets (bucket, tokens, updated_at, allowed) "
+                    "VALUES (?, 1.0, 0.0, 1)",
+                    (f"writer-{len(written)}",),
+                )
+                written.append(1)
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        backup = tmp_path / "backups" / "herald.db"
+        result = herald(["db", "backup", str(backup)], database.parent)
+    finally:
+        stop.set()
+        writer.join()
+    assert result.exit_code == 0, result.output
+    assert written  # the writer kept committing around the backup
+    assert not backup.with_name("herald.db.partial").exists()
+    assert not backup.with_name("herald.db-wal").exists()  # one self-contained file
+
+    again = herald(["db", "backup", str(backup)], database.parent)
+    assert again.exit_code == 1
+    assert "already exists" in again.output
+
+    restored = tmp_path / "restored"
+    restored.mkdir()
+    shutil.copy(backup, restored / "herald.db")
+    url = f"sqlite:///{restored / 'herald.db'}"
+    upgrade = herald(["db", "upgrade"], restored, url)
+    assert upgrade.exit_code == 0, upgrade.output
+    copied = all_rows(url)
+    buckets = copied.pop("rate_buckets")
+    assert all(key.startswith("writer-") for key, *_ in buckets)  # a prefix of the writes
+    assert copied == {name: found for name, found in rows.items() if name != "rate_buckets"}
+    assert_serves_the_same(filled, restored, url)  # the index is built from the restored file
+
+
+def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path: Path) -> None:
+    folder = tmp_path / "nightly"
+    folder.mkdir()
+    result = herald(["db", "backup", str(folder), "--json"], sqlite_path(filled).parent)
+    assert result.exit_code == 0, result.output
+    (made,) = folder.iterdir()
+    assert made.name.startswith("herald-")
+    assert made.suffix == ".db"
+    with closing(sqlite3.connect(made)) as connection:
+        items = connection.execute("SELECT count(*) FROM content_items").fetchone()[0]
+    assert '"content_items": ' + str(items) in result.output
+    assert items > 0
+
+
+def test_on_postgresql_the_command_gives_the_pg_dump_procedure(pg_url: str, tmp_path: Path) -> None:
+    result = herald(["db", "backup", str(tmp_path / "x.db")], tmp_path / "home", pg_url)
+    assert result.exit_code == 1
+    assert "pg_dump --format=custom" in result.output
+    assert "pg_restore" in result.output
+    assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.slow
+def test_pg_dump_and_pg_restore_restore_the_same(
+    filled: Filled, new_pg_database: Callable[[], str], tmp_path: Path
+) -> None:
+    """The procedure of docs/operations.md, with PostgreSQL's own binaries."""
+    live = new_pg_database()
+    copied = herald_copy(
+        filled.settings.resolved_database_url, live, tmp_path / "live", "--no-index"
+    )
+    assert copied.exit_code == 0, copied.output
+    rows = all_rows(live)
+
+    dump = tmp_path / "herald.dump"
+    plain = make_url(live).set(drivername="postgresql").render_as_string(hide_password=False)
+    subprocess.run(["pg_dump", "--format=custom", f"--file={dump}", plain], check=True)
+
+    restored = new_pg_database()
+    target = make_url(restored).set(drivername="postgresql").render_as_string(hide_password=False)
+    subprocess.run(["pg_restore", "--no-owner", f"--dbname={target}", str(dump)], check=True)
+    upgrade = herald(["db", "upgrade"], tmp_path / "restored-home", restored)
+    assert upgrade.exit_code == 0, upgrade.output
+    assert all_rows(restored) == rows
+    assert_serves_the_same(filled, tmp_path / "restored-home", restored)
