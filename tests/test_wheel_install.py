@@ -30,7 +30,9 @@ DEV_TOOLS = {
     "matplotlib",
 }  # fmt: skip
 
-pytestmark = pytest.mark.slow
+# One worker builds the module's wheel: a build from the checkout writes its build/ folder, and
+# two workers building at once collide there.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 ITEMS = [
     {
