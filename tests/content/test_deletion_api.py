@@ -57,7 +57,8 @@ def _preview(client: TestClient, auth: dict[str, str]) -> str:
 def _error(response: Any, status: int) -> dict[str, Any]:
     assert response.status_code == status, response.text
     body: dict[str, Any] = response.json()
-    assert set(body) >= {"error"}
+    assert set(body) >= {"error", "message", "meta"}
+    assert body["error"] == {401: "unauthorized", 404: "not_found"}[status]
     return body
 
 

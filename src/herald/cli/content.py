@@ -18,6 +18,7 @@ from herald.content.deletion import (
     recent_deletions,
 )
 from herald.content.purge import PurgeReport, purge_files
+from herald.content.retention import apply_retention
 from herald.core.clock import isoformat_z
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
 from herald.runtime import Runtime
@@ -205,6 +206,54 @@ def purge(as_json: JsonOption = False) -> None:
         print_json(_purge_json(report))
         return
     _print_purge(report)
+
+
+@app.command("retention")
+def retention(no_purge: NoPurgeOption = False, as_json: JsonOption = False) -> None:
+    """Apply the retention policy now and print what it removed.
+
+    Deletes, exactly as `herald content delete` does, the items published more than
+    HERALD_RETENTION_DAYS days ago, or a source's own `retention_days` for its items (0 keeps
+    them forever). The daily retention job does the same without the compaction.
+    """
+    with cli_runtime() as runtime:
+        outcomes = apply_retention(
+            runtime.sessions, default_days=runtime.settings.retention_days, clock=runtime.clock
+        )
+        deleted = sum(o.deleted for o in outcomes)
+        purged = None if no_purge or deleted == 0 else purge_files(runtime)
+    scopes = [
+        {
+            "source_id": o.scope.source_id,
+            "days": o.scope.days,
+            "published_before": isoformat_z(o.scope.cutoff),
+            "deleted": o.deleted,
+            "deletion_id": o.deletion_id,
+        }
+        for o in outcomes
+    ]
+    if as_json:
+        print_json(
+            {
+                "deleted": deleted,
+                "scopes": scopes,
+                "purge": None if purged is None else _purge_json(purged),
+            }
+        )
+        return
+    if not scopes:
+        stdout.print("no retention policy: HERALD_RETENTION_DAYS is 0 and no source sets one")
+        return
+    for scope in scopes:
+        which = "all items" if scope["source_id"] is None else f"source {scope['source_id']}"
+        stdout.print(
+            f"{which}: {scope['deleted']} item(s) published before "
+            f"{scope['published_before']} deleted ({scope['days']} days)"
+        )
+    if purged is not None:
+        _print_purge(purged)
+    elif deleted:
+        console.print("[yellow]not compacted: run `herald content purge`[/]")
 
 
 @app.command("deletions")
