@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -10,7 +11,10 @@ from sqlalchemy import select
 from herald.db.models.clusters import StoryCluster, StoryClusterMember
 from herald.db.models.content import ContentDeletion, ContentEntity, ContentRemoval
 from herald.db.models.monitor import MonitorResult
+from herald.db.models.webhooks import WebhookEvent
+from herald.db.models.workspace import Team
 from herald.runtime import Runtime
+from herald.webhooks.events import create_event
 from tests.client.conftest import run_jobs
 from tests.content.conftest import ITEMS, PHRASE
 
@@ -146,3 +150,36 @@ def test_a_deleted_item_leaves_every_read_path(
     assert record.selector == {"content_id": gone}
     assert record.actor.startswith("key:")
     assert third  # untouched
+
+
+def test_stored_webhook_events_lose_the_deleted_item(
+    client: TestClient, runtime: Runtime, stored: list[str], admin_auth: dict[str, str]
+) -> None:
+    gone, kept, _ = stored
+    with runtime.sessions.write() as session:
+        team_id = session.scalars(select(Team.id)).first()
+        assert team_id is not None
+        event_id, _delivery = create_event(
+            session,
+            team_id=team_id,
+            event_type="monitor.results.added",
+            data={
+                "monitor_id": "mon_x",
+                "new_result_count": 2,
+                "items": [
+                    {"id": gone, "title": ITEMS[0]["title"], "url": ITEMS[0]["url"]},
+                    {"id": kept, "title": ITEMS[1]["title"], "url": ITEMS[1]["url"]},
+                ],
+            },
+            clock=runtime.clock,
+        )
+    response = client.delete(f"/v1/admin/content/{gone}", headers=admin_auth)
+    assert response.status_code == 200, response.text
+    with runtime.sessions.read() as session:
+        event = session.get(WebhookEvent, event_id)
+        assert event is not None
+        body = json.loads(event.body)
+    assert [item["id"] for item in body["data"]["items"]] == [kept]
+    assert str(ITEMS[0]["url"]) not in event.body
+    assert str(ITEMS[0]["title"]) not in event.body
+    assert body["data"]["new_result_count"] == 2

@@ -3,7 +3,8 @@
 A deletion removes the item's row from ``content_items``; the database removes what hangs off it
 (entities linked to it, its embedding, its fingerprint, its monitor results, its PostgreSQL
 search document) by foreign-key cascade. Before the rows go, the item is taken out of its story
-cluster (:mod:`herald.clusters.removal`). A trigger records each removed row in
+cluster (:mod:`herald.clusters.removal`) and out of stored webhook events
+(:mod:`herald.webhooks.redaction`). A trigger records each removed row in
 ``content_removals`` with a new change sequence number, so the search index of every process
 drops it at its next catch-up, wherever the deletion ran.
 
@@ -32,6 +33,7 @@ from herald.core.clock import Clock, isoformat_z
 from herald.core.ids import new_id
 from herald.db.models.content import ContentDeletion, ContentItem
 from herald.db.session import SessionFactory
+from herald.webhooks.redaction import redact_items
 
 BATCH = 500  # items per transaction: short write locks on SQLite, bounded memory everywhere
 
@@ -187,6 +189,7 @@ def delete_items(session: Session, ids: list[str], *, now: datetime) -> tuple[in
         # Freed pages and cells are overwritten with zeros, not left holding the text.
         session.execute(text("PRAGMA secure_delete=ON"))
     cleanup = forget_contents(session, ids, now=now)
+    redact_items(session, ids)  # stored webhook events keep no title or URL of them
     result = session.execute(
         delete(ContentItem)
         .where(ContentItem.id.in_(ids))
