@@ -99,6 +99,16 @@ class Settings(BaseSettings):
     max_monitors_per_workspace: int = Field(
         default=1000, ge=0, description="Monitors one workspace may have; 0 disables the cap."
     )
+    retention_days: int = Field(
+        default=0,
+        ge=0,
+        le=36_500,
+        description=(
+            "Delete items published more than this many days ago (a daily job, exactly as "
+            "`herald content delete` does; monitor results of those items go with them); 0 keeps "
+            "everything. A source's own `retention_days` overrides it."
+        ),
+    )
     max_queued_backfill_dates: int = Field(
         default=5000,
         ge=0,

@@ -176,6 +176,26 @@ def test_every_requested_date_has_exactly_one_outcome(
     assert s.requested == len(dates) == s.queued + s.already_complete + s.already_running + s.failed
 
 
+@given(
+    st.lists(st.dates(), unique=True, max_size=100),
+    st.dictionaries(st.dates(), states_strategy),
+    st.dates(),
+)
+def test_dates_past_retention_are_never_queued(
+    dates: list[date], states: dict[date, DateState], retained_from: date
+) -> None:
+    plans = plan_dates(dates, states, retained_from=retained_from)
+    assert [p.published_date for p in plans] == dates
+    for plan in plans:
+        if plan.published_date < retained_from:
+            assert plan.outcome == "past_retention"
+        else:
+            assert plan.outcome != "past_retention"
+    past = sum(p.outcome == "past_retention" for p in plans)
+    s = request_summary(plans)
+    assert s.requested == len(dates) == s.queued + s.already_complete + s.already_running + past
+
+
 # --- backfill date validation ----------------------------------------------------------------
 
 

@@ -39,6 +39,7 @@ from herald.ingest.source_records import (
     list_sources,
     parse_interval,
     remove_source,
+    set_retention,
 )
 from herald.ingest.sources.detect import UnknownFormat, detect_format
 from herald.ingest.tasks import get_fetcher
@@ -217,6 +218,13 @@ def sources_add(
     domain: Annotated[
         str | None, typer.Option(help="Source domain of items (default: each link's).")
     ] = None,
+    retention_days: Annotated[
+        int | None,
+        typer.Option(
+            "--retention-days",
+            help="Days its items are kept (0: forever; default: HERALD_RETENTION_DAYS).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the source as JSON on stdout.")
     ] = False,
@@ -235,6 +243,7 @@ def sources_add(
                     format_name=format_name,
                     name=name,
                     domain=domain,
+                    retention_days=retention_days,
                 )
         except HeraldError as exc:
             console.print(f"[red]{exc.message}[/]")
@@ -282,6 +291,45 @@ def sources_list(
     stdout.print(table)
 
 
+@sources_app.command("retention")
+def sources_retention(
+    source: Annotated[str, typer.Argument(help="Source id or feed URL.")],
+    days: Annotated[
+        str,
+        typer.Argument(
+            help="Days its items are kept (0: forever), or `default` to follow "
+            "HERALD_RETENTION_DAYS."
+        ),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the source as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Set how long a source's items are kept (applied by the daily retention job)."""
+    if days.strip().lower() == "default":
+        value = None
+    elif days.strip().isdigit():
+        value = int(days)
+    else:
+        raise typer.BadParameter("a number of days, or `default`", param_hint="DAYS")
+    with cli_runtime() as runtime:
+        try:
+            with runtime.sessions.write() as session:
+                view = set_retention(session, source, value, clock=runtime.clock)
+        except HeraldError as exc:
+            console.print(f"[red]{exc.message}[/]")
+            raise typer.Exit(1) from None
+    if as_json:
+        print(json.dumps(source_json(view)))
+        return
+    kept = (
+        "as HERALD_RETENTION_DAYS"
+        if value is None
+        else ("forever" if value == 0 else f"{value} days")
+    )
+    console.print(f"source {view.id} keeps its items {kept}")
+
+
 @sources_app.command("remove")
 def sources_remove(
     source: Annotated[str, typer.Argument(help="Source id or feed URL.")],
@@ -320,5 +368,6 @@ def source_json(view: SourceView) -> dict[str, object]:
         "last_error_at": isoformat_z(view.last_error_at) if view.last_error_at else None,
         "consecutive_failures": view.consecutive_failures,
         "last_report": view.last_report,
+        "retention_days": view.retention_days,
         "created_at": isoformat_z(view.created_at),
     }

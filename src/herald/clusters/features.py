@@ -42,7 +42,7 @@ def story_item(
         source_key=source_key,
         published_at=published_at,
         title=title.strip(),
-        abstract=(summary or "").strip() or _lead(body),
+        abstract=abstract_for(summary, body),
         embedding=np.asarray(embedding, dtype=np.float32),
         terms=_short_keys(story_terms(title, body)),
         names=_short_keys(story_names(title, body)),
@@ -55,6 +55,11 @@ def story_item(
 
 def _short_keys(counts: Mapping[str, int]) -> dict[str, float]:
     return {key: float(n) for key, n in counts.items() if len(key) <= MAX_KEY_LENGTH}
+
+
+def abstract_for(summary: str | None, body: str) -> str:
+    """A member's abstract: its summary, else the lead of its text."""
+    return (summary or "").strip() or _lead(body)
 
 
 def _lead(body: str) -> str:

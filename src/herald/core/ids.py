@@ -10,7 +10,7 @@ _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 _BODY_LENGTH = 20  # 20 base-36 chars ~ 103 bits
 
 PREFIXES = frozenset(
-    {"cnt", "ent", "clu", "clm", "mon", "evt", "team", "art", "src", "key", "pod", "ep"}
+    {"cnt", "del", "ent", "clu", "clm", "mon", "evt", "team", "art", "src", "key", "pod", "ep"}
 )
 
 

@@ -65,6 +65,7 @@ class SourceView:
     last_error_at: datetime | None
     consecutive_failures: int
     last_report: dict[str, Any] | None
+    retention_days: int | None
     created_at: datetime
 
     @classmethod
@@ -85,6 +86,7 @@ class SourceView:
             last_error_at=source.last_error_at,
             consecutive_failures=source.consecutive_failures,
             last_report=source.last_report,
+            retention_days=source.retention_days,
             created_at=source.created_at,
         )
 
@@ -123,7 +125,9 @@ def add_source(
     format_name: str = "rss",
     name: str | None = None,
     domain: str | None = None,
+    retention_days: int | None = None,
 ) -> SourceView:
+    check_retention_days(retention_days)
     try:
         canonical = canonical_url(url)
     except InvalidUrl as exc:
@@ -171,6 +175,7 @@ def add_source(
         next_poll_at=now,  # first poll as soon as a worker looks
         consecutive_failures=0,
         items_seen=0,
+        retention_days=retention_days,
         created_at=now,
         updated_at=now,
     )
@@ -200,6 +205,29 @@ def find_source(session: Session, id_or_url: str) -> Source:
     if source is None:
         raise NotFound(f"no source {id_or_url!r}")
     return source
+
+
+MAX_RETENTION_DAYS = 36_500
+
+
+def check_retention_days(days: int | None) -> None:
+    if days is not None and not 0 <= days <= MAX_RETENTION_DAYS:
+        raise InvalidRequest(
+            f"retention_days must be 0 (keep forever) to {MAX_RETENTION_DAYS}, or null",
+            details=[FieldIssue("retention_days", f"0 to {MAX_RETENTION_DAYS}, or null")],
+        )
+
+
+def set_retention(
+    session: Session, id_or_url: str, retention_days: int | None, *, clock: Clock
+) -> SourceView:
+    """Set how long the source's items are kept (None: as HERALD_RETENTION_DAYS; 0: forever)."""
+    check_retention_days(retention_days)
+    source = find_source(session, id_or_url)
+    source.retention_days = retention_days
+    source.updated_at = clock.now()
+    session.flush()
+    return SourceView.of(source)
 
 
 def remove_source(session: Session, id_or_url: str) -> SourceView:

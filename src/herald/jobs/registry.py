@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 HANDLER_MODULES: tuple[str, ...] = (
     "herald.clusters.tasks",
+    "herald.content.tasks",
     "herald.enrich.tasks",
     "herald.ingest.tasks",
     "herald.monitors.tasks",

@@ -71,7 +71,7 @@ class SkippedDate:
     published_date: date
     already_complete: bool
     latest_indexed_content: datetime | None
-    reason: str  # already_complete | already_running
+    reason: str  # already_complete | already_running | past_retention
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +93,7 @@ class RunRequest:
     kind: ParentKind
     skip_complete: bool = True
     slot_at: datetime | None = None
+    retained_from: date | None = None  # earlier dates are past retention (never queued)
 
 
 def date_states(
@@ -137,9 +138,10 @@ def queue_dates(
     skip_complete: bool,
     clock: Clock,
     slot_at: datetime | None = None,
+    retained_from: date | None = None,
 ) -> QueuedTask | None:
     """Create the parent run and queue the dates' jobs; None if a scheduled slot already ran."""
-    request = RunRequest(monitor, dates, kind, skip_complete, slot_at)
+    request = RunRequest(monitor, dates, kind, skip_complete, slot_at, retained_from)
     return queue_many(session, [request], clock=clock)[0]
 
 
@@ -171,6 +173,7 @@ def queue_many(
     states = date_states(session, {(r.monitor.id, d) for r, _ in live for d in r.dates})
     plans: dict[str, list[DatePlan]] = {}
     wanted: list[tuple[RunRequest, str, DatePlan, str]] = []
+    past: list[tuple[RunRequest, str, DatePlan]] = []
     for request, task_id in live:
         monitor_states = {
             d: states[(request.monitor.id, d)]
@@ -178,13 +181,18 @@ def queue_many(
             if (request.monitor.id, d) in states
         }
         plans[task_id] = plan_dates(
-            request.dates, monitor_states, skip_complete=request.skip_complete
+            request.dates,
+            monitor_states,
+            skip_complete=request.skip_complete,
+            retained_from=request.retained_from,
         )
         wanted.extend((request, task_id, p, new_uuid()) for p in plans[task_id] if p.queued)
+        past.extend((request, task_id, p) for p in plans[task_id] if p.outcome == "past_retention")
     wanted.sort(key=lambda w: (w[0].monitor.id, w[2].published_date))
     inserted = _insert_dated_runs(session, wanted, now)
     queued = [w for w in wanted if w[3] in inserted]
     _point_ledger_at(session, queued, now)
+    _mark_past_retention(session, past, now)
     by_task: dict[str, list[str]] = defaultdict(list)
     kinds: dict[str, RunRequest] = {}
     for request, task_id, _plan, run_id in queued:
@@ -350,6 +358,47 @@ def _insert_dated_runs(
             session.scalars(select(RUNS.c.id).where(RUNS.c.id.in_(ids[chunk : chunk + _CHUNK])))
         )
     return inserted
+
+
+def _mark_past_retention(
+    session: Session, past: list[tuple[RunRequest, str, DatePlan]], now: datetime
+) -> None:
+    """The ledger says a date is past retention: ``skipped``, with why, and no results left."""
+    if not past:
+        return
+    statement = insert_for(session, LEDGER)
+    statement = statement.on_conflict_do_update(
+        index_elements=["monitor_id", "published_date"],
+        set_={
+            "status": "skipped",
+            "run_id": statement.excluded.run_id,
+            "run_origin": statement.excluded.run_origin,
+            "run_at": statement.excluded.run_at,
+            "result_count": 0,
+            "error_message": statement.excluded.error_message,
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+    session.execute(
+        statement,
+        [
+            {
+                "monitor_id": request.monitor.id,
+                "published_date": plan.published_date,
+                "status": "skipped",
+                "run_id": task_id,
+                "run_origin": request.kind,
+                "run_at": now,
+                "result_count": 0,
+                "error_message": (
+                    "past retention: items published before "
+                    f"{request.retained_from} are deleted (HERALD_RETENTION_DAYS)"
+                ),
+                "updated_at": now,
+            }
+            for request, task_id, plan in past
+        ],
+    )
 
 
 def _point_ledger_at(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
+from herald.content.retention import retained_from
 from herald.core.clock import Clock
 from herald.db.models.monitor import MonitorRun
 from herald.errors import FieldIssue, InvalidRequest, MonitorDisabled, RateLimited
@@ -64,7 +65,9 @@ def request_backfill(
     skip_complete: object = True,
     clock: Clock,
     max_queued: int = 0,
+    retention_days: int = 0,
 ) -> QueuedTask:
+    """Queue a backfill of ``dates``; dates past ``retention_days`` are skipped, never queued."""
     monitor = get_monitor(session, team_id=team_id, monitor_id=monitor_id)
     days = validate_backfill_dates(dates)
     if not isinstance(skip_complete, bool):
@@ -76,7 +79,13 @@ def request_backfill(
         raise MonitorDisabled("the monitor is disabled; it cannot be backfilled")
     check_waiting_quota(session, team_id, len(days), max_queued)
     task = queue_dates(
-        session, monitor, days, kind="backfill", skip_complete=skip_complete, clock=clock
+        session,
+        monitor,
+        days,
+        kind="backfill",
+        skip_complete=skip_complete,
+        clock=clock,
+        retained_from=retained_from(clock.now(), retention_days),
     )
     assert task is not None
     _completed_at_once(session, task, clock=clock)

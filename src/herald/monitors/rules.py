@@ -41,7 +41,7 @@ DATED_JOB_LIMIT = 1000
 DatedJobStatus = Literal["queued", "running", "succeeded", "failed", "skipped"]
 TaskStatus = Literal["queued", "running", "succeeded", "failed"]
 LedgerStatus = Literal["running", "succeeded", "failed", "skipped"]
-Outcome = Literal["queued", "already_complete", "already_running"]
+Outcome = Literal["queued", "already_complete", "already_running", "past_retention"]
 RunKind = Literal["scheduled", "manual", "backfill", "dated"]
 
 IN_FLIGHT: frozenset[str] = frozenset({"queued", "running"})
@@ -105,14 +105,23 @@ class DatePlan:
 
 
 def plan_dates(
-    dates: Sequence[date], states: Mapping[date, DateState], *, skip_complete: bool = True
+    dates: Sequence[date],
+    states: Mapping[date, DateState],
+    *,
+    skip_complete: bool = True,
+    retained_from: date | None = None,
 ) -> list[DatePlan]:
-    """Classify requested dates, in request order; runs always skip complete ones."""
+    """Classify requested dates, in request order; runs always skip complete ones.
+
+    A date before ``retained_from`` is past retention: its items were deleted (or are about to
+    be), so it is never queued; a job would find nothing or resurrect results."""
     plans = []
     for day in dates:
         state = states.get(day, DateState())
         outcome: Outcome
-        if state.in_flight:
+        if retained_from is not None and day < retained_from:
+            outcome = "past_retention"
+        elif state.in_flight:
             outcome = "already_running"
         elif state.complete and skip_complete:
             outcome = "already_complete"

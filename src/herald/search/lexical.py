@@ -94,6 +94,9 @@ class LexicalWriter:
     def clear(self) -> None:
         self._writer.delete_all_documents()
 
+    def collect_garbage(self) -> None:
+        self._writer.garbage_collect_files()
+
     def set_watermark(self, seq: int) -> None:
         self._writer.delete_documents_by_term("key", WATERMARK_KEY)
         doc = tantivy.Document()
@@ -156,6 +159,11 @@ class LexicalIndex:
         finally:
             del raw
         self.reload()
+
+    def collect_garbage(self) -> None:
+        """Remove the files of segments no commit uses any more (deleted documents' terms)."""
+        with self.writer() as writer:
+            writer.collect_garbage()
 
     def reload(self) -> None:
         with self._reload_lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from herald.api.routes import (
+    admin_content,
     admin_ingest,
     clusters,
     console,
@@ -24,6 +25,7 @@ ROUTERS: list[APIRouter] = [
     content_items.router,
     content_search.router,
     admin_ingest.router,
+    admin_content.router,
     webhooks.router,
     webhook_ops.router,
     monitor_extras.router,

@@ -24,6 +24,7 @@ from herald.ingest.pipeline import ingest_outcomes, parse_document
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import (
     MAX_INTERVAL_SECONDS,
+    MAX_RETENTION_DAYS,
     MIN_INTERVAL_SECONDS,
     SOURCE_FORMATS,
     SourceView,
@@ -31,12 +32,18 @@ from herald.ingest.source_records import (
     find_source,
     list_sources,
     remove_source,
+    set_retention,
 )
 from herald.ingest.sources import Document
 from herald.ingest.sources.detect import UnknownFormat
 from herald.ingest.urls import SOURCE_DOMAIN_PATTERN
 
 router = APIRouter(tags=["operator"])
+
+RETENTION_DOC = (
+    "Days this source's items are kept, by publication time (0: forever); null follows "
+    "HERALD_RETENTION_DAYS. Older items are deleted by the daily retention job."
+)
 
 # The body is read raw (it may be JSON Lines), so its schema is stated here for the document.
 # Each item is checked on its own and a bad one is reported in `errors`, not refused with the
@@ -203,6 +210,18 @@ class SourceIn(RequestModel):
         ),
         json_schema_extra={"pattern": SOURCE_DOMAIN_PATTERN},
     )
+    retention_days: int | None = Field(
+        default=None,
+        description=RETENTION_DOC,
+        json_schema_extra={"minimum": 0, "maximum": MAX_RETENTION_DAYS},
+    )
+
+
+class SourcePatch(RequestModel):
+    retention_days: int | None = Field(
+        description=RETENTION_DOC,
+        json_schema_extra={"minimum": 0, "maximum": MAX_RETENTION_DAYS},
+    )
 
 
 class SourceOut(ResponseModel):
@@ -221,6 +240,7 @@ class SourceOut(ResponseModel):
     last_error_at: UtcTimestamp | None
     consecutive_failures: int
     last_report: dict[str, Any] | None
+    retention_days: int | None = Field(description=RETENTION_DOC)
     created_at: UtcTimestamp
 
 
@@ -264,6 +284,7 @@ def post_source(body: SourceIn, admin: AdminDep, runtime: RuntimeDep) -> SourceR
             format_name=body.format,
             name=body.name,
             domain=body.domain,
+            retention_days=body.retention_days,
         )
     return SourceResponse(source=_out(view), meta=current_meta())
 
@@ -273,6 +294,20 @@ def get_source(source_id: str, admin: AdminDep, sessions: SessionsDep) -> Source
     del admin
     with sessions.read() as session:
         view = SourceView.of(find_source(session, source_id))
+    return SourceResponse(source=_out(view), meta=current_meta())
+
+
+@router.patch(
+    "/v1/admin/sources/{source_id}",
+    response_model=SourceResponse,
+    summary="Change a source's retention",
+)
+def patch_source(
+    source_id: str, body: SourcePatch, admin: AdminDep, runtime: RuntimeDep
+) -> SourceResponse:
+    del admin
+    with runtime.sessions.write() as session:
+        view = set_retention(session, source_id, body.retention_days, clock=runtime.clock)
     return SourceResponse(source=_out(view), meta=current_meta())
 
 

@@ -196,6 +196,7 @@ def backfill(
             skip_complete=body.skip_complete,
             clock=runtime.clock,
             max_queued=runtime.settings.max_queued_backfill_dates,
+            retention_days=runtime.settings.retention_days,
         )
     return task_created(task, current_meta())
 

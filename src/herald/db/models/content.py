@@ -123,3 +123,26 @@ class ContentRemoval(Base):
 
     content_id: Mapped[str] = mapped_column(String(40), primary_key=True)
     change_seq: Mapped[int] = mapped_column(BigInteger, index=True)
+
+
+class ContentDeletion(Base):
+    """One deletion of content: who asked, when, by which selector, and how many items went.
+
+    It never holds the content itself (no title, text or URL of a deleted item): the selector is
+    what the operator typed (an id, a URL or a domain and date), which is already known to whoever
+    asked. ``status`` is ``running`` until every batch is done; a deletion interrupted half way
+    keeps its count of the batches that committed, and running it again finishes it.
+    """
+
+    __tablename__ = "content_deletions"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    actor: Mapped[str] = mapped_column(String(200))  # "key:<id> (team <id>)", "cli:<user>", ...
+    reason: Mapped[str] = mapped_column(String(16))  # request | retention
+    selector: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    deleted_count: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16))  # running | done
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+
+    __table_args__ = (Index("ix_content_deletions_started", "started_at"),)

@@ -40,6 +40,8 @@ class Source(Base):
     consecutive_failures: Mapped[int] = mapped_column(Integer, default=0)
     last_report: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     items_seen: Mapped[int] = mapped_column(Integer, default=0)
+    # Days its items are kept (0: forever); None follows HERALD_RETENTION_DAYS.
+    retention_days: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
 
