@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from herald.cli.main import app
 from herald.config import Settings
-from herald.content.tasks import schedule_retention
+from herald.content.tasks import RETENTION_JOB, schedule_retention
 from herald.db.models.content import ContentDeletion, ContentItem
+from herald.db.models.job import Job
 from herald.db.models.monitor import MonitorResult
 from herald.runtime import Runtime
 from tests.client.conftest import SMALL_SEED, run_jobs
@@ -215,3 +216,15 @@ def test_content_retention_applies_the_policy_now(
 
     off = runner.invoke(app, ["content", "retention"], env={**env, "HERALD_RETENTION_DAYS": "0"})
     assert "no retention policy" in off.stdout
+
+
+def test_no_retention_job_is_queued_while_no_policy_limits_anything(runtime: Runtime) -> None:
+    unlimited = Runtime(
+        runtime.settings.model_copy(update={"retention_days": 0}), clock=runtime.clock
+    )
+    try:
+        assert schedule_retention(unlimited) is False
+        with unlimited.sessions.read() as session:
+            assert session.scalars(select(Job).where(Job.kind == RETENTION_JOB)).all() == []
+    finally:
+        unlimited.close()
