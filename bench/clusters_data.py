@@ -168,9 +168,11 @@ def enrich(name: str, docs: Sequence[BenchDoc], source: Path) -> list[Enriched]:
     stat = source.stat()
     from herald.config import Settings
 
-    # Vectors differ by the embedding precision (HERALD_EMBEDDING_PRECISION): one cache each.
-    precision = Settings(entity_seed="none", database_url=None).embedding_precision
-    tag = f"{name}:{stat.st_size}:{stat.st_mtime_ns}:v3:{precision}"
+    # Vectors differ by the embedding precision (HERALD_EMBEDDING_PRECISION), entities by the
+    # recogniser (HERALD_NER_RECOGNIZER): one cache each.
+    settings = Settings(entity_seed="none", database_url=None)
+    precision, recognizer = settings.embedding_precision, settings.ner_recognizer
+    tag = f"{name}:{stat.st_size}:{stat.st_mtime_ns}:v3:{precision}:{recognizer}"
     key = hashlib.sha256(tag.encode()).hexdigest()[:16]
     path = CACHE / f"clusters-{name}-{key}.pkl"
     if path.exists():
@@ -179,16 +181,16 @@ def enrich(name: str, docs: Sequence[BenchDoc], source: Path) -> list[Enriched]:
         return cached
     from herald.enrich.embedder import build_embedder
     from herald.enrich.language import LanguageDetector
-    from herald.enrich.ner import EntityRecognizer
     from herald.enrich.pipeline import EnrichmentPipeline, ItemText
     from herald.entities.kb import KnowledgeBase
     from herald.entities.linking import EntityLinker
+    from recognizers import recognizer_for
 
     started = time.monotonic()
     print(f"enriching {len(docs)} {name} documents with Herald's pipeline ...", file=sys.stderr)
     pipeline = EnrichmentPipeline(
         language=LanguageDetector(),
-        recognizer=EntityRecognizer(),
+        recognizer=recognizer_for(recognizer),
         linker=EntityLinker(KnowledgeBase.from_seed()),
         embedder=build_embedder(None, precision=precision),
     )
