@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -75,10 +76,20 @@ def build_wheel(source: str, dist: Path, env: dict[str, str]) -> Path:
     return wheel
 
 
+# What a checkout holds besides its source: never part of a build.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".git", ".venv*", "build", "dist", ".herald", "*.egg-info", "__pycache__", ".*_cache", ".env"
+)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built from a copy of the checkout: setuptools writes a build/ folder beside the source,
+    and one left by an earlier build of other files would end up in (or break) this one."""
     base = tmp_path_factory.mktemp("wheel")
-    return build_wheel(str(ROOT), base / "dist", clean_env(base))
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
+    return build_wheel(str(source), base / "dist", clean_env(base))
 
 
 def requirements(wheel: Path) -> list[str]:
