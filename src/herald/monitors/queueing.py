@@ -30,11 +30,11 @@ from herald.db.models.monitor import (
     IN_FLIGHT_WHERE,
     SCHEDULED_WHERE,
     Monitor,
-    MonitorLedgerEntry,
     MonitorRun,
 )
 from herald.errors import MonitorDisabled
 from herald.jobs.queue import enqueue
+from herald.monitors.ledger_entries import LEDGER, mark_past_retention, point_ledger_at
 from herald.monitors.rules import (
     DatePlan,
     DateState,
@@ -54,7 +54,6 @@ ParentKind = Literal["scheduled", "manual", "backfill"]
 # Run-now first (someone is waiting), then the schedule, then bulk backfills.
 PRIORITY: dict[str, int] = {"manual": 2, "scheduled": 1, "backfill": 0}
 RUNS = cast(Table, MonitorRun.__table__)
-LEDGER = cast(Table, MonitorLedgerEntry.__table__)
 _CHUNK = 900
 
 
@@ -191,8 +190,8 @@ def queue_many(
     wanted.sort(key=lambda w: (w[0].monitor.id, w[2].published_date))
     inserted = _insert_dated_runs(session, wanted, now)
     queued = [w for w in wanted if w[3] in inserted]
-    _point_ledger_at(session, queued, now)
-    _mark_past_retention(session, past, now)
+    point_ledger_at(session, queued, now)
+    mark_past_retention(session, past, now)
     by_task: dict[str, list[str]] = defaultdict(list)
     kinds: dict[str, RunRequest] = {}
     for request, task_id, _plan, run_id in queued:
@@ -358,80 +357,3 @@ def _insert_dated_runs(
             session.scalars(select(RUNS.c.id).where(RUNS.c.id.in_(ids[chunk : chunk + _CHUNK])))
         )
     return inserted
-
-
-def _mark_past_retention(
-    session: Session, past: list[tuple[RunRequest, str, DatePlan]], now: datetime
-) -> None:
-    """The ledger says a date is past retention: ``skipped``, with why, and no results left."""
-    if not past:
-        return
-    statement = insert_for(session, LEDGER)
-    statement = statement.on_conflict_do_update(
-        index_elements=["monitor_id", "published_date"],
-        set_={
-            "status": "skipped",
-            "run_id": statement.excluded.run_id,
-            "run_origin": statement.excluded.run_origin,
-            "run_at": statement.excluded.run_at,
-            "result_count": 0,
-            "error_message": statement.excluded.error_message,
-            "updated_at": statement.excluded.updated_at,
-        },
-    )
-    session.execute(
-        statement,
-        [
-            {
-                "monitor_id": request.monitor.id,
-                "published_date": plan.published_date,
-                "status": "skipped",
-                "run_id": task_id,
-                "run_origin": request.kind,
-                "run_at": now,
-                "result_count": 0,
-                "error_message": (
-                    "past retention: items published before "
-                    f"{request.retained_from} are deleted (HERALD_RETENTION_DAYS)"
-                ),
-                "updated_at": now,
-            }
-            for request, task_id, plan in past
-        ],
-    )
-
-
-def _point_ledger_at(
-    session: Session, queued: list[tuple[RunRequest, str, DatePlan, str]], now: datetime
-) -> None:
-    """Each date's ledger entry follows its new (latest) job; earlier numbers stay until it ends."""
-    if not queued:
-        return
-    statement = insert_for(session, LEDGER)
-    statement = statement.on_conflict_do_update(
-        index_elements=["monitor_id", "published_date"],
-        set_={
-            "status": "running",
-            "run_id": statement.excluded.run_id,
-            "run_origin": statement.excluded.run_origin,
-            "run_at": statement.excluded.run_at,
-            "error_message": None,
-            "updated_at": statement.excluded.updated_at,
-        },
-    )
-    session.execute(
-        statement,
-        [
-            {
-                "monitor_id": request.monitor.id,
-                "published_date": plan.published_date,
-                "status": "running",
-                "run_id": run_id,
-                "run_origin": request.kind,
-                "run_at": now,
-                "result_count": 0,
-                "updated_at": now,
-            }
-            for request, _task_id, plan, run_id in queued
-        ],
-    )
