@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from herald.db.models.content import ContentDeletion, ContentItem
 from herald.db.models.job import Job
 from herald.db.models.monitor import MonitorResult
 from herald.runtime import Runtime
-from tests.client.conftest import SMALL_SEED, run_jobs
+from tests.client.conftest import run_jobs
 from tests.content.conftest import files_holding
 from tests.content.test_purge import env_for
 
@@ -30,15 +29,9 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def settings(home: Path, database_url: str) -> Settings:
-    return Settings(
-        home=home,
-        database_url=database_url,
-        log_format="text",
-        embedding_model="herald-hashing",
-        entity_seed=str(SMALL_SEED),
-        retention_days=RETENTION_DAYS,
-    )
+def settings(settings: Settings) -> Settings:
+    """The content tests' settings, with a retention limit."""
+    return settings.model_copy(update={"retention_days": RETENTION_DAYS})
 
 
 def _item(key: str, published: str, text: str) -> dict[str, Any]:
