@@ -98,7 +98,7 @@ def test_the_graph_is_cached_once_and_a_damaged_copy_is_rebuilt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each construction stands for a new process: nothing kept in memory from the one before.
-    monkeypatch.setattr(onnx_graphs, "_IN_PROCESS", {})
+    monkeypatch.setattr(onnx_graphs, "_KNOWN", {})
     first = OnnxEmbedder(precision="float32", cache_dir=tmp_path)
     cached = sorted(p.name for p in tmp_path.iterdir())
     assert len(cached) == 2
@@ -109,13 +109,13 @@ def test_the_graph_is_cached_once_and_a_damaged_copy_is_rebuilt(
         raise AssertionError("built again although cached")
 
     monkeypatch.setattr(onnx_embedding, "build_graph", no_build)
-    monkeypatch.setattr(onnx_graphs, "_IN_PROCESS", {})
+    monkeypatch.setattr(onnx_graphs, "_KNOWN", {})
     second = OnnxEmbedder(precision="float32", cache_dir=tmp_path)
     np.testing.assert_array_equal(second.embed(TEXTS[:3]), first.embed(TEXTS[:3]))
 
     graph = tmp_path / cached[0]
     graph.write_bytes(graph.read_bytes()[:-10] + b"0123456789")
-    monkeypatch.setattr(onnx_graphs, "_IN_PROCESS", {})
+    monkeypatch.setattr(onnx_graphs, "_KNOWN", {})
     with pytest.raises(AssertionError, match="built again"):
         OnnxEmbedder(precision="float32", cache_dir=tmp_path)
 

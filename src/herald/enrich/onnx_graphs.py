@@ -32,39 +32,49 @@ def session_options(ort: Any) -> Any:
     return options
 
 
-# Graphs this process built or read, by name: the name holds the digests of the weights and the
-# builder's version, so a second runtime in the process (another home) reuses the bytes.
-_IN_PROCESS: dict[str, bytes] = {}
+# Where this process last built or read each graph, by name: the name holds the digests of the
+# weights and the builder's version, so a second runtime in the process (another home) reads the
+# file already made instead of building it again. Paths only: no graph is held in memory.
+_KNOWN: dict[str, Path] = {}
 
 
 def cached_graph(cache_dir: Path | None, name: str, build: Callable[[], bytes]) -> bytes:
     """The graph ``name`` (a file name without suffix) from ``cache_dir`` when built there
-    before and intact, else built now (and written there)."""
-    if name not in _IN_PROCESS:
-        _IN_PROCESS[name] = _from_disk_or_built(cache_dir, name, build)
-    return _IN_PROCESS[name]
-
-
-def _from_disk_or_built(cache_dir: Path | None, name: str, build: Callable[[], bytes]) -> bytes:
+    before and intact (or from where this process last had it), else built now and written
+    there."""
     if cache_dir is None:
         return build()
     path = cache_dir / f"{name}.onnx"
-    digest_path = path.with_suffix(".onnx.sha256")
-    if path.is_file() and digest_path.is_file():
-        data = path.read_bytes()
-        if hashlib.sha256(data).hexdigest() == digest_path.read_text("ascii").strip():
+    known = _KNOWN.get(name)
+    for candidate in (path,) if known is None else (path, known):
+        data = _intact(candidate)
+        if data is not None:
+            _KNOWN[name] = candidate
             return data
-        log.warning("cached model graph %s is damaged: building it again", path)
     graph = build()
     cache_dir.mkdir(parents=True, exist_ok=True)
     # Written under temporary names and renamed: concurrent processes never read half a file.
     with tempfile.NamedTemporaryFile(dir=cache_dir, suffix=".tmp", delete=False) as handle:
         handle.write(graph)
     Path(handle.name).replace(path)
+    digest_path = path.with_suffix(".onnx.sha256")
     tmp_digest = digest_path.with_name(f"{digest_path.name}.{os.getpid()}.tmp")
     tmp_digest.write_text(hashlib.sha256(graph).hexdigest() + "\n", "ascii")
     tmp_digest.replace(digest_path)
+    _KNOWN[name] = path
     return graph
+
+
+def _intact(path: Path) -> bytes | None:
+    """The graph at ``path`` if it and its recorded digest are there and agree."""
+    digest_path = path.with_suffix(".onnx.sha256")
+    if not path.is_file() or not digest_path.is_file():
+        return None
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() == digest_path.read_text("ascii").strip():
+        return data
+    log.warning("cached model graph %s is damaged: building it again", path)
+    return None
 
 
 def quantize(graph: bytes) -> bytes:
