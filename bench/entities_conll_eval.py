@@ -47,16 +47,19 @@ from bench.public_data import add_dataset_argument
 from bench.recognizers import RECOGNIZERS, Unavailable, every_name, recognizer_for
 from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker
+from herald.entities.linking import EntityLinker, LinkingConfig
 
 CLASSES = ("general", "sports", "all")
 
 
-def link(documents: list[Document], mentions: list[list[Mention]]) -> list[list[Named]]:
+def link(
+    documents: list[Document], mentions: list[list[Mention]], kinds: str = "learned"
+) -> list[list[Named]]:
     """The entities Herald stores for each document, as scored names (person, organisation and
-    place; display name and aliases)."""
+    place; display name and aliases), with the kind of each name decided by the trained model
+    (``kinds="learned"``) or by the hand-set votes (``"rules"``)."""
     kb = KnowledgeBase.from_seed()
-    linker = EntityLinker(kb)
+    linker = EntityLinker(kb, LinkingConfig(learned_kinds=kinds == "learned"))
     out = []
     for document, found in zip(documents, mentions, strict=True):
         result = linker.link(document.title, document.body, found)
@@ -137,6 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--recognizer", choices=(*RECOGNIZERS, "both"), default="spacy")
     parser.add_argument("--level", choices=("mention", "document", "both"), default="both")
     parser.add_argument("--show-errors", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--kinds",
+        choices=("learned", "rules", "both"),
+        default="learned",
+        help="how the linker decides a name's kind: the trained model, the hand-set votes, or"
+        " both side by side (with their paired difference)",
+    )
     args = parser.parse_args(argv)
     try:
         documents = read_split(args.data, args.split)
@@ -153,12 +163,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"classes: {SPORTS_RULE}")
     print(f"{LABEL_NOTE}; 95% bootstrap intervals over documents, {bootstrap.RESAMPLES} resamples")
     mention_rows, document_rows = {}, {}
+    rules_rows: dict[str, NDArray[np.float64]] = {}
     for name, recognizer in recognizers.items():
         started = time.process_time()
         mentions = recognizer.recognize([d.text for d in documents])
         ner = time.process_time() - started
         started = time.process_time()
-        linked = link(documents, mentions) if args.level != "mention" else []
+        ways = ("learned", "rules") if args.kinds == "both" else (args.kinds,)
+        linked_by = (
+            {w: link(documents, mentions, w) for w in ways} if args.level != "mention" else {}
+        )
+        linked = linked_by.get(ways[0], [])
         linking = time.process_time() - started
         print(
             f"\n{name} ({recognizer.model_name}): recogniser {1000 * ner / len(documents):.1f} ms,"
@@ -172,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 document_counts(documents, [alone(m) for m in mentions]),
                 document_counts(documents, linked),
             )
+            if "rules" in linked_by and len(linked_by) == 2:
+                rules_rows[name] = document_counts(documents, linked_by["rules"])
         for cls, keep in classes.items():
             print(f"\n  == {cls} ({int(keep.sum())} documents) ==")
             if name in mention_rows:
@@ -182,6 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 table("document level, recogniser alone", by_itself, DOCUMENT_KINDS)
                 table("document level, recogniser + Herald linker", pipeline, DOCUMENT_KINDS)
                 difference("linker - alone", pipeline, by_itself, DOCUMENT_KINDS)
+            if name in rules_rows:
+                rules = rules_rows[name][keep]
+                table("document level, linker with hand-set kind votes", rules, DOCUMENT_KINDS)
+                difference("learned - hand-set kinds", pipeline, rules, DOCUMENT_KINDS)
         if args.show_errors and linked:
             show_errors(documents, linked, args.show_errors)
     if len(recognizers) == 2:

@@ -115,7 +115,7 @@ class TrainedRecognizer:
         tokenizer.no_truncation()
         self._tokenizer = tokenizer
         self._tokenizer_lock = threading.Lock()
-        key = f"{weights_sha256[:16]}-{base_sha256[:12]}-v{BUILDER_VERSION}-{precision}"
+        key = f"{weights_sha256[:16]}-{base_sha256[:12]}-v{BUILDER_VERSION}-{precision}r"
         graph = cached_graph(
             cache_dir, f"recognizer-{key}", lambda: _build(folder, base, meta, precision)
         )
@@ -245,4 +245,5 @@ def _build(folder: Path, base: Path, meta: dict[str, Any], precision: str) -> by
         layer_norm_eps=float(meta["layer_norm_eps"]),
     )
     graph = build_tagger_graph(weights, shape, str(meta["casing"]))
-    return graph if precision == "float32" else quantize(graph)
+    # 7-bit weights: the same tags on every x86 processor (onnx_graphs.quantize)
+    return graph if precision == "float32" else quantize(graph, reduce_range=True)

@@ -38,6 +38,8 @@ from herald.entities.cues import (
 )
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import NAMED_WITH, KnowledgeBase
+from herald.entities.kinds import NONE, KindEvidence, kind_groups
+from herald.entities.kinds import bundled as kinds_model
 from herald.entities.matcher import ONE_WORD_MIN_PRIOR, with_dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord, Tag
 from herald.entities.names import (
@@ -152,6 +154,7 @@ _NAMING_WORDS = (
     | _EITHER_ENDINGS
     | frozenset(_ORG_ENDING_TEXT.split())
 )
+_ORG_ENDINGS = frozenset(_ORG_ENDING_TEXT.split())
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _ORG_KINDS = frozenset({"organization", "company"})
 _COMPANY = frozenset({"company"})
@@ -226,6 +229,10 @@ class LinkingConfig:
     max_entities: int = 50
     # Also find the knowledge base's names the recogniser missed (herald.entities.matcher).
     dictionary: bool = True
+    # Decide each name's kind with the trained model (herald.entities.kinds), not hand-set votes.
+    learned_kinds: bool = False
+    # With learned kinds: the least probability of its kind a new entity needs (chosen on dev).
+    kind_threshold: float = 0.5
 
 
 @dataclass(slots=True)
@@ -268,44 +275,14 @@ class EntityLinker:
 
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
-        text = document_text(title, body)
-        title_cased_end = len(title) if title_cased(title) else 0
-        mentions = _split_glued(text, mentions, self._kb)
-        mentions = _without_openers(_within_paragraphs(mentions), self._kb)
-        mentions = _with_given_names(text, _joined_across_and(text, mentions), self._kb)
-        mentions = _with_surnames_after_nicknames(text, mentions)
-        mentions = _joined_split_names(text, mentions, self._kb)
-        mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
-        if self._config.dictionary:
-            mentions = with_dictionary_mentions(text, self._kb, mentions)
-        groups = _group_mentions(text, mentions, self._kb)
-        terms = frozenset(content_terms(text))
-        doc = _Document(
-            text=text,
-            title_end=len(title),
-            title_cased_end=title_cased_end,
-            terms=terms,
-            sports=not terms.isdisjoint(SPORTS_WORDS),
-            sentence_starts=frozenset(s.start for s in split_sentences(text)),
-            keys={g.key for g in groups},
-            lone_people=frozenset(
-                _surface_key(m.text)
-                for m in mentions
-                if m.label == "PERSON" and len(m.text.split()) == 1
-            ),
-        )
+        doc, groups, neighbours = self._prepare(title, body, mentions)
         resolved: dict[str, tuple[EntityRecord, float, _Group]] = {}
         drafts: dict[str, EntityDraft] = {}
         lone: list[tuple[_Group, str, float]] = []  # people named by one word only
-        neighbours = _neighbours(mentions)
         for group in groups:
-            kinds = self._with_kb_kind(group, _kind_distribution(doc, group, neighbours, self._kb))
             # The region or country the text puts the name in ("Harriman, Tennessee").
             located = self._located_in(doc, group)
-            if located is not None:  # and so a place, whatever the recogniser called it
-                kinds = _half_decided(kinds, PLACE)
-            elif _edition(group.name) is not None:  # "the 79th Academy Awards": an event
-                kinds = _half_decided(kinds, EVENT)
+            kinds = self._kinds(doc, group, neighbours, located)
             choice = (
                 self._team(doc, group)
                 or self._person_over_a_far_town(doc, group, located)
@@ -344,6 +321,119 @@ class EntityLinker:
         linked = linked[: self._config.max_entities]
         kept = {e.entity_id for e in linked}
         return LinkResult(linked, [d for i, d in drafts.items() if i in kept])
+
+    def _prepare(
+        self, title: str, body: str, mentions: Sequence[Mention]
+    ) -> tuple[_Document, list[_Group], dict[int, tuple[Mention | None, Mention | None]]]:
+        """The item read for linking: its mentions repaired and grouped by name."""
+        text = document_text(title, body)
+        title_cased_end = len(title) if title_cased(title) else 0
+        mentions = _split_glued(text, mentions, self._kb)
+        mentions = _without_openers(_within_paragraphs(mentions), self._kb)
+        mentions = _with_given_names(text, _joined_across_and(text, mentions), self._kb)
+        mentions = _with_surnames_after_nicknames(text, mentions)
+        mentions = _joined_split_names(text, mentions, self._kb)
+        mentions = _with_state_mentions(text, _headline_names(mentions, self._kb, title_cased_end))
+        if self._config.dictionary:
+            mentions = with_dictionary_mentions(text, self._kb, mentions)
+        groups = _group_mentions(text, mentions, self._kb)
+        terms = frozenset(content_terms(text))
+        doc = _Document(
+            text=text,
+            title_end=len(title),
+            title_cased_end=title_cased_end,
+            terms=terms,
+            sports=not terms.isdisjoint(SPORTS_WORDS),
+            sentence_starts=frozenset(s.start for s in split_sentences(text)),
+            keys={g.key for g in groups},
+            lone_people=frozenset(
+                _surface_key(m.text)
+                for m in mentions
+                if m.label == "PERSON" and len(m.text.split()) == 1
+            ),
+        )
+        return doc, groups, _neighbours(mentions)
+
+    def evidence(
+        self, title: str, body: str, mentions: Sequence[Mention]
+    ) -> list[tuple[list[Mention], KindEvidence]]:
+        """Each group's mentions and what the kind model reads of it (for training it)."""
+        doc, groups, neighbours = self._prepare(title, body, mentions)
+        return [
+            (
+                list(group.mentions),
+                self.kind_evidence(
+                    doc,
+                    group,
+                    _kind_distribution(doc, group, neighbours, self._kb),
+                    self._located_in(doc, group),
+                ),
+            )
+            for group in groups
+        ]
+
+    def _kinds(
+        self,
+        doc: _Document,
+        group: _Group,
+        neighbours: dict[int, tuple[Mention | None, Mention | None]],
+        located: EntityRecord | None,
+    ) -> dict[str, float]:
+        """The group's kind distribution (over the kind groups), from the learned model when
+        the configuration asks for it, else from the hand-set votes."""
+        heuristic = _kind_distribution(doc, group, neighbours, self._kb)
+        if self._config.learned_kinds:
+            evidence = self.kind_evidence(doc, group, heuristic, located)
+            p = kinds_model().probabilities(evidence)
+            return {**kind_groups(p, evidence), NONE: p[NONE]}
+        kinds = self._with_kb_kind(group, heuristic)
+        if located is not None:  # and so a place, whatever the recogniser called it
+            kinds = _half_decided(kinds, PLACE)
+        elif _edition(group.name) is not None:  # "the 79th Academy Awards": an event
+            kinds = _half_decided(kinds, EVENT)
+        return kinds
+
+    def kind_evidence(
+        self,
+        doc: _Document,
+        group: _Group,
+        heuristic: Mapping[str, float],
+        located: EntityRecord | None,
+    ) -> KindEvidence:
+        """What the kind model reads of a group (:mod:`herald.entities.kinds`)."""
+        known: dict[str, float] = {}
+        for surface in group.surfaces:
+            key = _surface_key(surface)
+            for record in self._kb.lookup(key) or _products_in_plural(self._kb, key):
+                kind = KIND_GROUP[record.entity_kind]
+                known[kind] = max(known.get(kind, 0.0), self._kb.prior(record.id) or 0.01)
+        name = group.name
+        words = name.split()
+        last = words[-1].lower().strip(".") if words else ""
+        n = len(group.mentions)
+        return KindEvidence(
+            name=name,
+            labels=[m.label for m in group.mentions],
+            heuristic=heuristic,
+            known=known,
+            title_share=sum(m.start < doc.title_end for m in group.mentions) / n,
+            start_share=sum(m.start in doc.sentence_starts for m in group.mentions) / n,
+            sports=doc.sports,
+            team=doc.sports and any(team_cue(doc.text, m.start, m.end) for m in group.mentions),
+            located=located is not None,
+            edition=_edition(name) is not None,
+            demonym=any(self._kb.lookup_demonym(_surface_key(s)) for s in group.surfaces),
+            given_name=bool(words) and self._kb.is_given_name(fold(words[0])),
+            endings={
+                "place": last in _PLACE_ENDINGS,
+                "org": last in _ORG_ENDINGS,
+                "either": last in _EITHER_ENDINGS,
+                "event": last in _EVENT_ENDINGS,
+                "firm": last in _FIRM_ENDINGS or last in _COMPANY_WORDS,
+                "honour": last in _HONOUR_ENDINGS,
+                "place_start": _starts_like_a_place(name),
+            },
+        )
 
     def _choose(
         self,
@@ -784,11 +874,19 @@ class EntityLinker:
             return None  # "State" of "Secretary of State John Kerry" names an office
         if not _looks_like_a_name(name):
             return None
-        group_kind, share = max(kinds.items(), key=lambda item: item[1])
+        group_kind, share = max(
+            ((k, v) for k, v in kinds.items() if k != NONE), key=lambda item: item[1]
+        )
+        # How sure the kind model is that the group names a thing of that kind (0 without it).
+        sure = round(share * (1.0 - kinds[NONE]), 3) if NONE in kinds else 0.0
+        if sure < self._config.kind_threshold:
+            sure = 0.0
         if located is not None and group_kind == PLACE:
             return self._new_place(group, name, located, share)
-        if self._kb.is_known_name(key):
-            return None  # a known name that did not fit here is not a new entity
+        if self._kb.is_known_name(key) and not sure:
+            # A known name that did not fit here is not a new entity, unless the kind model is
+            # sure of its kind: a club named after its city ("Somerset won by six wickets").
+            return None
         last = _head_word(name)
         several = len(name.split()) > 1
         # A name that says what it is needs only to read as a name: any of the three kinds.
@@ -866,7 +964,11 @@ class EntityLinker:
             return None  # capitalisation proves nothing in a title-cased headline
         body = [m for m in group.mentions if m.start >= doc.title_end]
         if len(words) == 1 and (
-            (len(group.mentions) < 2 and not all(m.label in ("GPE", "LOC") for m in group.mentions))
+            (
+                len(group.mentions) < 2
+                and not sure
+                and not all(m.label in ("GPE", "LOC") for m in group.mentions)
+            )
             or _needs_context(doc, group)
         ):
             return None
@@ -877,18 +979,10 @@ class EntityLinker:
             confidence += 0.1
         if group_kind == PERSON or len(words) >= 2:
             confidence += 0.1  # spaCy's multi-word names are rarely wrong
-        confidence = round(min(1.0, confidence), 3)
+        confidence = round(min(1.0, max(confidence, sure)), 3)
         if confidence < self._config.new_entity_min_confidence:
             return None
-        kind = _entity_kind(group_kind, name)
-        record = EntityRecord(
-            id=entity_id_for(kind, name, f"discovered:{kind}:{key}"),
-            display_name=name,
-            entity_kind=kind,
-            aliases=_national_aliases(name) if kind in _ORG_KINDS else _nicknamed(group, name),
-            origin="discovered",
-        )
-        return record, confidence
+        return _discovered(group, group_kind, name), confidence
 
     def _named_with(
         self,
@@ -1988,6 +2082,18 @@ def _entity_kind(group: str, name: str) -> EntityKind:
     if group == "event":
         return "event"
     return "place"
+
+
+def _discovered(group: _Group, group_kind: str, name: str) -> EntityRecord:
+    """A new entity of the kind group ``group_kind`` named ``name``."""
+    kind = _entity_kind(group_kind, name)
+    return EntityRecord(
+        id=entity_id_for(kind, name, f"discovered:{kind}:{alias_key(name)}"),
+        display_name=name,
+        entity_kind=kind,
+        aliases=_national_aliases(name) if kind in _ORG_KINDS else _nicknamed(group, name),
+        origin="discovered",
+    )
 
 
 def _storm_named_in_full(text: str, group: _Group, name: str) -> str:
