@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_HOME = Path.home() / ".herald"
@@ -37,6 +37,23 @@ class Settings(BaseSettings):
         description=(
             "SQLAlchemy URL of the state database. Unset: SQLite at HOME/herald.db. "
             "A PostgreSQL URL (postgresql+psycopg://user@host/db) moves the state to PostgreSQL."
+        ),
+    )
+    database_read_url: str | None = Field(
+        default=None,
+        description=(
+            "SQLAlchemy URL of a PostgreSQL streaming replica of the state database. Set: "
+            "searches and content, entity and cluster reads of member keys go to it; writes, "
+            "jobs and everything else stay on `HERALD_DATABASE_URL` (docs/operations.md, "
+            '"Read replicas"). Needs PostgreSQL.'
+        ),
+    )
+    database_read_max_lag_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description=(
+            "A read replica whose replay is further behind than this is not read from: "
+            "its reads go to the primary until it catches up."
         ),
     )
     host: str = Field(default="127.0.0.1", description="Address `herald serve` binds to.")
@@ -268,7 +285,7 @@ class Settings(BaseSettings):
         ),
     )
 
-    @field_validator("database_url")
+    @field_validator("database_url", "database_read_url")
     @classmethod
     def _normalise_database_url(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
@@ -300,6 +317,16 @@ class Settings(BaseSettings):
         for part in filter(None, (p.strip() for p in value.split(","))):
             ipaddress.ip_network(part, strict=False)
         return value
+
+    @model_validator(mode="after")
+    def _check_read_url(self) -> Settings:
+        if self.database_read_url is None:
+            return self
+        if not self.database_read_url.startswith("postgresql") or self.is_sqlite:
+            raise ValueError(
+                "HERALD_DATABASE_READ_URL needs PostgreSQL, in it and in HERALD_DATABASE_URL"
+            )
+        return self
 
     @cached_property
     def resolved_database_url(self) -> str:

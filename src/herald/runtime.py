@@ -16,6 +16,7 @@ from sqlalchemy import Engine, text
 from herald.config import Settings
 from herald.core.clock import Clock, SystemClock
 from herald.db.engine import make_engine
+from herald.db.replica import ReadRouter
 from herald.db.session import SessionFactory
 
 T = TypeVar("T")
@@ -28,6 +29,12 @@ class Runtime:
         settings.home.mkdir(parents=True, exist_ok=True)
         self.engine: Engine = make_engine(settings.resolved_database_url)
         self.sessions = SessionFactory(self.engine)
+        # Reads that may be answered by a streaming replica (docs/operations.md, "Read replicas").
+        self.reads = ReadRouter(
+            self.sessions,
+            settings.database_read_url,
+            max_lag_seconds=settings.database_read_max_lag_seconds,
+        )
         # Set after a commit that enqueued jobs, so local workers start at once instead of polling.
         self.job_signal = threading.Event()
         self.sessions.add_commit_listener(self.job_signal.set)
@@ -59,4 +66,5 @@ class Runtime:
     def close(self) -> None:
         for closer in reversed(self._closers):
             closer()
+        self.reads.close()
         self.engine.dispose()

@@ -17,13 +17,20 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 WRITE_OPTION = "herald_write"
 
 
-def make_engine(url: str, *, pool_size: int = 10, echo: bool = False) -> Engine:
+def make_engine(
+    url: str,
+    *,
+    pool_size: int = 10,
+    echo: bool = False,
+    connect_args: dict[str, Any] | None = None,
+) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url, echo=echo)
     return create_engine(
         url,
         echo=echo,
+        connect_args=connect_args or {},
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=True,

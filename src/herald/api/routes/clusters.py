@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from sqlalchemy.orm import Session
 
-from herald.api.deps import ClockDep, PrincipalDep, SessionsDep
+from herald.api.deps import PrincipalDep, RuntimeDep
 from herald.api.schemas.common import DateText, Meta, ResponseModel, UtcTimestamp, current_meta
 from herald.api.schemas.content import ContentItemOut, search_form
 from herald.clusters.queries import (
@@ -22,7 +23,7 @@ from herald.clusters.queries import (
     list_window,
 )
 from herald.core.dates import parse_optional_date_input
-from herald.core.pagination import MAX_OFFSET, PageRequest
+from herald.core.pagination import MAX_OFFSET, Page, PageRequest
 from herald.db.models.clusters import StoryCluster, StoryClusterMember
 from herald.db.models.content import ContentItem
 
@@ -120,8 +121,7 @@ def member_out(member: StoryClusterMember, item: ContentItem) -> ClusterMemberOu
 )
 def list_story_clusters(
     principal: PrincipalDep,
-    sessions: SessionsDep,
-    clock: ClockDep,
+    runtime: RuntimeDep,
     start_date: Annotated[
         DateText | None,
         Query(description="Start of the creation window (date or datetime); default 7 days ago."),
@@ -135,14 +135,17 @@ def list_story_clusters(
     ] = LIST_DEFAULT_LIMIT,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Default 0.")] = 0,
 ) -> ClusterListResponse:
-    del principal  # clusters are shared by all workspaces
+    # Clusters are shared by all workspaces.
     start = parse_optional_date_input(start_date, field="start_date")
     end = parse_optional_date_input(end_date, field="end_date")
-    window = list_window(start, end, now=clock.now())
+    window = list_window(start, end, now=runtime.clock.now())
     page = PageRequest.checked(limit, offset, max_limit=LIST_MAX_LIMIT)
-    with sessions.read() as session:
+
+    def read(session: Session) -> tuple[Page[StoryCluster], list[ClusterOut]]:
         result = list_clusters(session, window, page)
-        clusters = [cluster_out(row) for row in result.items]
+        return result, [cluster_out(row) for row in result.items]
+
+    result, clusters = runtime.reads.run(read, primary=principal.is_admin)
     return ClusterListResponse(
         clusters=clusters,
         limit=result.limit,
@@ -167,11 +170,11 @@ def list_story_clusters(
 def get_story_cluster(
     cluster_id: str,
     principal: PrincipalDep,
-    sessions: SessionsDep,
+    runtime: RuntimeDep,
 ) -> ClusterDetailResponse:
-    del principal
-    with sessions.read() as session:
+    def read(session: Session) -> tuple[ClusterOut, list[ClusterMemberOut]]:
         detail = cluster_detail(session, cluster_id)
-        cluster = cluster_out(detail.cluster)
-        members = [member_out(member, item) for member, item in detail.members]
+        return cluster_out(detail.cluster), [member_out(m, item) for m, item in detail.members]
+
+    cluster, members = runtime.reads.run(read, primary=principal.is_admin)
     return ClusterDetailResponse(cluster=cluster, members=members, meta=current_meta())

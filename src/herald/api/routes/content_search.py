@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from pydantic import Field
+from sqlalchemy.orm import Session
 
 from herald.api.deps import PrincipalDep, RuntimeDep
 from herald.api.schemas.common import DateText, Meta, RequestModel, ResponseModel, current_meta
@@ -66,7 +67,7 @@ class ContentSearchResponse(ResponseModel):
 def search_content(
     body: ContentSearchRequest, principal: PrincipalDep, runtime: RuntimeDep
 ) -> ContentSearchResponse:
-    del principal  # content is shared by all workspaces; a valid key is enough
+    # Content is shared by all workspaces; a valid key is enough.
     request = build_content_search(
         query=body.query,
         start_date=body.start_date,
@@ -79,12 +80,15 @@ def search_content(
         clock=runtime.clock,
     )
     search = get_search(runtime)
-    with runtime.sessions.read() as session:
+
+    def read(session: Session) -> list[SearchResult]:
         hits = search.search(session, request)
         items = get_items(session, [hit.content_id for hit in hits])
-        results = [
+        return [
             SearchResult(score=hit.score, content_item=search_form(items[hit.content_id]))
             for hit in hits
             if hit.content_id in items
         ]
+
+    results = runtime.reads.run(read, primary=principal.is_admin)
     return ContentSearchResponse(results=results, meta=current_meta())

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import Field, field_validator
+from sqlalchemy.orm import Session
 
 from herald.api.deps import PrincipalDep, RuntimeDep
 from herald.api.schemas.common import (
@@ -22,7 +23,8 @@ from herald.api.schemas.common import (
     current_meta,
 )
 from herald.core.dates import lookback_window, parse_optional_date_input
-from herald.core.pagination import MAX_OFFSET, PageRequest
+from herald.core.pagination import MAX_OFFSET, Page, PageRequest
+from herald.db.models.content import ContentItem
 from herald.entities.model import EntityRecord
 from herald.entities.service import (
     SEARCH_MAX_LIMIT,
@@ -153,20 +155,27 @@ def timeline(
     )
     kinds = _media_types(media_types)
     page = PageRequest.checked(limit, offset, max_limit=TIMELINE_MAX_LIMIT)
-    with runtime.sessions.read() as session:
-        entity_id, result = entity_timeline(
+
+    def read(session: Session) -> tuple[str, Page[ContentItem], list[TimelineItem]]:
+        found, result = entity_timeline(
             session, entity_id, window=window, media_types=kinds, page=page
         )
-        items = [
-            TimelineItem(
-                id=row.id,
-                media_type=row.media_type,
-                published_date=row.published_at,
-                title=row.title,
-                source=TimelineSource(name=row.source_name),
-            )
-            for row in result.items
-        ]
+        return (
+            found,
+            result,
+            [
+                TimelineItem(
+                    id=row.id,
+                    media_type=row.media_type,
+                    published_date=row.published_at,
+                    title=row.title,
+                    source=TimelineSource(name=row.source_name),
+                )
+                for row in result.items
+            ],
+        )
+
+    entity_id, result, items = runtime.reads.run(read, primary=principal.is_admin)
     return TimelineResponse(
         entity_id=entity_id,
         timeline=items,

@@ -1,0 +1,181 @@
+"""Reads sent to a PostgreSQL streaming replica (``HERALD_DATABASE_READ_URL``), with fallback.
+
+Only work handed to :meth:`ReadRouter.run` may run on the replica; everything else (writes,
+jobs, claims, authentication) uses the primary through :class:`~herald.db.session.SessionFactory`.
+``run`` takes the work as a function of a session so that it can run it again on the primary:
+
+- the replica is not configured, is down, or lags more than ``HERALD_DATABASE_READ_MAX_LAG_SECONDS``
+  (checked at most once a second, by one thread while the others keep the last answer);
+- the caller asks for the primary (``primary=True``: reads that must see their caller's writes);
+- the work failed on the replica with a database error (a dropped connection, a query cancelled
+  by replay): it runs again on the primary, and an error there is the one the client gets;
+- the work raised :class:`~herald.errors.NotFound` on the replica: a row written a moment ago
+  may not have been replayed yet, so the primary is asked before anyone is told 404.
+
+Each fallback is counted in ``herald_read_replica_fallbacks_total{reason}`` and logged (at most
+one warning a minute per reason); ``herald_read_replica_lag_seconds`` is the last lag measured.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from prometheus_client import Counter, Gauge
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session, sessionmaker
+
+from herald.db.engine import make_engine
+from herald.db.session import SessionFactory
+from herald.errors import NotFound
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CHECK_SECONDS = 1.0  # how often a healthy replica's lag is measured
+DOWN_RETRY_SECONDS = 5.0  # how long an unreachable replica is left alone before trying again
+CONNECT_TIMEOUT_SECONDS = 2  # a replica that does not answer costs one request this much
+WARN_EVERY_SECONDS = 60.0
+
+READS = Counter(
+    "herald_read_replica_reads_total",
+    "Replica-eligible reads of this process, by the database that answered",
+    ["target"],
+)
+FALLBACKS = Counter(
+    "herald_read_replica_fallbacks_total",
+    "Replica-eligible reads that ran on the primary instead, by reason",
+    ["reason"],
+)
+LAG = Gauge(
+    "herald_read_replica_lag_seconds",
+    "Replay lag of the read replica at its last check (-1: unreachable)",
+)
+REASONS = ("down", "lag", "error", "not_found")
+
+_REPLICA_STATE = text(
+    "SELECT pg_is_in_recovery(), "
+    "pg_last_wal_replay_lsn() IS NULL OR pg_wal_lsn_diff(pg_last_wal_replay_lsn(), "
+    "CAST(:lsn AS pg_lsn)) >= 0, "
+    "COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0)"
+)
+
+
+class ReadRouter:
+    """Where a read-only unit of work runs: the replica when it is healthy, else the primary."""
+
+    def __init__(
+        self, primary: SessionFactory, read_url: str | None, *, max_lag_seconds: float
+    ) -> None:
+        self.primary = primary
+        self.max_lag_seconds = max_lag_seconds
+        self.check_seconds = CHECK_SECONDS
+        self.engine: Engine | None = None
+        self._sessions: sessionmaker[Session] | None = None
+        if read_url:
+            connect_args = {}
+            if "connect_timeout" not in make_url(read_url).query:
+                connect_args["connect_timeout"] = CONNECT_TIMEOUT_SECONDS
+            self.engine = make_engine(read_url, connect_args=connect_args)
+            self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+            for reason in REASONS:
+                FALLBACKS.labels(reason)  # exported from the start, at 0
+        self._usable = False
+        self._reason = "down"
+        self._next_check = 0.0
+        self._check_lock = threading.Lock()
+        self._last_warning: dict[str, float] = {}
+
+    @property
+    def configured(self) -> bool:
+        return self._sessions is not None
+
+    def run(self, work: Callable[[Session], T], *, primary: bool = False) -> T:
+        """``work(session)`` on the replica when it may answer, otherwise on the primary."""
+        if self._sessions is None or primary:
+            return self._on_primary(work)
+        if not self._replica_usable():
+            return self._fall_back(work, self._reason)
+        try:
+            result = self._on_replica(work)
+        except NotFound:
+            return self._fall_back(work, "not_found")
+        except DBAPIError as exc:
+            self._next_check = 0.0  # the next read measures the replica again (down? lagging?)
+            self._warn("error", f"a read failed on the replica ({type(exc.orig).__name__})")
+            return self._fall_back(work, "error")
+        READS.labels("replica").inc()
+        return result
+
+    def check(self) -> None:
+        """Measure the replica now: reachable, and how far its replay is behind the primary."""
+        assert self.engine is not None
+        try:
+            with self.primary.engine.connect() as connection:
+                primary_lsn = connection.execute(text("SELECT pg_current_wal_lsn()")).scalar_one()
+            with self.engine.connect() as connection:
+                row = connection.execute(_REPLICA_STATE, {"lsn": str(primary_lsn)}).one()
+        except DBAPIError as exc:
+            self._mark_down(exc)
+            return
+        in_recovery, caught_up, behind_seconds = bool(row[0]), bool(row[1]), float(row[2])
+        # Caught up with what the primary had written a moment ago: no lag, however long ago
+        # its last transaction was. Otherwise the age of the last transaction replayed.
+        lag = 0.0 if caught_up or not in_recovery else max(behind_seconds, 0.0)
+        LAG.set(lag)
+        self._next_check = time.monotonic() + self.check_seconds
+        if lag > self.max_lag_seconds:
+            self._usable, self._reason = False, "lag"
+            self._warn("lag", f"the read replica is {lag:.1f} s behind; reading from the primary")
+        else:
+            self._usable = True
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
+
+    def _replica_usable(self) -> bool:
+        if time.monotonic() >= self._next_check and self._check_lock.acquire(blocking=False):
+            try:
+                if time.monotonic() >= self._next_check:
+                    self.check()
+            finally:
+                self._check_lock.release()
+        return self._usable
+
+    def _mark_down(self, exc: BaseException) -> None:
+        self._usable, self._reason = False, "down"
+        self._next_check = time.monotonic() + DOWN_RETRY_SECONDS
+        LAG.set(-1)
+        self._warn("down", f"the read replica is unreachable ({exc}); reading from the primary")
+
+    def _on_replica(self, work: Callable[[Session], T]) -> T:
+        assert self._sessions is not None
+        session = self._sessions()
+        try:
+            return work(session)
+        finally:
+            session.close()
+
+    def _on_primary(self, work: Callable[[Session], T]) -> T:
+        with self.primary.read() as session:
+            result = work(session)
+        if self._sessions is not None:
+            READS.labels("primary").inc()
+        return result
+
+    def _fall_back(self, work: Callable[[Session], T], reason: str) -> T:
+        FALLBACKS.labels(reason).inc()
+        return self._on_primary(work)
+
+    def _warn(self, reason: str, message: str) -> None:
+        now = time.monotonic()
+        if now - self._last_warning.get(reason, -WARN_EVERY_SECONDS) >= WARN_EVERY_SECONDS:
+            self._last_warning[reason] = now
+            log.warning(message, extra={"replica_fallback": reason})
