@@ -66,10 +66,10 @@ def _settings(pair: Pair, home: Path, **extra: object) -> Settings:
 class Herald:
     """An API on the pair, with an admin and a member key and the three items stored."""
 
-    def __init__(self, pair: Pair, home: Path, max_lag: float) -> None:
+    def __init__(self, pair: Pair, home: Path, max_lag: float, search: str = "auto") -> None:
         self.pair = pair
         self.runtime = Runtime(
-            _settings(pair, home, database_read_max_lag_seconds=max_lag),
+            _settings(pair, home, database_read_max_lag_seconds=max_lag, search_backend=search),
             clock=FrozenClock(START),
         )
         self.runtime.reads.check_seconds = 0  # measure the standby before every read
@@ -130,7 +130,16 @@ def _replica_reads() -> float:
     return _count("herald_read_replica_reads_total", target="replica")
 
 
-def test_member_reads_are_answered_by_the_standby(herald: Herald) -> None:
+@pytest.mark.parametrize("search", ["embedded", "postgresql"])
+def test_member_reads_are_answered_by_the_standby(pair: Pair, tmp_path: Path, search: str) -> None:
+    herald = Herald(pair, tmp_path / "home", max_lag=3600, search=search)
+    try:
+        _answered_by_the_standby(herald)
+    finally:
+        herald.close()
+
+
+def _answered_by_the_standby(herald: Herald) -> None:
     first = herald.ids[0]
     herald.pause_standby()
     herald.retitle_on_primary(first, "Written on the primary only")
