@@ -2,8 +2,9 @@
 
 Both clusters are new (``initdb`` and ``pg_basebackup -R``) in temporary folders owned by the
 ``postgres`` user, on free loopback ports, with their sockets in those folders: the machine's own
-server is never touched. PostgreSQL refuses to run as root, so every binary runs as ``postgres``
-(``runuser``). Without the binaries the tests are skipped, unless HERALD_REQUIRE_POSTGRES=1.
+server is never touched. PostgreSQL refuses to run as root, so as root every binary runs as
+``postgres`` (``runuser``); as another user it runs as that user. Without the binaries the tests
+are skipped, unless HERALD_REQUIRE_POSTGRES=1.
 """
 
 from __future__ import annotations
@@ -59,11 +60,13 @@ def binaries_problem() -> str | None:
     missing = [name for name in needed if not (PG_BIN / name).exists()]
     if missing:
         return f"PostgreSQL 15 binaries missing in {PG_BIN}: {', '.join(missing)}"
+    if os.geteuid() != 0:
+        return None
     try:
         pwd.getpwnam(PG_USER)
     except KeyError:
-        return f"no {PG_USER!r} user to run PostgreSQL as"
-    if os.geteuid() == 0 and shutil.which("runuser") is None:
+        return f"no {PG_USER!r} user to run PostgreSQL as (PostgreSQL refuses to run as root)"
+    if shutil.which("runuser") is None:
         return "runuser is missing (needed to run PostgreSQL as the postgres user)"
     return None
 
@@ -98,8 +101,13 @@ def _start(cluster: Cluster) -> None:
 def _owned_dir(parent: Path, name: str) -> Path:
     path = parent / name
     path.mkdir(mode=0o700)
-    shutil.chown(path, PG_USER, PG_USER)
+    _give_to_postgres(path)
     return path
+
+
+def _give_to_postgres(path: Path) -> None:
+    if os.geteuid() == 0:  # otherwise PostgreSQL runs as the user running the tests
+        shutil.chown(path, PG_USER, PG_USER)
 
 
 def _make_primary(root: Path) -> Cluster:
@@ -130,7 +138,7 @@ def _make_standby(root: Path, primary: Cluster) -> Cluster:
 
 def _touch_log(path: Path) -> None:
     path.touch()
-    shutil.chown(path, PG_USER, PG_USER)
+    _give_to_postgres(path)
 
 
 def wait_streaming(pair: Pair) -> None:

@@ -28,6 +28,7 @@ from tests.content.conftest import ITEMS
 from tests.db.standby import Pair, standby_pair, wait_replayed
 
 __all__ = ["standby_pair"]  # the fixture, imported to be found
+pytestmark = pytest.mark.xdist_group("read-replica")  # one primary and standby for the module
 
 DATABASE = "herald_replica_test"
 WINDOW = {"start_date": "2026-11-20", "end_date": "2026-11-25"}
