@@ -8,7 +8,8 @@ jobs, claims, authentication) uses the primary through :class:`~herald.db.sessio
   (checked at most once a second, by one thread while the others keep the last answer);
 - the caller asks for the primary (``primary=True``: reads that must see their caller's writes);
 - the work failed on the replica with a database error (a dropped connection, a query cancelled
-  by replay): it runs again on the primary, and an error there is the one the client gets;
+  by replay, no pooled connection free in time): it runs again on the primary, and an error
+  there is the one the client gets;
 - the work raised :class:`~herald.errors.NotFound` on the replica: a row written a moment ago
   may not have been replayed yet, so the primary is asked before anyone is told 404.
 
@@ -27,7 +28,7 @@ from typing import TypeVar
 from prometheus_client import Counter, Gauge
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from herald.db.engine import make_engine
@@ -106,9 +107,9 @@ class ReadRouter:
             result = self._on_replica(work)
         except NotFound:
             return self._fall_back(work, "not_found")
-        except DBAPIError as exc:
+        except SQLAlchemyError as exc:  # a database error, or no connection free in time
             self._next_check = 0.0  # the next read measures the replica again (down? lagging?)
-            self._warn("error", f"a read failed on the replica ({type(exc.orig).__name__})")
+            self._warn("error", f"a read failed on the replica ({type(exc).__name__}: {exc})")
             return self._fall_back(work, "error")
         READS.labels("replica").inc()
         return result
@@ -119,9 +120,15 @@ class ReadRouter:
         try:
             with self.primary.engine.connect() as connection:
                 primary_lsn = connection.execute(text("SELECT pg_current_wal_lsn()")).scalar_one()
+        except SQLAlchemyError:
+            # Nothing to compare with: the last answer stands (and reads that fall back to an
+            # unreachable primary fail as they would without a replica).
+            self._next_check = time.monotonic() + self.check_seconds
+            return
+        try:
             with self.engine.connect() as connection:
                 row = connection.execute(_REPLICA_STATE, {"lsn": str(primary_lsn)}).one()
-        except DBAPIError as exc:
+        except SQLAlchemyError as exc:
             self._mark_down(exc)
             return
         in_recovery, caught_up, behind_seconds = bool(row[0]), bool(row[1]), float(row[2])
