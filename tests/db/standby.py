@@ -54,6 +54,22 @@ class Pair:
         _start(self.standby)
         wait_streaming(self)
 
+    def pause_replay(self) -> None:
+        """Hold the standby where it is: it receives WAL but replays none until resumed."""
+        with psycopg.connect(self.standby.dsn(), autocommit=True) as conn:
+            conn.execute("SELECT pg_wal_replay_pause()")
+            for _ in range(READY_TRIES):
+                state = conn.execute("SELECT pg_get_wal_replay_pause_state()").fetchone()
+                if state and state[0] == "paused":
+                    return
+                time.sleep(0.1)
+        raise RuntimeError("the standby's replay never paused")
+
+    def resume_replay(self) -> None:
+        with psycopg.connect(self.standby.dsn(), autocommit=True) as conn:
+            conn.execute("SELECT pg_wal_replay_resume()")
+        wait_replayed(self)
+
 
 def binaries_problem() -> str | None:
     needed = ("initdb", "pg_ctl", "pg_basebackup", "postgres")

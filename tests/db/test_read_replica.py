@@ -99,13 +99,10 @@ class Herald:
             conn.execute("UPDATE content_items SET title = %s WHERE id = %s", (title, content_id))
 
     def pause_standby(self) -> None:
-        with psycopg.connect(self.pair.standby.dsn(), autocommit=True) as conn:
-            conn.execute("SELECT pg_wal_replay_pause()")
+        self.pair.pause_replay()
 
     def resume_standby(self) -> None:
-        with psycopg.connect(self.pair.standby.dsn(), autocommit=True) as conn:
-            conn.execute("SELECT pg_wal_replay_resume()")
-        wait_replayed(self.pair)
+        self.pair.resume_replay()
 
     def close(self) -> None:
         self.client.close()
