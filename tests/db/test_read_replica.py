@@ -163,7 +163,15 @@ def _answered_by_the_standby(herald: Herald) -> None:
     titles = {r["content_item"]["title"] for r in search.json()["results"]}
     assert ITEMS[0]["title"] in titles
     assert "Written on the primary only" not in titles
-    assert _replica_reads() == before + 4
+    preview = herald.client.post(
+        "/v1/monitors/preview",
+        json={"search": {"query": "European Central Bank interest rates"}, "days": 3},
+        headers=herald.member,
+    )
+    assert preview.status_code == 200, preview.text
+    previewed = {r["content_item"]["title"] for d in preview.json()["days"] for r in d["top"]}
+    assert ITEMS[0]["title"] in previewed
+    assert _replica_reads() == before + 5
 
     herald.resume_standby()
     assert herald.title(first, herald.member) == "Written on the primary only"
