@@ -120,6 +120,15 @@ def _count(name: str, **labels: str) -> float:
     return REGISTRY.get_sample_value(name, labels) or 0.0
 
 
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The reasons of the replica warnings logged, in order."""
+    return [
+        getattr(r, "replica_fallback", "?")
+        for r in caplog.records
+        if r.name == "herald.db.replica" and r.levelname == "WARNING"
+    ]
+
+
 def _fallbacks(reason: str) -> float:
     return _count("herald_read_replica_fallbacks_total", reason=reason)
 
@@ -201,7 +210,9 @@ def test_a_member_sees_what_was_just_written(herald: Herald) -> None:
     assert missing.status_code == 404, missing.text
 
 
-def test_a_lagging_standby_degrades_reads_to_the_primary(pair: Pair, tmp_path: Path) -> None:
+def test_a_lagging_standby_degrades_reads_to_the_primary(
+    pair: Pair, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     herald = Herald(pair, tmp_path / "home", max_lag=0)
     try:
         first = herald.ids[0]
@@ -211,6 +222,7 @@ def test_a_lagging_standby_degrades_reads_to_the_primary(pair: Pair, tmp_path: P
         assert herald.title(first, herald.member) == "Newer than the standby"
         assert _fallbacks("lag") == before + 1
         assert _count("herald_read_replica_lag_seconds") > 0
+        assert _warnings(caplog) == ["lag"]
         metrics = herald.client.get("/metrics")
         assert 'herald_read_replica_fallbacks_total{reason="lag"}' in metrics.text
 
@@ -224,7 +236,9 @@ def test_a_lagging_standby_degrades_reads_to_the_primary(pair: Pair, tmp_path: P
         herald.close()
 
 
-def test_a_stopped_standby_degrades_reads_to_the_primary(herald: Herald) -> None:
+def test_a_stopped_standby_degrades_reads_to_the_primary(
+    herald: Herald, caplog: pytest.LogCaptureFixture
+) -> None:
     first = herald.ids[0]
     assert herald.title(first, herald.member) == ITEMS[0]["title"]
     # The router believes the standby healthy and will not look again: the next read fails
@@ -248,6 +262,8 @@ def test_a_stopped_standby_degrades_reads_to_the_primary(herald: Herald) -> None
         assert _fallbacks("error") == errors + 1  # the read that found the standby gone
         assert _fallbacks("down") == down + 3  # the others, without trying it
         assert _count("herald_read_replica_lag_seconds") == -1
+        # One warning of each kind, however many reads fell back.
+        assert _warnings(caplog) == ["error", "down"]
     finally:
         herald.pair.start_standby()
     herald.runtime.reads.check()
