@@ -23,7 +23,9 @@ Authenticate with `x-api-key: <key>` or `Authorization: Bearer <key>`. Every res
 `x-request-id`; errors are `{error, message, meta: {request_id}, details?}`.
 """
 
-PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/metrics", "/", "/openapi.json", "/docs"})
+PUBLIC_PATHS = frozenset(
+    {"/healthz", "/readyz", "/metrics", "/metrics/shared", "/", "/openapi.json", "/docs"}
+)
 ERROR_STATUSES = {
     "400": "Invalid request (see `error` for the code)",
     "401": "Missing, unknown or revoked API key, or two different keys",
