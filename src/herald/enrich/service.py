@@ -28,7 +28,7 @@ from herald.enrich.ner_model import TrainedRecognizer
 from herald.enrich.pipeline import BatchResult, EnrichedItem, EnrichmentPipeline, ItemText
 from herald.enrich.segments import TranscriptPiece
 from herald.entities import repository as entity_repository
-from herald.entities.linking import EntityLinker, redirected_links
+from herald.entities.linking import EntityLinker, LinkingConfig, redirected_links
 from herald.entities.service import get_entity_store
 from herald.jobs.queue import enqueue
 from herald.jobs.registry import get_kind
@@ -82,7 +82,10 @@ def get_pipeline(runtime: Runtime) -> EnrichmentPipeline:
         return EnrichmentPipeline(
             language=_language_detector(),
             recognizer=_recognizer(settings),
-            linker=EntityLinker(store.knowledge_base()),
+            linker=EntityLinker(
+                store.knowledge_base(),
+                LinkingConfig(learned_kinds=settings.entity_kinds == "learned"),
+            ),
             embedder=get_embedder(runtime),
         )
 

@@ -24,7 +24,10 @@ from herald.entities.cues import EVENT, GROUPS, ORG, PERSON, PLACE, PRODUCT
 NONE: Final = "none"
 OTHER: Final = "other"  # a name of no linked kind the model tells apart (nationality, work)
 CLASSES: Final = (PERSON, ORG, PLACE, OTHER, NONE)
-LABELS: Final = ("PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT")
+# The recogniser's labels as the model reads them: any recogniser's places are one ("GPE" of
+# Herald's, "GPE", "LOC" and "FAC" of spaCy's), so the model serves both.
+LABELS: Final = ("PERSON", "ORG", "PLACE", "NORP", "EVENT", "PRODUCT")
+_LABEL_OF: Final = {"GPE": "PLACE", "LOC": "PLACE", "FAC": "PLACE"}
 MODEL_FILE: Final = "kinds.json"
 
 
@@ -50,7 +53,8 @@ class KindEvidence:
 def features(e: KindEvidence) -> list[float]:
     """The model's inputs, in the order of :data:`FEATURES`."""
     n = len(e.labels) or 1
-    shares = [sum(label == name for label in e.labels) / n for name in LABELS]
+    read = [_LABEL_OF.get(label, label) for label in e.labels]
+    shares = [sum(label == name for label in read) / n for name in LABELS]
     words = e.name.split()
     letters = [c for c in e.name if c.isalpha()]
     org_label = shares[LABELS.index("ORG")]
@@ -156,14 +160,18 @@ class KindModel:
 
 def kind_groups(p: Mapping[str, float], evidence: KindEvidence) -> dict[str, float]:
     """The model's probabilities as the linker's kind groups (summing to 1 without "no
-    entity"): a name of another kind is an event or a product by its labels."""
+    entity"): a name of another kind is an event when its labels, its last word or an edition
+    say so, a product when its labels do, and else either, half and half."""
     named = 1.0 - p.get(NONE, 0.0) or 1.0
     out = {g: p.get(g, 0.0) / named for g in (PERSON, ORG, PLACE)}
     other = p.get(OTHER, 0.0) / named
-    event = evidence.edition or "EVENT" in evidence.labels
+    event = evidence.edition or "EVENT" in evidence.labels or evidence.endings.get("event", False)
     product = "PRODUCT" in evidence.labels
-    out[EVENT] = other if event else 0.0
-    out[PRODUCT] = other if product and not event else 0.0
+    if event == product:
+        out[EVENT] = out[PRODUCT] = other / 2
+    else:
+        out[EVENT] = other if event else 0.0
+        out[PRODUCT] = other if product else 0.0
     return out
 
 

@@ -379,19 +379,24 @@ class EntityLinker:
         neighbours: dict[int, tuple[Mention | None, Mention | None]],
         located: EntityRecord | None,
     ) -> dict[str, float]:
-        """The group's kind distribution (over the kind groups), from the learned model when
-        the configuration asks for it, else from the hand-set votes."""
-        heuristic = _kind_distribution(doc, group, neighbours, self._kb)
+        """The group's kind distribution (over the kind groups): the trained model's when the
+        configuration asks for it (with its probability of no entity), else the hand-set
+        votes'; half decided by the one kind the knowledge base knows the name as, by a place
+        written after it (a place) or by an edition (an event)."""
+        kinds = _kind_distribution(doc, group, neighbours, self._kb)
+        learned: dict[str, float] = {}
         if self._config.learned_kinds:
-            evidence = self.kind_evidence(doc, group, heuristic, located)
+            evidence = self.kind_evidence(doc, group, kinds, located)
             p = kinds_model().probabilities(evidence)
-            return {**kind_groups(p, evidence), NONE: p[NONE]}
-        kinds = self._with_kb_kind(group, heuristic)
+            kinds, learned = kind_groups(p, evidence), {NONE: p[NONE]}
+        # In a sports report a place's name stands for its club as often as for the place
+        # ("Somerset beat Kent"): there the model, which reads the report, is not overruled.
+        kinds = self._with_kb_kind(group, kinds, keep_places_open=bool(learned) and doc.sports)
         if located is not None:  # and so a place, whatever the recogniser called it
             kinds = _half_decided(kinds, PLACE)
         elif _edition(group.name) is not None:  # "the 79th Academy Awards": an event
             kinds = _half_decided(kinds, EVENT)
-        return kinds
+        return kinds | learned
 
     def kind_evidence(
         self,
@@ -688,7 +693,9 @@ class EntityLinker:
             return []
         return [record]
 
-    def _with_kb_kind(self, group: _Group, kinds: dict[str, float]) -> dict[str, float]:
+    def _with_kb_kind(
+        self, group: _Group, kinds: dict[str, float], keep_places_open: bool = False
+    ) -> dict[str, float]:
         """A full name the knowledge base knows as one kind only ("Olaf Scholz", a person) is
         half decided by that: the recogniser's label for it matters less than what it is."""
         full = [s for s in group.surfaces if len(_surface_key(s).split()) > 1]
@@ -708,6 +715,8 @@ class EntityLinker:
         if len(found) != 1:
             return kinds
         known = next(iter(found))
+        if known == PLACE and keep_places_open:
+            return kinds
         return _half_decided(kinds, known)
 
     def _known_organisation(self, group: _Group) -> bool:
