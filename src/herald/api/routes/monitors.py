@@ -14,28 +14,30 @@ from herald.api.deps import ClockDep, PrincipalDep, RuntimeDep
 from herald.api.schemas.common import DateText, DayText, ErrorBody, current_meta
 from herald.api.schemas.content import SearchResult, search_form
 from herald.api.schemas.match import MatchOut
+from herald.api.schemas.monitor_runs import (
+    LedgerResponse,
+    RunsResponse,
+    TaskResponse,
+    ledger_entry_out,
+    ledger_summary_out,
+    run_out,
+    task_child_out,
+    task_summary_out,
+)
 from herald.api.schemas.monitors import (
     BackfillRequest,
     CreateMonitorRequest,
-    LedgerResponse,
     MonitorList,
     MonitorOut,
     ResultsResponse,
     RunNowRequest,
-    RunsResponse,
     StoreSearchRequest,
     StoreSearchResponse,
     TaskCreated,
-    TaskResponse,
     UpdateMonitorRequest,
-    ledger_entry_out,
-    ledger_summary_out,
     monitor_out,
     result_out,
-    run_out,
-    task_child_out,
     task_created,
-    task_summary_out,
 )
 from herald.core.dates import (
     DateInput,
