@@ -75,7 +75,7 @@ from bench.public_data import add_dataset_argument
 from bench.recognizers import RECOGNIZERS, recognizer_for
 from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, document_text, title_cased
+from herald.entities.linking import EntityLinker, LinkingConfig, document_text, title_cased
 from herald.entities.names import alias_key
 
 CACHE = Path(__file__).resolve().parent / "out"
@@ -331,6 +331,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--show-errors", type=int, default=0, help="train, dev, traindev only")
     parser.add_argument("--recognizer", choices=RECOGNIZERS, default="herald")
     parser.add_argument(
+        "--kinds",
+        choices=("rules", "learned"),
+        default="rules",
+        help="how the linker decides a name's kind (HERALD_ENTITY_KINDS)",
+    )
+    parser.add_argument(
         "--dump-errors", type=Path, help="write the split's errors (JSON Lines; train/dev only)"
     )
     args = parser.parse_args(argv)
@@ -345,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     texts = [document_text(d.title, d.body) for d in docs]
     mentions = recognise(texts, args.recognizer)
     kb = KnowledgeBase.from_seed()
-    linker = EntityLinker(kb)
+    linker = EntityLinker(kb, LinkingConfig(learned_kinds=args.kinds == "learned"))
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
     link_seconds = 0.0
     shown = 0

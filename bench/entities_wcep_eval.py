@@ -43,7 +43,7 @@ from urllib.parse import unquote
 
 import bootstrap
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, document_text
+from herald.entities.linking import EntityLinker, LinkingConfig, document_text
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key, name_keys, strip_corporate_suffix
 from public_data import add_dataset_argument
@@ -114,6 +114,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--strict", action="store_true", help="score by exact title keys only (see above)"
     )
     parser.add_argument("--recognizer", choices=RECOGNIZERS, default="herald")
+    parser.add_argument(
+        "--kinds",
+        choices=("rules", "learned"),
+        default="rules",
+        help="how the linker decides a name's kind (HERALD_ENTITY_KINDS)",
+    )
     args = parser.parse_args(argv)
     if args.show_errors:
         parser.error(
@@ -125,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     kb = KnowledgeBase.from_seed()
     loaded = time.perf_counter()
     recognizer = recognizer_for(args.recognizer)
-    linker = EntityLinker(kb)
+    linker = EntityLinker(kb, LinkingConfig(learned_kinds=args.kinds == "learned"))
     kb_keys: set[str] = set()
     for known in kb.records():
         kb_keys |= entity_keys(known)
