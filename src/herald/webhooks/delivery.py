@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session
 from herald.core.clock import Clock
 from herald.core.ids import new_uuid
 from herald.core.net import SafeHttpsClient, TargetPolicy
-from herald.webhooks import repository
+from herald.webhooks import leasing
 from herald.webhooks.attempt import send_attempt
 from herald.webhooks.repository import AttemptResult, LeasedDelivery
 from herald.webhooks.signing import active_secrets, delivery_headers
@@ -141,7 +141,7 @@ class DeliveryEngine:
                 self._in_flight[team_id] += rooms[team_id]  # reserved while we look
         got: Counter[str] = Counter()
         try:
-            leased = repository.lease_due_deliveries(
+            leased = leasing.lease_due_deliveries(
                 session,
                 rooms,
                 owner=new_uuid(),  # a token per lease: only this dispatch may record them
@@ -224,7 +224,7 @@ class DeliveryEngine:
         for tries in range(5):
             try:
                 with self.runtime.sessions.write() as session:
-                    for lost in repository.record_attempts(session, results):
+                    for lost in leasing.record_attempts(session, results):
                         log.warning(
                             "webhook lease lost before recording",
                             extra={"delivery_id": lost.delivery.id},

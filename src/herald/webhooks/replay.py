@@ -35,7 +35,7 @@ from herald.errors import (
     NotFound,
     RateLimited,
 )
-from herald.webhooks import repository
+from herald.webhooks import leasing, repository
 from herald.webhooks.delivery import get_sender
 from herald.webhooks.events import enqueue_dispatch
 
@@ -95,7 +95,7 @@ def replay_delivery(runtime: Runtime, team_id: str, delivery_id: int) -> Webhook
         leased = repository.leased_delivery(session, delivery_id, owner=owner, expires=expires)
     result = sender.attempt(leased)
     with runtime.sessions.write() as session:
-        repository.record_attempt(session, result)
+        leasing.record_attempt(session, result)
         delivery = repository.get_delivery(session, team_id, delivery_id)
     assert delivery is not None
     return delivery

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -19,7 +18,6 @@ from sqlalchemy import (
     insert,
     or_,
     select,
-    update,
 )
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
@@ -182,97 +180,6 @@ class LeasedDelivery:
     secrets: tuple[SigningSecret, ...]
 
 
-def lease_due_deliveries(
-    session: Session,
-    rooms: Mapping[str, int],
-    *,
-    owner: str,
-    now: datetime,
-    lease_seconds: float,
-) -> list[LeasedDelivery]:
-    """Lease up to ``rooms[team_id]`` due deliveries of each workspace with an enabled target,
-    oldest first. Three statements plus one per workspace, however many are leased.
-
-    PostgreSQL skips rows another dispatcher is leasing right now; SQLite's single writer
-    serialises dispatchers anyway.
-    """
-    wanted = {team_id: room for team_id, room in rooms.items() if room > 0}
-    if not wanted:
-        return []
-    targets = {
-        t.team_id: t.url
-        for t in session.execute(
-            select(WebhookTarget.team_id, WebhookTarget.url).where(
-                WebhookTarget.team_id.in_(wanted), WebhookTarget.enabled.is_(True)
-            )
-        )
-    }
-    expires = now + timedelta(seconds=lease_seconds)
-    rows: list[Any] = []
-    for team_id in targets:
-        candidates = (
-            select(WebhookDelivery.id)
-            .where(WebhookDelivery.team_id == team_id, _due(now))
-            .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id)
-            .limit(wanted[team_id])
-            .with_for_update(skip_locked=True)
-        )
-        rows.extend(
-            session.execute(
-                update(WebhookDelivery)
-                .where(WebhookDelivery.id.in_(candidates.scalar_subquery()))
-                .values(lease_owner=owner, lease_expires_at=expires)
-                .returning(
-                    WebhookDelivery.id,
-                    WebhookDelivery.team_id,
-                    WebhookDelivery.event_id,
-                    WebhookDelivery.event_type,
-                    WebhookDelivery.attempt_count,
-                )
-                .execution_options(synchronize_session=False)
-            ).all()
-        )
-    if not rows:
-        return []
-    bodies = {
-        e.id: e.body
-        for e in session.execute(
-            select(WebhookEvent.id, WebhookEvent.body).where(
-                WebhookEvent.id.in_([r.event_id for r in rows])
-            )
-        )
-    }
-    secrets = _secrets_by_team(session, list(targets))
-    return [
-        LeasedDelivery(
-            id=r.id,
-            team_id=r.team_id,
-            event_id=r.event_id,
-            event_type=r.event_type,
-            body=bodies[r.event_id].encode("utf-8"),
-            attempt_count=r.attempt_count,
-            lease_owner=owner,
-            lease_expires_at=expires,
-            url=targets[r.team_id],
-            secrets=secrets.get(r.team_id, ()),
-        )
-        for r in sorted(rows, key=lambda r: r.id)
-    ]
-
-
-def _secrets_by_team(session: Session, team_ids: list[str]) -> dict[str, tuple[SigningSecret, ...]]:
-    found: dict[str, list[SigningSecret]] = {}
-    for row in session.scalars(
-        select(WebhookSigningSecret)
-        .where(WebhookSigningSecret.team_id.in_(team_ids))
-        .order_by(WebhookSigningSecret.version)
-    ):
-        found.setdefault(row.team_id, []).append(
-            SigningSecret(row.secret, row.version, row.created_at, row.retired_at)
-        )
-    return {team_id: tuple(values) for team_id, values in found.items()}
-
-
 def leased_delivery(
     session: Session, delivery_id: int, *, owner: str, expires: datetime
 ) -> LeasedDelivery:
@@ -318,73 +225,6 @@ class AttemptResult:
         if self.outcome.succeeded:
             return None
         return retry.next_attempt_at(self.attempt_number, self.finished_at)
-
-
-def record_attempt(session: Session, result: AttemptResult) -> bool:
-    """Store one attempt; False when the lease was lost (see :func:`record_attempts`)."""
-    return not record_attempts(session, [result])
-
-
-def record_attempts(session: Session, results: Sequence[AttemptResult]) -> list[AttemptResult]:
-    """Store attempts and move their deliveries on, where this process still holds the lease.
-
-    Returns the results whose lease passed to another dispatcher (ours expired): those attempts
-    were made, but the delivery's new holder makes and records its own. Three statements per
-    batch, whatever its size.
-    """
-    if not results:
-        return []
-    held = {
-        row.id: (row.lease_owner, row.attempt_count)
-        for row in session.execute(
-            select(WebhookDelivery.id, WebhookDelivery.lease_owner, WebhookDelivery.attempt_count)
-            .where(WebhookDelivery.id.in_([r.delivery.id for r in results]))
-            .with_for_update()
-        )
-    }
-    owned = [
-        r
-        for r in results
-        if held.get(r.delivery.id) == (r.delivery.lease_owner, r.delivery.attempt_count)
-    ]
-    if owned:
-        session.execute(
-            update(WebhookDelivery),
-            [
-                {
-                    "id": r.delivery.id,
-                    "status": r.delivery_status,
-                    "attempt_count": r.attempt_number,
-                    "last_http_status": r.outcome.http_status,
-                    "last_error": r.outcome.error,
-                    "last_attempt_at": r.attempted_at,
-                    "next_attempt_at": r.next_attempt_at,
-                    "lease_owner": None,
-                    "lease_expires_at": None,
-                }
-                for r in owned
-            ],
-        )
-        session.execute(
-            insert(WebhookAttempt),
-            [
-                {
-                    "team_id": r.delivery.team_id,
-                    "delivery_id": r.delivery.id,
-                    "event_id": r.delivery.event_id,
-                    "event_type": r.delivery.event_type,
-                    "attempt_number": r.attempt_number,
-                    "delivery_status": r.delivery_status,
-                    "http_status": r.outcome.http_status,
-                    "error": r.outcome.error,
-                    "duration_ms": r.outcome.duration_ms,
-                    "attempted_at": r.attempted_at,
-                }
-                for r in owned
-            ],
-        )
-    owned_ids = {r.delivery.id for r in owned}
-    return [r for r in results if r.delivery.id not in owned_ids]
 
 
 # -- reads for the API --------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from herald.errors import (
     NotFound,
     WebhookUrlRequired,
 )
-from herald.webhooks import repository
+from herald.webhooks import leasing, repository
 from herald.webhooks.delivery import get_sender
 from herald.webhooks.events import create_event
 from herald.webhooks.payloads import WEBHOOK_TEST
@@ -214,7 +214,7 @@ def send_test_delivery(runtime: Runtime, team_id: str) -> WebhookDelivery:
         )
     result = sender.attempt(leased)
     with runtime.sessions.write() as session:
-        repository.record_attempt(session, result)
+        leasing.record_attempt(session, result)
         delivery = repository.get_delivery(session, team_id, delivery_id)
     assert delivery is not None
     return delivery

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import ssl
 import threading
@@ -31,6 +32,10 @@ from herald.core.net.urls import HttpsTarget, parse_https_url
 # --------------------------------------------------------------------------------------------
 # The client
 # --------------------------------------------------------------------------------------------
+
+# A URL parses the same every time: webhooks post to the same few targets over and over, so
+# each is parsed once (addresses are still resolved and checked on every request).
+_parsed = functools.lru_cache(maxsize=4096)(parse_https_url)
 
 
 class RequestFailed(Exception):
@@ -315,7 +320,7 @@ class SafeHttpsClient:
         """
         started = time.monotonic()
         deadline = started + self.timeout
-        target = parse_https_url(url) if isinstance(url, str) else url
+        target = _parsed(url) if isinstance(url, str) else url
         addresses = self.resolve_checked(target, deadline, partition)
         pool = self._pool(partition, target, addresses)
         request_headers = [
