@@ -12,6 +12,7 @@ from typing import Final
 
 from herald.enrich.ner import stop_words
 from herald.enrich.text import content_terms
+from herald.entities import wordlists
 
 # Kind groups used while linking ("company" and "organization" are both spaCy ORG).
 PERSON: Final = "person"
@@ -41,137 +42,25 @@ LABEL_GROUPS: Final[dict[str, dict[str, float]]] = {
     "EVENT": {EVENT: 0.9, PLACE: 0.05, ORG: 0.05},
 }
 
-_PLACE_BEFORE = frozenset(
-    [
-        "in",
-        "at",
-        "to",
-        "from",
-        "near",
-        "outside",
-        "inside",
-        "across",
-        "toward",
-        "towards",
-        "into",
-        "via",
-        "through",
-        "throughout",
-        "around",
-        "central",
-        "northern",
-        "southern",
-        "eastern",
-        "western",
-        "downtown",
-        "suburban",
-        "visit",
-        "visited",
-        "visiting",
-        "visits",
-        "reach",
-        "reached",
-        "reaching",
-        "leave",
-        "left",
-        "leaving",
-    ]
-)
+_PLACE_BEFORE = wordlists.words("place_before")
 _PLACE_OF = re.compile(
-    r"\b(city|capital|streets|suburbs|outskirts|mayor|centre|center|residents|people|region|"
-    r"province|state|county|district|borough|neighbourhood|neighborhood|suburb|town|towns|village|"
-    r"villages|island|hamlet|municipality|north|south|east|west|heart|part|parts|citizens|"
-    r"hometown|native)\s+of\s*$"
+    r"\b(" + "|".join(wordlists.sequence("place_of")) + r")\s+of\s*$"
     # where a person lives, after their age: "Luann Johnson, 66, of Burnsville"
     r"|\b\d{1,3}\s*,\s*of\s*$",
     re.IGNORECASE,
 )
 # A place named in apposition after what it is: "Greece's second city, Thessaloniki".
 _PLACE_APPOSITION = re.compile(
-    r"\b(?:city|capital|town|village|hometown|island|suburb|province|region)\s*,\s*$",
+    r"\b(?:" + "|".join(wordlists.sequence("place_apposition")) + r")\s*,\s*$",
     re.IGNORECASE,
 )
-_PERSON_BEFORE = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "miss",
-        "dr",
-        "prof",
-        "sir",
-        "dame",
-        "lord",
-        "lady",
-        "king",
-        "queen",
-        "prince",
-        "princess",
-        "president",
-        "senator",
-        "sen",
-        "rep",
-        "gov",
-        "governor",
-        "minister",
-        "premier",
-        "chancellor",
-        "actress",
-        "actor",
-        "singer",
-        "rapper",
-        "star",
-        "coach",
-        "striker",
-        "player",
-        "chief",
-        "ceo",
-        "judge",
-        "pope",
-        "bishop",
-        "father",
-        "uncle",
-        "aunt",
-        "son",
-        "daughter",
-        "wife",
-        "husband",
-        "brother",
-        "sister",
-        "mother",
-        "cousin",
-        "chairman",
-        "chairwoman",
-        "secretary",
-        "spokesman",
-        "spokeswoman",
-        "founder",
-        "director",
-        "detective",
-        "sheriff",
-        "attorney",
-        "lawyer",
-        "officer",
-        "captain",
-        "general",
-        "sgt",
-        "lt",
-        "col",
-        "gen",
-        "capt",
-        "rev",
-    ]
-)
+_PERSON_BEFORE = wordlists.words("person_before")
 # A role in apposition after a name: "Christine Lagarde, president of the ECB", "Tim Cook,
 # Apple's chief executive", "Jeffs, 52, the leader of". A place in apposition reads differently
 # ("Frankfurt, the financial capital"), so only roles people hold count.
 _ROLE_APPOSITION = re.compile(
     r"^\s*,\s*(?:(?:the|a|an|its|their|his|her)\s+)?(?:[\w'’.-]+\s+){0,3}?"
-    r"(?:president|prime minister|minister|chancellor|ceo|chief executive|chief|chairman|"
-    r"chairwoman|chair|director|spokesman|spokeswoman|spokesperson|secretary|governor|senator|"
-    r"congressman|congresswoman|mayor|leader|founder|co-founder|head|actor|actress|singer|"
-    r"rapper|coach|player|striker|manager|judge|lawyer|attorney|ambassador|commissioner|"
-    r"general|officer|economist|analyst|professor|author|producer|director|star)\b",
+    r"(?:" + "|".join(wordlists.sequence("role_apposition")) + r")\b",
     re.IGNORECASE,
 )
 # "CEO of X", "a spokesman for X", "head of X": X is an organisation (or a place: "president of
@@ -184,107 +73,17 @@ _ORG_AFTER_ROLE = re.compile(
 )
 # What only people have, written before their names and "of" or "for": "in memory of Madeline
 # Kafoury", "the funeral of", "the murder of Kathina Thomas".
-_PERSON_OF = frozenset(
-    [
-        "memory",
-        "funeral",
-        "widow",
-        "widower",
-        "murder",
-        "killing",
-        "killer",
-        "slaying",
-        "assassination",
-    ]
-)
+_PERSON_OF = wordlists.words("person_of")
 # ... when the name ends the phrase: not "the murder of Los Angeles County Sheriff's Deputy Juan
 # Abrego", where the name says whose deputy.
 _PHRASE_END = re.compile(
     r"^(?:\s*[,.;:!?)\"”’]|\s*$|\s+(?:in|on|at|by|and|was|who|last|this|from|with)\b)"
 )
-_PERSON_AFTER = frozenset(
-    [
-        "said",
-        "says",
-        "told",
-        "tells",
-        "added",
-        "asked",
-        "explained",
-        "wrote",
-        "married",
-        "whose",
-        "himself",
-        "herself",
-        "who",
-        "smiled",
-        "laughed",
-    ]
-)
-_KINSHIP = frozenset(
-    [
-        "son",
-        "daughter",
-        "child",
-        "children",
-        "wife",
-        "husband",
-        "mother",
-        "father",
-        "brother",
-        "sister",
-        "born",
-        "died",
-        "married",
-        "nephew",
-        "niece",
-        "grandson",
-        "granddaughter",
-        "boyfriend",
-        "girlfriend",
-        "widow",
-    ]
-)
-_ORG_AFTER = frozenset(
-    [
-        "inc",
-        "corp",
-        "ltd",
-        "plc",
-        "shares",
-        "stock",
-        "spokesman",
-        "spokeswoman",
-        "spokesperson",
-        "ceo",
-        "announced",
-        "reported",
-        # premises and businesses named by it ("the old Matanuska Maid dairy building")
-        "building",
-        "buildings",
-        "complex",
-        "warehouse",
-        "plant",
-        "factory",
-        "creamery",
-        "dairy",
-        "properties",
-        "corporation",
-        "headquarters",
-        "store",
-        "stores",
-        # members and outlets named by it ("Abu Sayyaf militants", "the Kathimerini newspaper")
-        "militants",
-        "rebels",
-        "insurgents",
-        "militia",
-        "party",
-        "newspaper",
-        "daily",
-        "broadcaster",
-        "agency",
-    ]
-)
+_PERSON_AFTER = wordlists.words("person_after")
+_KINSHIP = wordlists.words("kinship")
+# Legal forms, spokespeople, premises and businesses named by it ("the old Matanuska Maid dairy
+# building"), members and outlets ("Abu Sayyaf militants", "the Kathimerini newspaper").
+_ORG_AFTER = wordlists.words("org_after")
 # What an organisation has or is, one word between: a business's premises, with what it sells
 # ("the Harry Winston jewellery store", "the Harrods department store"; a plant is left out:
 # "the Fukushima power plant" names a place), or the sort of body it is ("Iran's Red Crescent
@@ -295,29 +94,7 @@ _OWN_NOUN = re.compile(
 )
 # What an organisation is, written right before its name ("newspaper Le Parisien", "the
 # broadcaster Sky"; not "his Fidesz party, István Simicskó").
-_ORG_BEFORE = frozenset(
-    [
-        "newspaper",
-        "daily",
-        "tabloid",
-        "magazine",
-        "broadcaster",
-        "network",
-        "channel",
-        "website",
-        "agency",
-        "party",
-        "group",
-        "band",
-        "carrier",
-        "airline",
-        "retailer",
-        "firm",
-        "company",
-        "charity",
-        "militia",
-    ]
-)
+_ORG_BEFORE = wordlists.words("org_before")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _AGE_APPOSITION = re.compile(r"^\s*,\s*(\d{1,3})\s*,")
 _AKA = re.compile(r"^\s*,?\s*(also known as|aka|known as|born)\b", re.IGNORECASE)
@@ -390,13 +167,9 @@ def said_to_be(text: str, start: int, end: int, group: str) -> bool:
 
 
 # Verbs of speech and argument that follow a person's name ("Heller argued", "Lyons said").
-_SPEECH_AFTER = _PERSON_AFTER | frozenset(
-    ["argued", "testified", "insisted", "recalled", "replied", "noted", "stated", "confirmed"]
-)
+_SPEECH_AFTER = wordlists.words("speech_after")
 # Kinship and partner nouns written right before a person's name ("my wife Portia").
-_RELATIVE_BEFORE = (_KINSHIP - {"born", "died", "married", "children", "child"}) | frozenset(
-    ["partner", "fiancee", "fiancée", "fiance", "fiancé", "stepson", "stepdaughter", "mom", "dad"]
-)
+_RELATIVE_BEFORE = wordlists.words("relative_before")
 # An age written before a name ("the 63-year-old Madeline Kafoury").
 _AGE_BEFORE = re.compile(r"\b\d{1,3}\s*-\s*years?\s*-\s*old\s+$", re.IGNORECASE)
 
@@ -430,7 +203,7 @@ def _verb_and_his(after: str) -> bool:
 
 
 # A quotation's speaker written after its verb ("said Zadan and Meron jointly").
-_SPEECH_BEFORE = frozenset(["said", "says", "told", "asked", "added", "thanked"])
+_SPEECH_BEFORE = wordlists.words("speech_before")
 
 
 def person_cue(text: str, start: int, end: int) -> bool:
@@ -472,26 +245,12 @@ def person_cue(text: str, start: int, end: int) -> bool:
 # Words of sports reports, by sport (stemmed as :func:`content_terms` stems them): a story needs
 # some to read a city as its team, and they tell the team of one sport from another's.
 SPORT_WORDS: Final[dict[str, frozenset[str]]] = {
-    sport: frozenset(content_terms(words))
-    for sport, words in {
-        "american football": """nfl football quarterback touchdown touchdowns yards rushing
-            receiver linebacker lineman kickoff afc nfc superbowl gridiron""",
-        "basketball": """nba basketball rebounds rebound assists dunk layup pointers tipoff
-            courtside""",
-        "baseball": """mlb baseball inning innings pitcher pitchers homer homers batting
-            bullpen outfielder infielder shortstop baseman slugger hitter""",
-        "ice hockey": """nhl hockey puck goaltender goalie powerplay penalty rink""",
-        "association football": """soccer football striker midfielder goalkeeper penalty
-            league premier""",
-    }.items()
+    sport: frozenset(content_terms(" ".join(words)))
+    for sport, words in wordlists.groups("sport_words").items()
 }
-SPORTS_WORDS: Final = frozenset(
-    content_terms(
-        """game games season team coach playoff playoffs win wins won victory beat defeated
-        loss lost score scored points league championship tournament match player players
-        rookie roster franchise signing contract stadium fans draft"""
-    )
-).union(*SPORT_WORDS.values())
+SPORTS_WORDS: Final = frozenset(content_terms(" ".join(wordlists.sequence("sports_words")))).union(
+    *SPORT_WORDS.values()
+)
 
 _SCORE = r"\d{1,3}\s*[-–]\s*\d{1,3}"
 _RESULT_VERBS = (

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from herald.enrich.ner import Mention, stop_words
 from herald.enrich.text import content_terms, split_sentences
+from herald.entities import wordlists
 from herald.entities.cues import (
     EVENT,
     GROUPS,
@@ -53,108 +54,25 @@ from herald.entities.names import (
 
 # Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
 GENERIC_CONTEXT: dict[str, frozenset[str]] = {
-    "company": frozenset(
-        content_terms(
-            """company companies firm business shares stock stocks investors market markets
-            revenue revenues profit profits earnings quarter quarterly sales customers products
-            product launch launched launches unveil unveiled unveils announce announced
-            acquisition acquire acquired merger deal chief executive ceo brand billion
-            subsidiary headquarters employees hardware software device devices services
-            conference keynote retail stores factory manufacturer"""
-        )
-    ),
-    "organization": frozenset(
-        content_terms(
-            """organisation organization agency members member council committee spokesperson
-            spokesman spokeswoman officials official statement report group party leader
-            government"""
-        )
-    ),
-    "place": frozenset(
-        content_terms(
-            """city capital country countries town region province state village residents
-            mayor government border police streets district suburb suburbs north south east
-            west northern southern eastern western local people visit airport travel"""
-        )
-    ),
-    "person": frozenset(
-        content_terms(
-            """he she his her him man woman wife husband son daughter born family actress actor
-            singer star told interview career aged"""
-        )
-    ),
+    kind: frozenset(content_terms(" ".join(words)))
+    for kind, words in wordlists.groups("context").items()
 }
-_COMPANY_WORDS = frozenset(
-    [
-        "inc",
-        "corp",
-        "corporation",
-        "ltd",
-        "plc",
-        "llc",
-        "ag",
-        "gmbh",
-        "sa",
-        "nv",
-        "group",
-        "holdings",
-        "bank",
-        "airlines",
-        "airways",
-        "motors",
-        "technologies",
-        "systems",
-        "pharmaceuticals",
-        "energy",
-        "oil",
-        "media",
-        "entertainment",
-    ]
-)
+_COMPANY_WORDS = wordlists.words("company_words")
 # Last words of a firm's name (no person's name ends so: "Gordon Advisors", "Smith Associates").
-_FIRM_ENDING_TEXT = """advisors advisers associates partners consulting consultants capital
-    ventures investments securities insurance industries enterprises solutions company
-    distributors accounting realty properties logistics laboratories labs communications
-    wireless"""
-_FIRM_ENDINGS = frozenset(_FIRM_ENDING_TEXT.split())
+_FIRM_ENDINGS = wordlists.words("firm_endings")
 # Last words of organisation and place names: a first name before them does not make a person.
 # Those of places ("Syntagma Square"), those of either a place or an organisation ("Tulane
 # University", "Preston Crown Court"), and those of organisations ("American Medical Association").
-_PLACE_ENDING_TEXT = """street prison jail penitentiary road avenue boulevard lane highway route
-    square plaza bridge airport station stadium arena theatre theater hotel pier park river lake
-    island islands mountain valley beach bay coast courthouse building tower warehouse ave blvd rd
-    glacier canyon creek falls harbour harbor plant factory refinery mill mine republic mountains
-    hills heights desert peninsula sea ocean strait gulf reef"""
-_EITHER_ENDING_TEXT = """university college school hospital clinic centre center court church
-    museum house hall academy observatory county city state"""
+_PLACE_ENDINGS = wordlists.words("place_endings")
+_EITHER_ENDINGS = wordlists.words("either_endings")
 # Last words of the names of awards and honours ("MacArthur Fellowship", "Most Valuable Player
 # Award"): no person, place or organisation (a known one still links; "Awards", a ceremony, is
 # an event: "the 2013 Academy Awards").
-_HONOUR_ENDING_TEXT = "award prize fellowship fellow scholarship medal trophy"
-_HONOUR_ENDINGS = frozenset(_HONOUR_ENDING_TEXT.split())
-_ORG_ENDING_TEXT = """institute foundation association council committee party club agency
-    ministry department fund trust bureau commission union league team police army navy post
-    herald times news journal tribune gazette telecom network studios records airlines creamery
-    dairy bakery brewery restaurant society service services magazine weekly daily reporter
-    television radio administration authority force forces guard corps office parliament assembly
-    senate congress front movement organization organisation federation festival championship cup
-    marathon awards games rescue health aid info tv project conservancy press sports pictures
-    research motor foods"""
-_PLACE_ENDINGS = frozenset(_PLACE_ENDING_TEXT.split())
+_HONOUR_ENDINGS = wordlists.words("honour_endings")
+_ORG_ENDINGS = wordlists.words("org_endings")
 # First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione", "Fort Smith").
-_PLACE_START_TEXT = (
-    "mount mt lake rue place piazza plaza platz cape isle gulf stade estadio stadio fort"
-)
-_PLACE_STARTS = frozenset(_PLACE_START_TEXT.split())
-_EITHER_ENDINGS = frozenset(_EITHER_ENDING_TEXT.split())
-_NAMING_WORDS = (
-    _COMPANY_WORDS
-    | _FIRM_ENDINGS
-    | _PLACE_ENDINGS
-    | _EITHER_ENDINGS
-    | frozenset(_ORG_ENDING_TEXT.split())
-)
-_ORG_ENDINGS = frozenset(_ORG_ENDING_TEXT.split())
+_PLACE_STARTS = wordlists.words("place_starts")
+_NAMING_WORDS = _COMPANY_WORDS | _FIRM_ENDINGS | _PLACE_ENDINGS | _EITHER_ENDINGS | _ORG_ENDINGS
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _ORG_KINDS = frozenset({"organization", "company"})
 _COMPANY = frozenset({"company"})
@@ -162,13 +80,9 @@ _COMPANY = frozenset({"company"})
 # Gigante, "Kimani (Kiki) Gray" Kimani Gray.
 _NICKNAME = re.compile(r"(?<=\w) (?:[\"'“‘][^\"'“”‘’]{1,30}[\"'”’]|\([A-Z][^()]{0,29}\)) (?=\w)")
 _POSSESSIVE = re.compile(r"['’]s?$")
-_CONNECTING = frozenset(
-    {"of", "the", "and", "for", "de", "du", "la", "le", "von", "van", "al", "bin"}
-)
+_CONNECTING = wordlists.words("connecting_words")
 # Lower-case words inside people's names ("Ludwig van Beethoven", "Luiz Inácio Lula da Silva").
-_NAME_PARTICLE_TEXT = """de da das do dos di del della der den du la le van von vom zu ten ter
-    al el bin ibn ben bint y e d"""
-_NAME_PARTICLES = frozenset(_NAME_PARTICLE_TEXT.split())
+_NAME_PARTICLES = wordlists.words("name_particles")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1073,50 +987,7 @@ class EntityLinker:
 _AFTER_COMMA = re.compile(r",\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})")
 # The news agencies' abbreviations of US states, read only right after a place and a comma
 # ("Huntsville, Ala."), where they cannot be a word or a title.
-_AP_STATES = {
-    "Ala": "Alabama",
-    "Ariz": "Arizona",
-    "Ark": "Arkansas",
-    "Calif": "California",
-    "Colo": "Colorado",
-    "Conn": "Connecticut",
-    "Del": "Delaware",
-    "Fla": "Florida",
-    "Ga": "Georgia",
-    "Ill": "Illinois",
-    "Ind": "Indiana",
-    "Kan": "Kansas",
-    "Ky": "Kentucky",
-    "La": "Louisiana",
-    "Md": "Maryland",
-    "Mass": "Massachusetts",
-    "Mich": "Michigan",
-    "Minn": "Minnesota",
-    "Miss": "Mississippi",
-    "Mo": "Missouri",
-    "Mont": "Montana",
-    "Neb": "Nebraska",
-    "Nev": "Nevada",
-    "N.H": "New Hampshire",
-    "N.J": "New Jersey",
-    "N.M": "New Mexico",
-    "N.Y": "New York",
-    "N.C": "North Carolina",
-    "N.D": "North Dakota",
-    "Okla": "Oklahoma",
-    "Ore": "Oregon",
-    "Pa": "Pennsylvania",
-    "R.I": "Rhode Island",
-    "S.C": "South Carolina",
-    "S.D": "South Dakota",
-    "Tenn": "Tennessee",
-    "Va": "Virginia",
-    "Vt": "Vermont",
-    "Wash": "Washington",
-    "W.Va": "West Virginia",
-    "Wis": "Wisconsin",
-    "Wyo": "Wyoming",
-}
+_AP_STATES = wordlists.mapping("ap_states")
 _STATE_BY_KEY = {alias_key(k): state for k, state in _AP_STATES.items()}
 # Initials may be spaced ("N. Y.", as some texts and tokenisers write them).
 _AP_STATE = re.compile(
@@ -1134,10 +1005,7 @@ _AREAS = ("region", "country")
 _LISTED_MIN_PRIOR = 0.6
 # Words that open a longer place name ("South Wales", "North Carolina"): never an area alone
 # when more of the name follows.
-_COMPASS = frozenset(
-    {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central"}
-    | {"upper", "lower"}
-)
+_COMPASS = wordlists.words("compass_words")
 # The next item of a list after a place: ", Atlanta", " and Laos", ", and Rome", " or Lyon".
 _LIST_NEXT = re.compile(
     r"(?:,\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+)([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
@@ -1202,8 +1070,7 @@ def _after_a_place(text: str, group: _Group) -> bool:
 
 
 # Words a product's model name goes on with, after its line's name ("MacBook Pro", "iPhone SE").
-_MODEL_WORD_TEXT = "pro pros air mini max plus ultra lite se xp vista nano touch classic"
-_MODEL_WORDS = frozenset(_MODEL_WORD_TEXT.split())
+_MODEL_WORDS = wordlists.words("model_words")
 
 
 def _model_of(name: str, kb: KnowledgeBase) -> bool:
@@ -1780,41 +1647,14 @@ def _label_group(label: str) -> str | None:
 # Capitalised tokens the recogniser calls organisations that name nothing: time zones,
 # abbreviations of common words, and sports reports' abbreviations (touchdown, injured
 # reserve, knockout, most valuable player, quarterback, runs batted in, earned run average).
-_NOT_NAME_TEXT = """gmt bst est edt cst cdt pst pdt cet cest utc dui dwi owi dwai ie td tds ir ko
-    kos tko mvp qb rbi rbis era"""
-# Abbreviations of common nouns, which the recogniser often takes for names in technology talk
-# ("AI" as a place, "API" and "LLM" as organisations): no new entity (a knowledge-base entity
-# of that name still links).
-_COMMON_ABBREVIATION_TEXT = """ai agi api apis llm llms ml nlp gpu gpus cpu cpus tpu ram ssd hdd
-    usb hdmi sql nosql html css json xml yaml http https url urls uri dns vpn tcp udp ssh ssl
-    tls ide sdk sdks cli gui ui ux os pc pcs iot vr xr saas paas iaas crm erp ocr rag gdpr faq
-    pdf csv dna rna mri gps led lcd oled sms mms gdp ipo ev evs ceo cfo cto coo cio hr diy
-    asic asics fpga soc oem oems odm lte wifi ip isp isps"""
-# The words a storm's name starts with ("Tropical Storm Etau", "Hurricane Joaquin").
-_STORM_WORDS = (
-    "hurricane",
-    "typhoon",
-    "cyclone",
-    "tropical storm",
-    "tropical depression",
-    "subtropical storm",
-    "subtropical depression",
-    "post-tropical storm",
-    "post-tropical depression",
-)
+_STORM_WORDS = wordlists.sequence("storm_words")
 _NOT_NAMES = (
-    frozenset(_NOT_NAME_TEXT.split())
+    wordlists.words("not_names")
     # a storm's word without its name ("caused by Tropical Storm…" in a cut headline)
     | {alias_key(word) for word in _STORM_WORDS}
-    | frozenset(_COMMON_ABBREVIATION_TEXT.split())
-    | {
-        "injured reserve",
-        # a web page's time stamps kept with its text ("First Posted: 10/25/11")
-        "first posted",
-        "story created",
-        "last updated",
-        "last modified",
-    }
+    | wordlists.words("common_abbreviations")
+    # "Injured Reserve"; a web page's time stamps kept with its text ("First Posted: 10/25/11")
+    | wordlists.words("not_name_phrases")
 )
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
@@ -1826,26 +1666,17 @@ _POSITION = re.compile(
     # and the Pope's ambassador ("the Apostolic Nuncio to the United States")
     r"|^(?:apostolic|papal)\s+nuncio$"
 )
-_TITLE_TEXT = """mr mrs ms miss dr prof sir dame president senator sen rep gov governor minister
-    chancellor coroner sheriff judge detective officer sgt lt col gen capt rev pope king queen
-    prince princess mayor coach ayatollah archbishop cardinal bishop sheikh emir imam rabbi
-    reverend deputy trooper constable sergeant corporal quarterback qb rb wr lb cb msgr monsignor
-    fr det"""
-_TITLES = frozenset(_TITLE_TEXT.split())
+# Titles written before a surname ("Deputy Ortiz") and those that go with a given name as well
+# ("Pope Francis", "King Salman", "Sheikh Hasina").
+_SURNAME_TITLES = wordlists.words("surname_titles")
+_TITLES = _SURNAME_TITLES | wordlists.words("given_name_titles")
 # What may follow a surname in a person's full name ("Arcade Joseph Comeaux Jr").
-_GENERATIONS = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_GENERATIONS = wordlists.words("generations")
 # Letters written after a person's name: honours, degrees, a barrister's rank ("Anthony Russell
 # QC", "Regina Benjamin MD").
-_POST_NOMINALS = frozenset(
-    {"QC", "KC", "MP", "MBE", "OBE", "CBE", "KBE", "DBE", "MD", "PhD", "Esq"}
-)
-# Those written before a surname ("Deputy Ortiz"); the others go with a given name as well
-# ("Pope Francis", "King Salman", "Sheikh Hasina").
-_GIVEN_NAME_TITLE_TEXT = """pope king queen prince princess sir dame ayatollah archbishop cardinal
-    bishop sheikh emir imam rabbi reverend rev"""
-_SURNAME_TITLES = _TITLES - frozenset(_GIVEN_NAME_TITLE_TEXT.split())
+_POST_NOMINALS = wordlists.words("post_nominals")
 # How ships' names start (Indian, US, British and Commonwealth navies' and merchant ships').
-_VESSEL_PREFIXES = frozenset({"INS", "USS", "USNS", "HMS", "HMAS", "HMCS", "HMNZS", "RMS", "MV"})
+_VESSEL_PREFIXES = wordlists.words("vessel_prefixes")
 _OPENING_QUOTES = "\"'“‘"
 _CLOSING_QUOTES = "\"'”’"
 
@@ -1891,10 +1722,7 @@ def _ends_a_quoted_title(text: str, mention: Mention) -> bool:
 
 # Words that say the name beside them is a work's title: "the 1999 movie American Pie", "the
 # Hunger Games sequel", "the novel Mockingjay".
-_WORK_NOUNS = (
-    "movie|movies|film|films|sequel|sequels|prequel|sitcom|novel|novels|album|albums|song|songs"
-    "|musical|documentary|franchise|trilogy|video game"
-)
+_WORK_NOUNS = "|".join(wordlists.sequence("work_nouns"))
 _WORK_BEFORE = re.compile(rf"\b(?:{_WORK_NOUNS})[ ,]+$", re.I)
 _WORK_AFTER = re.compile(rf"^(?: ?[\"”])? (?:{_WORK_NOUNS})\b", re.I)
 
@@ -2034,9 +1862,7 @@ def _without_title(name: str) -> str:
 
 
 # Words a title-cased headline leaves in lower case ("Man Charged in Fire at Church").
-_TITLE_CASE_LOWER_TEXT = """a an the and but or nor for so yet as at by in of off on per to up via
-    vs v with from into onto over than upon out down it its is are was has his her"""
-_TITLE_CASE_LOWER = frozenset(_TITLE_CASE_LOWER_TEXT.split())
+_TITLE_CASE_LOWER = wordlists.words("title_case_lower")
 
 
 def title_cased(title: str) -> bool:
@@ -2123,9 +1949,7 @@ _TROPICAL_BEFORE = re.compile(r"\b((?:sub|post-)?tropical)\s+$", re.I)
 _STORM = re.compile(r"^(?:" + "|".join(re.escape(w) for w in _STORM_WORDS) + r")\s", re.I)
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 # How the names of recurring events end (by name key).
-_EVENT_ENDING_TEXT = """awards games olympics festival championship championships ceremony summit
-    convention oscars emmys grammys cup marathon parade war meetings expo comic-con"""
-_EVENT_ENDINGS = frozenset(_EVENT_ENDING_TEXT.split())
+_EVENT_ENDINGS = wordlists.words("event_endings")
 # An edition of a recurring event: an ordinal, then a name ending as such events' names do.
 _EDITION = re.compile(
     r"^\d{1,3}(?:st|nd|rd|th)\s+(?:[Aa]nnual\s+)?((?:[A-Z][\w.&'-]*\s+)*(?:Awards|Games|"
@@ -2143,7 +1967,7 @@ def _edition(name: str) -> str | None:
 
 # How a country is written before an organisation's name (by name key: "U.S.", "U.S" and
 # "US" are one), and its name in full.
-_NATIONAL_PREFIXES = {"us": "United States", "uk": "United Kingdom"}
+_NATIONAL_PREFIXES = wordlists.mapping("national_prefixes")
 
 
 # A nickname of one word: "Yogi" of "Lawrence Peter "Yogi" Berra".
@@ -2319,10 +2143,7 @@ def _headline_names(
     return out
 
 
-_DATE_WORD_TEXT = """mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday
-    friday saturday sunday jan feb mar apr jun jul aug sep sept oct nov dec january february march
-    april june july august september october november december"""
-_DATE_WORDS = frozenset(_DATE_WORD_TEXT.split())
+_DATE_WORDS = wordlists.words("date_words")
 # Where a name cannot go on: a blank line, a line break after a sentence's end, a colon.
 _BREAK = re.compile(r"\n\s*\n|(?<=[.!?])[ \t]*\n\s*|(?<=\w):\s+")
 
@@ -2531,10 +2352,10 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
     return inside
 
 
-_PRONOUNS = frozenset({"He", "She", "It", "They", "We", "His", "Her", "Its", "Their"})
+_PRONOUNS = wordlists.words("pronouns")
 # Adjectives written before a known name that are no part of it (unless the whole is known:
 # "New York", "New Zealand").
-_NEWNESS = frozenset({"new", "latest", "former", "historic"})
+_NEWNESS = wordlists.words("newness")
 _ROMAN = re.compile(r"^[IVX]+$")  # "Anthony LaCalamita III"
 _SCORE_OR_ORDINAL = re.compile(r"^\d+(?:\s*[-–]\s*\d+|st|nd|rd|th)?[,.;:]?$")
 # "U.S.", "U. S.", "U.K.", "US", "UK" after a word of a name (not "U. S. Grant" itself).
@@ -2545,15 +2366,9 @@ _PARTICIPLE = re.compile(
     r"^[A-Z](?:[a-z]{2,}ing|[a-z]{3,}ed|[a-z]{2,}(?:al|ful|ous|ive|ent|ant|ate|ing|ed|ib|ab|ar)ly)$"
 )
 # Ranks written abbreviated after a unit's name, which the recogniser may keep with it.
-_RANK_TEXT = "capt sgt lt det insp supt cpl col gen maj cmdr"
-_RANKS = frozenset(_RANK_TEXT.split())
+_RANKS = wordlists.words("ranks")
 # What people are, written before their names like a title ("Comedian Ellen DeGeneres").
-_ROLE_TEXT = """comedian comedienne actor actress singer songwriter rapper producer author writer
-    novelist presenter reporter columnist journalist photographer designer chef musician
-    composer artist filmmaker businessman businesswoman billionaire entrepreneur lawyer attorney
-    prosecutor clerk captain inspector insp commissioner superintendent councilman councilwoman
-    assemblyman assemblywoman congressman congresswoman kicker gm ada dt te"""
-_ROLES = frozenset(_ROLE_TEXT.split())
+_ROLES = wordlists.words("roles")
 
 
 def _without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
@@ -2771,7 +2586,7 @@ def _alone(text: str, start: int, end: int) -> bool:
     return not (after[:1] == " " and named_on)
 
 
-_KIN_GROUPS = ("family", "families", "clan")
+_KIN_GROUPS = wordlists.sequence("kin_groups")
 
 
 def link_many(
