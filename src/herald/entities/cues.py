@@ -185,7 +185,9 @@ _NAME_AND_BEFORE = re.compile(r"\b([a-z]+)\s+[A-Z][\w'’-]+\s+and\s+$")
 _AND_NAME_AFTER = re.compile(r"^\s+and\s+[A-Z][\w'’-]+\s+([a-z]+)\b")
 # A possessive and a relative or a lawyer after a name ("LiLo's lawyer", "Jackson's wife").
 _RELATIVE_AFTER_POSSESSIVE = re.compile(
-    r"^\s?['’]\s?s\s+(?:(?:former|late|estranged|new|longtime|long-time)\s+)?(?:"
+    r"^\s?['’]\s?s\s+(?:(?:"
+    + "|".join(wordlists.sequence("relative_modifiers"))
+    + r")\s+)?(?:"
     + "|".join(sorted(_RELATIVE_BEFORE))
     + r"|lawyer|attorney)\b",
     re.IGNORECASE,
@@ -260,7 +262,7 @@ _RESULT_VERBS = (
 )
 # "... victory over X", "X beat Y 20-13", "Creighton 65, Drake 53", "X (7-2)".
 _TEAM_BEFORE = re.compile(
-    rf"(?:\b(?:victory|win|wins|loss|defeat|rout|game|games|matchup|playoff|playoffs)\s+"
+    r"(?:\b(?:" + "|".join(wordlists.sequence("game_nouns")) + r")\s+"
     rf"(?:over|against|to|by|versus|vs\.?)|\b(?:{_RESULT_VERBS}|vs\.?|versus)|{_SCORE}\s+"
     rf"(?:victory|win|loss)\s+(?:over|against|to)|\bleading|\bled|\bhelp|\bhelped)\s+"
     rf"(?:the\s+)?(?:visiting\s+|host\s+|top-ranked\s+|No\.\s*\d+\s+)?$",

@@ -1237,9 +1237,7 @@ def _join_initials(groups: dict[str, _Group]) -> None:
 
 
 # A common noun the recogniser kept after a place's name, in lower case as it is not part of it.
-_GENERIC_TAIL = re.compile(
-    r"(?<=\w) (?:province|region|state|county|district|city|town|village|prefecture|governorate)$"
-)
+_GENERIC_TAIL = re.compile(r"(?<=\w) (?:" + "|".join(wordlists.sequence("area_nouns")) + r")$")
 
 
 def _surname_called_a_nationality(
@@ -1659,10 +1657,10 @@ _NOT_NAMES = (
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
     r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
-    r"(?:surgeon|attorney|solicitor|inspector|secretary|postmaster|governor|adjutant) general$"
+    r"(?:" + "|".join(wordlists.sequence("general_offices")) + r") general$"
     # and an office named by where it serves ("Fire Marshal", "L.A. County Sheriff", "U.S.
     # Marshal")
-    r"|^(?:[\w]+\s+){0,3}(?:sheriff|marshal|coroner)$"
+    r"|^(?:[\w]+\s+){0,3}(?:" + "|".join(wordlists.sequence("local_offices")) + r")$"
     # and the Pope's ambassador ("the Apostolic Nuncio to the United States")
     r"|^(?:apostolic|papal)\s+nuncio$"
 )
@@ -2033,10 +2031,12 @@ def _split_glued(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> l
 
 # What a name right after it is part of an office's name with ("Secretary of State John Kerry";
 # narrower than _OFFICE_OF below: "the governor of Hormozgan Province" still names a place).
-_SECRETARY_OF = re.compile(r"\b(?:secretary|secretaries|minister|ministers) of\s+$", re.IGNORECASE)
+_SECRETARY_OF = re.compile(
+    r"\b(?:" + "|".join(wordlists.sequence("secretaries_of")) + r") of\s+$", re.IGNORECASE
+)
 # An office written before what it is of ("Secretary of the", "Minister of").
 _OFFICE_OF = re.compile(
-    r"\b(?:secretary|minister|ministry|department|director|commissioner|governor|mayor)\s+of"
+    r"\b(?:" + "|".join(wordlists.sequence("offices_of")) + r")\s+of"
     r"(?:\s+the)?\s+$",
     re.IGNORECASE,
 )
