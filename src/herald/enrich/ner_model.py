@@ -201,10 +201,11 @@ class TrainedRecognizer:
             if new and len(known) + len(new) > _PIECE_CACHE_WORDS:
                 known.clear()
                 new = list(dict.fromkeys(words))
-            if new:
-                encoded = self._tokenizer.encode_batch(new, add_special_tokens=False)
-                for word, e in zip(new, encoded, strict=True):
-                    known[word] = e.ids or [100]  # 100: [UNK]
+            for word in new:
+                # One call per word: encode_batch hands a few words to a thread pool, which costs
+                # more than it saves and competes with the other worker processes for the cores.
+                pieces = self._tokenizer.encode(word, add_special_tokens=False).ids
+                known[word] = pieces or [100]  # 100: [UNK]
             return [known[w] for w in words]
 
     def _score(
