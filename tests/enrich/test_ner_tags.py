@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from herald.enrich.ner_tags import allowed_transitions, decode, spans, start_scores
+from herald.enrich.ner_tags import (
+    allowed_transitions,
+    decode,
+    decode_many,
+    spans,
+    start_scores,
+)
 
 TAGS = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG"]
 
@@ -65,3 +71,19 @@ def test_the_best_sequence_is_found() -> None:
             ),
         )[1]
         assert tuple(decode(scores, allowed, start)) == tuple(best)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        arrays(
+            np.float32,
+            st.tuples(st.integers(0, 9), st.just(len(TAGS))),
+            elements=st.floats(-20, 0, width=32),
+        ),
+        max_size=6,
+    )
+)
+def test_runs_decoded_together_get_the_paths_decoded_alone(runs: list[np.ndarray]) -> None:
+    allowed, start = allowed_transitions(TAGS), start_scores(TAGS)
+    assert decode_many(runs, allowed, start) == [decode(r, allowed, start) for r in runs]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from herald.enrich import ner_model
 from herald.enrich.ner import Mention
+from herald.enrich.ner_model import TrainedRecognizer
+from herald.enrich.ner_words import split_words
 from tests.enrich.models import trained_recognizer
 
 
@@ -75,6 +78,21 @@ def test_results_do_not_depend_on_the_batch() -> None:
     alone = [trained_recognizer().recognize([t])[0] for t in texts]
     assert together == alone
     assert all(isinstance(m, Mention) for ms in together for m in ms)
+
+
+def test_remembered_word_pieces_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Words are split once and their pieces remembered; a full memory starts again."""
+    text = (
+        "Shares of Toyota Motor Corp. fell 3 percent in Tokyo, and Apple Inc. said Tim Cook "
+        "would visit Beijing next week."
+    )
+    recognizer = TrainedRecognizer()
+    first = recognizer.recognize([text])
+    assert recognizer.recognize([text]) == first  # every word remembered now
+    monkeypatch.setattr(ner_model, "_PIECE_CACHE_WORDS", 3)
+    assert recognizer.recognize([text, text]) == [first[0], first[0]]
+    assert len(recognizer._pieces) <= len(split_words(text))
+    assert ("Tim Cook", "PERSON") in {(m.text, m.label) for m in first[0]}
 
 
 def test_lower_case_transcripts_are_read_whole() -> None:

@@ -24,7 +24,7 @@ import logging
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,7 +40,7 @@ from herald.enrich.model_files import (
     verify_model_folder,
 )
 from herald.enrich.ner import Mention, cut_text, name_sentences
-from herald.enrich.ner_tags import allowed_transitions, decode, spans, start_scores
+from herald.enrich.ner_tags import allowed_transitions, decode_many, spans, start_scores
 from herald.enrich.ner_words import Word, casing_ids, split_words, windows
 from herald.enrich.onnx_graphs import cached_graph, quantize, session_options
 
@@ -62,6 +62,11 @@ LABELS: Final = {
 }
 
 
+# Words whose pieces are remembered (lower-cased word -> pieces): news repeats its words, and
+# the tokenizer's per-call cost is most of what splitting a word costs.
+_PIECE_CACHE_WORDS = 200_000
+
+
 @dataclass
 class _Unit:
     """A sentence (or part of an over-long one) of a run, with its words' pieces."""
@@ -69,10 +74,10 @@ class _Unit:
     words: list[Word]
     casing: list[int]
     pieces: list[list[int]]
+    size: int = field(init=False)  # word pieces
 
-    @property
-    def size(self) -> int:
-        return sum(len(p) for p in self.pieces)
+    def __post_init__(self) -> None:
+        self.size = sum(len(p) for p in self.pieces)
 
 
 class TrainedRecognizer:
@@ -116,6 +121,7 @@ class TrainedRecognizer:
         tokenizer.no_truncation()
         self._tokenizer = tokenizer
         self._tokenizer_lock = threading.Lock()
+        self._pieces: dict[str, list[int]] = {}
         key = f"{weights_sha256[:16]}-{base_sha256[:12]}-v{BUILDER_VERSION}-{precision}r"
         graph = cached_graph(
             cache_dir, f"recognizer-{key}", lambda: _build(folder, base, meta, precision)
@@ -163,10 +169,10 @@ class TrainedRecognizer:
                 [c[0] for c in chosen],
             )
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
-        for (index, units), unit_scores in zip(runs, scores, strict=True):
+        matrices = [np.concatenate([s for s in u if s is not None]) for u in scores]
+        paths = decode_many(matrices, self._transitions, self._start)
+        for (index, units), path in zip(runs, paths, strict=True):
             words = [w for u in units for w in u.words]
-            matrix = np.concatenate([s for s in unit_scores if s is not None])
-            path = decode(matrix, self._transitions, self._start)
             text = texts[index]
             for first, stop, kind in spans(self._tags, path):
                 for a, b in _paragraph_parts(text, words, first, stop):
@@ -177,11 +183,7 @@ class TrainedRecognizer:
         words = split_words(text, start, end)
         if not words:
             return []
-        with self._tokenizer_lock:
-            encoded = self._tokenizer.encode_batch(
-                [w.text.lower() for w in words], add_special_tokens=False
-            )
-        pieces = [e.ids or [100] for e in encoded]  # 100: [UNK]
+        pieces = self._word_pieces([w.text.lower() for w in words])
         casing = casing_ids([w.text for w in words])
         limit = self._max_pieces - 2
         units, first, size = [], 0, 0
@@ -192,6 +194,22 @@ class TrainedRecognizer:
             size += len(word_pieces)
         units.append(_Unit(words[first:], casing[first:], pieces[first:]))
         return units
+
+    def _word_pieces(self, words: list[str]) -> list[list[int]]:
+        """Each word's pieces (a word is split alone, so remembering its pieces changes
+        nothing); the tokenizer sees only words not met before."""
+        with self._tokenizer_lock:
+            known = self._pieces
+            new = [w for w in dict.fromkeys(words) if w not in known]
+            if new and len(known) + len(new) > _PIECE_CACHE_WORDS:
+                known.clear()
+                new = list(dict.fromkeys(words))
+            for word in new:
+                # One call per word: encode_batch hands a few words to a thread pool, which costs
+                # more than it saves and competes with the other worker processes for the cores.
+                pieces = self._tokenizer.encode(word, add_special_tokens=False).ids
+                known[word] = pieces or [100]  # 100: [UNK]
+            return [known[w] for w in words]
 
     def _score(
         self,

@@ -55,6 +55,45 @@ def decode(
     return path[::-1]
 
 
+def decode_many(
+    matrices: Sequence[npt.NDArray[np.float32]],
+    transitions: npt.NDArray[np.float32],
+    start: npt.NDArray[np.float32],
+) -> list[list[int]]:
+    """:func:`decode` of each matrix, all stepped through together: one set of array operations
+    per word position instead of one per word of every run (the same sums and comparisons as
+    :func:`decode`, so the same paths)."""
+    paths: list[list[int]] = [[] for _ in matrices]
+    # Longest first: the runs still going at a position are then a prefix of the batch.
+    order = sorted(
+        (i for i, m in enumerate(matrices) if m.shape[0]), key=lambda i: -matrices[i].shape[0]
+    )
+    if not order:
+        return paths
+    tags = transitions.shape[0]
+    lengths = [matrices[i].shape[0] for i in order]
+    width = lengths[0]
+    scores = np.zeros((len(order), width, tags), dtype=np.float32)
+    for row, i in enumerate(order):
+        scores[row, : lengths[row]] = matrices[i]
+    best = start + scores[:, 0]
+    back = np.zeros((len(order), width, tags), dtype=np.int16)  # tag numbers
+    going = len(order)
+    for w in range(1, width):
+        while lengths[going - 1] <= w:
+            going -= 1
+        candidates = best[:going, :, None] + transitions
+        back[:going, w] = candidates.argmax(axis=1)
+        best[:going] = candidates.max(axis=1) + scores[:going, w]
+    for row, i in enumerate(order):
+        steps = back[row, : lengths[row]].tolist()
+        path = [int(best[row].argmax())]
+        for w in range(lengths[row] - 1, 0, -1):
+            path.append(steps[w][path[-1]])
+        paths[i] = path[::-1]
+    return paths
+
+
 def spans(tags: Sequence[str], path: Sequence[int]) -> list[tuple[int, int, str]]:
     """``(first word, stop, kind)`` of each name in a decoded sequence."""
     out: list[tuple[int, int, str]] = []

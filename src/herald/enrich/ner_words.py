@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 from typing import Final
 
 
@@ -72,6 +73,7 @@ def split_words(text: str, start: int = 0, end: int | None = None) -> list[Word]
     return [Word(m.group(), m.start(), m.end()) for m in _WORD_RE.finditer(text, start, stop)]
 
 
+@lru_cache(maxsize=1 << 16)  # words repeat: a text's shapes are mostly known ones
 def shape(word: str) -> Shape:
     letters = [c for c in word if c.isalpha()]
     if not letters:
