@@ -157,12 +157,7 @@ class TrainedRecognizer:
             )
         ]
         scores: list[list[np.ndarray[Any, Any] | None]] = [[None] * len(u) for _, u in runs]
-        order = sorted(
-            range(len(jobs)),
-            key=lambda j: sum(u.size for u in runs[jobs[j][0]][1][jobs[j][1] : jobs[j][2]]),
-        )
-        for start in range(0, len(order), self._batch_size):
-            chosen = [jobs[j] for j in order[start : start + self._batch_size]]
+        for chosen in self._batches(jobs, runs):
             self._score(
                 [(runs[r][1], first, stop, keep) for r, first, stop, keep in chosen],
                 scores,
@@ -177,6 +172,23 @@ class TrainedRecognizer:
             for first, stop, kind in spans(self._tags, path):
                 for a, b in _paragraph_parts(text, words, first, stop):
                     out[index].append((words[a].start, words[b - 1].end, kind))
+        return out
+
+    def _batches(
+        self, jobs: list[tuple[int, int, int, int]], runs: list[tuple[int, list[_Unit]]]
+    ) -> list[list[tuple[int, int, int, int]]]:
+        """The windows in batches of at most ``batch_size``, each batch of one text only: the
+        int8 graph quantises its activations with one scale per batch, so windows of other
+        texts in the same batch would change a text's names. Within a text, windows of like
+        size go together (less padding)."""
+        by_text: dict[int, list[tuple[int, int, int, int]]] = {}
+        for job in jobs:
+            by_text.setdefault(runs[job[0]][0], []).append(job)
+        out = []
+        for text_jobs in by_text.values():
+            text_jobs.sort(key=lambda j: sum(u.size for u in runs[j[0]][1][j[1] : j[2]]))
+            for start in range(0, len(text_jobs), self._batch_size):
+                out.append(text_jobs[start : start + self._batch_size])
         return out
 
     def _units(self, text: str, start: int, end: int) -> list[_Unit]:
