@@ -40,19 +40,7 @@ def decode(
     start: npt.NDArray[np.float32],
 ) -> list[int]:
     """The best well-formed tag sequence for ``scores`` (words x tags)."""
-    words = scores.shape[0]
-    if words == 0:
-        return []
-    best = start + scores[0]
-    back = np.zeros((words, scores.shape[1]), dtype=np.intp)
-    for w in range(1, words):
-        candidates = best[:, None] + transitions
-        back[w] = candidates.argmax(axis=0)
-        best = candidates.max(axis=0) + scores[w]
-    path = [int(best.argmax())]
-    for w in range(words - 1, 0, -1):
-        path.append(int(back[w, path[-1]]))
-    return path[::-1]
+    return decode_many([scores], transitions, start)[0]
 
 
 def decode_many(
@@ -60,9 +48,8 @@ def decode_many(
     transitions: npt.NDArray[np.float32],
     start: npt.NDArray[np.float32],
 ) -> list[list[int]]:
-    """:func:`decode` of each matrix, all stepped through together: one set of array operations
-    per word position instead of one per word of every run (the same sums and comparisons as
-    :func:`decode`, so the same paths)."""
+    """The best well-formed tag sequence for each matrix (words x tags), all stepped through
+    together: one set of array operations per word position, not one per word of every run."""
     paths: list[list[int]] = [[] for _ in matrices]
     # Longest first: the runs still going at a position are then a prefix of the batch.
     order = sorted(

@@ -20,13 +20,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
-    ColumnElement,
     Integer,
     Table,
-    and_,
     bindparam,
     insert,
-    or_,
     select,
     union_all,
     update,
@@ -41,7 +38,7 @@ from herald.db.models.webhooks import (
     WebhookSigningSecret,
     WebhookTarget,
 )
-from herald.webhooks.repository import DUE_STATUSES, AttemptResult, LeasedDelivery
+from herald.webhooks.repository import AttemptResult, LeasedDelivery, due
 from herald.webhooks.signing import SigningSecret
 
 _D = typing.cast(Table, WebhookDelivery.__table__)
@@ -50,15 +47,6 @@ _E = typing.cast(Table, WebhookEvent.__table__)
 _T = typing.cast(Table, WebhookTarget.__table__)
 _S = typing.cast(Table, WebhookSigningSecret.__table__)
 _WHEN = _D.c.next_attempt_at.type  # the UTC datetime type
-
-
-def due(now: ColumnElement[datetime]) -> ColumnElement[bool]:
-    """Due and not leased (or leased by a dispatcher whose lease expired)."""
-    return and_(
-        _D.c.status.in_(DUE_STATUSES),
-        _D.c.next_attempt_at <= now,
-        or_(_D.c.lease_expires_at.is_(None), _D.c.lease_expires_at < now),
-    )
 
 
 # Targets (enabled ones only) with their signing secrets, oldest secret first.

@@ -144,7 +144,8 @@ def insert_delivery(
     return int(session.execute(_INSERT_DELIVERY, params).scalar_one())
 
 
-def _due(now: datetime) -> ColumnElement[bool]:
+def due(now: datetime | ColumnElement[datetime]) -> ColumnElement[bool]:
+    """Due and not leased (or leased by a dispatcher whose lease expired)."""
     return and_(
         WebhookDelivery.status.in_(DUE_STATUSES),
         WebhookDelivery.next_attempt_at <= now,
@@ -157,7 +158,7 @@ def teams_with_due_deliveries(session: Session, now: datetime, *, limit: int = 1
     rows = session.scalars(
         select(WebhookDelivery.team_id)
         .join(WebhookTarget, WebhookTarget.team_id == WebhookDelivery.team_id)
-        .where(_due(now), WebhookTarget.enabled.is_(True))
+        .where(due(now), WebhookTarget.enabled.is_(True))
         .group_by(WebhookDelivery.team_id)
         .limit(limit)
     )
