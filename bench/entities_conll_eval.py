@@ -53,12 +53,16 @@ CLASSES = ("general", "sports", "all")
 
 
 def link(
-    documents: list[Document], mentions: list[list[Mention]], kinds: str = "learned"
+    documents: list[Document],
+    mentions: list[list[Mention]],
+    kinds: str = "learned",
+    kb: KnowledgeBase | None = None,
 ) -> list[list[Named]]:
     """The entities Herald stores for each document, as scored names (person, organisation and
     place; display name and aliases), with the kind of each name decided by the trained model
-    (``kinds="learned"``) or by the hand-set votes (``"rules"``)."""
-    kb = KnowledgeBase.from_seed()
+    (``kinds="learned"``) or by the hand-set votes (``"rules"``). ``kb`` (the bundled seed when
+    not given) gains the entities discovered on the way."""
+    kb = KnowledgeBase.from_seed() if kb is None else kb
     linker = EntityLinker(kb, LinkingConfig(learned_kinds=kinds == "learned"))
     out = []
     for document, found in zip(documents, mentions, strict=True):
