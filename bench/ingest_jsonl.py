@@ -213,9 +213,8 @@ def main() -> int:
             if args.record:
                 mode = "one process" if workers == 1 else "2 parsers + 1 writer"
                 name = "PostgreSQL" if url else "SQLite"
-                record(
-                    "ingestion", {"backend": name, "mode": mode}, {"items_per_s": round(result.rate)}
-                )
+                point = {"items_per_s": round(result.rate)}
+                record("ingestion", {"backend": name, "mode": mode}, point)
         print(f"load average {os.getloadavg()[0]:.1f} at end; target >= 1000 items/s")
     return 0
 

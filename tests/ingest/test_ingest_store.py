@@ -139,10 +139,10 @@ def test_reprints_share_an_article_and_keep_their_items(runtime: Runtime) -> Non
 
 def _bands(runtime: Runtime) -> dict[str, int]:
     with runtime.sessions.read() as session:
-        rows = session.execute(
-            select(FingerprintBand.content_id, func.count()).group_by(FingerprintBand.content_id)
+        counts = select(FingerprintBand.content_id, func.count()).group_by(
+            FingerprintBand.content_id
         )
-        return {content_id: count for content_id, count in rows}
+        return dict(session.execute(counts).tuples().all())
 
 
 def test_deleting_an_item_deletes_its_fingerprint_and_band_keys(runtime: Runtime) -> None:
