@@ -138,11 +138,12 @@ def test_reprints_share_an_article_and_keep_their_items(runtime: Runtime) -> Non
 
 
 def _bands(runtime: Runtime) -> dict[str, int]:
+    """Band keys stored per content id."""
+    counts = select(FingerprintBand.content_id, func.count().label("n")).group_by(
+        FingerprintBand.content_id
+    )
     with runtime.sessions.read() as session:
-        counts = select(FingerprintBand.content_id, func.count()).group_by(
-            FingerprintBand.content_id
-        )
-        return dict(session.execute(counts).tuples().all())
+        return {row.content_id: row.n for row in session.execute(counts)}
 
 
 def test_deleting_an_item_deletes_its_fingerprint_and_band_keys(runtime: Runtime) -> None:
