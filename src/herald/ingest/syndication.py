@@ -133,7 +133,9 @@ def _band_keys(signature: npt.NDArray[np.uint64]) -> list[int]:
 
 
 # Each word's hash, kept across texts: news vocabulary repeats, and hashing every word of every
-# text one by one was a third of fingerprinting. Bounded: emptied when it grows past the limit.
+# text one by one was a third of fingerprinting. Bounded: replaced by an empty table when it would
+# grow past the limit (replaced, not emptied, so a thread reading the old one still finds its
+# words; two threads adding the same word add the same value).
 _WORD_HASHES: dict[str, int] = {}
 _WORD_HASHES_MAX = 200_000
 
@@ -146,13 +148,15 @@ def _shingle_hashes(text: str) -> tuple[npt.NDArray[np.uint64], int]:
     words = _WORD.findall(text.casefold())
     if len(words) < SHINGLE_WORDS:
         return np.empty(0, dtype=np.uint64), len(words)
-    missing = set(words).difference(_WORD_HASHES)
-    if len(_WORD_HASHES) + len(missing) > _WORD_HASHES_MAX:
-        _WORD_HASHES.clear()
+    global _WORD_HASHES
+    table = _WORD_HASHES  # this text's table, even if another thread starts a new one meanwhile
+    missing = set(words).difference(table)
+    if len(table) + len(missing) > _WORD_HASHES_MAX:
+        table = _WORD_HASHES = {}
         missing = set(words)
     for word in missing:
-        _WORD_HASHES[word] = zlib.crc32(word.encode("utf-8"))
-    hashed = np.array(list(map(_WORD_HASHES.__getitem__, words)), dtype=np.uint64)
+        table[word] = zlib.crc32(word.encode("utf-8"))
+    hashed = np.array(list(map(table.__getitem__, words)), dtype=np.uint64)
     count = len(words) - SHINGLE_WORDS + 1
     combined = np.zeros(count, dtype=np.uint64)
     for offset in range(SHINGLE_WORDS):
