@@ -209,7 +209,7 @@ def replace_fingerprints(
 def _band_lines(fingerprints: Sequence[tuple[str, str, bytes, list[int]]]) -> Iterator[str]:
     for content_id, _, _, keys in fingerprints:
         if not _PLAIN_ID.fullmatch(content_id):
-            raise ValueError(f"unexpected content id {content_id!r}")
+            raise ValueError(f"content id {content_id!r} would need escaping in COPY text")
         yield "".join([f"{content_id}\t{band}\t{key}\n" for band, key in enumerate(keys)])
 
 
