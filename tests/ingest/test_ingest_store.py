@@ -6,11 +6,11 @@ import dataclasses
 import json
 from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
-from herald.db.models.ingest import ContentFingerprint
+from herald.db.models.ingest import ContentFingerprint, FingerprintBand
 from herald.db.models.job import Job
 from herald.ingest.model import IncomingItem, SourceRef
 from herald.ingest.normalize import item_from_mapping
@@ -135,6 +135,33 @@ def test_reprints_share_an_article_and_keep_their_items(runtime: Runtime) -> Non
         assert (
             session.execute(select(func.count()).select_from(ContentFingerprint)).scalar_one() == 4
         )
+
+
+def _bands(runtime: Runtime) -> dict[str, int]:
+    """Band keys stored per content id."""
+    counts = select(FingerprintBand.content_id, func.count().label("n")).group_by(
+        FingerprintBand.content_id
+    )
+    with runtime.sessions.read() as session:
+        return {row.content_id: row.n for row in session.execute(counts)}
+
+
+def test_deleting_an_item_deletes_its_fingerprint_and_band_keys(runtime: Runtime) -> None:
+    kept, deleted, updated = _item("29_1ecbplus"), _item("29_5ecbplus"), _item("24_5ecbplus")
+    _store(runtime, [kept, deleted, updated])
+    assert _bands(runtime) == {kept.content_id: 42, deleted.content_id: 42, updated.content_id: 42}
+    # A new version replaces the item's band keys; deleting the row (retention, a purge) drops
+    # its fingerprint and, with it, its band keys.
+    _store(runtime, [dataclasses.replace(updated, body=DOCS["24_1ecbplus"]["text"])])
+    with runtime.sessions.write() as session:
+        session.execute(delete(ContentItem).where(ContentItem.id == deleted.content_id))
+    assert _bands(runtime) == {kept.content_id: 42, updated.content_id: 42}
+    with runtime.sessions.read() as session:
+        stored = set(session.scalars(select(ContentFingerprint.content_id)))
+    assert stored == {kept.content_id, updated.content_id}
+    # The reprint's copy is still found through the kept item's band keys.
+    report = _store(runtime, [_item("29_9ecbplus")])
+    assert report.syndicated == 1
 
 
 def test_reprints_within_one_batch_and_podcasts_without_article(runtime: Runtime) -> None:

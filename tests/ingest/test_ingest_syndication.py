@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from herald.ingest import syndication
 from herald.ingest.syndication import (
     MIN_SHINGLES,
     SyndicationIndex,
@@ -87,6 +91,21 @@ def test_fingerprints_are_deterministic_and_round_trip() -> None:
     assert restored.size == a.size
     assert restored.jaccard(a) == 1.0
     assert all(-(2**63) <= key < 2**63 for key in a.band_keys())
+
+
+def test_fingerprints_do_not_depend_on_the_word_hash_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Word hashes are kept across texts in a bounded table; a full table is replaced by a new
+    one, and no fingerprint depends on what the table held before."""
+    ids = ["29_1ecbplus", "29_5ecbplus", "24_10ecbplus", "22_12ecbplus"]
+    before = [_fp(doc_id).to_bytes() for doc_id in ids]
+    monkeypatch.setattr(syndication, "_WORD_HASHES", {})
+    monkeypatch.setattr(syndication, "_WORD_HASHES_MAX", 60)
+    after = [_fp(doc_id).to_bytes() for doc_id in ids]
+    assert after == before
+    # Every text has more than 60 distinct words: each one found the table full and started a
+    # new one, which holds the last text's words only.
+    last = unicodedata.normalize("NFKC", DOCS[ids[-1]]["text"]).casefold()
+    assert set(syndication._WORD_HASHES) == set(re.findall(r"\w+", last))
 
 
 def test_the_index_groups_the_reprints_of_the_fixture_corpus() -> None:

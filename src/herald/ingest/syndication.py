@@ -63,15 +63,19 @@ _SEEDS = _seeds()
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
+_S27, _S30, _S31 = np.uint64(27), np.uint64(30), np.uint64(31)
 
 
 def _mix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     """SplitMix64's finaliser: a bijection on 64-bit words with full avalanche, so seeding it
     with a different XOR mask gives an independent-looking permutation per MinHash row."""
     z = values + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
+    z ^= z >> _S30  # in place: fewer temporary arrays (this runs ten times per text)
+    z *= _MIX1
+    z ^= z >> _S27
+    z *= _MIX2
+    z ^= z >> _S31
+    return z
 
 
 _WORD = re.compile(r"\w+")
@@ -128,6 +132,14 @@ def _band_keys(signature: npt.NDArray[np.uint64]) -> list[int]:
     return [int(k) for k in key.view(np.int64)]
 
 
+# Each word's hash, kept across texts: news vocabulary repeats, and hashing every word of every
+# text one by one was a third of fingerprinting. Bounded: replaced by an empty table when it would
+# grow past the limit (replaced, not emptied, so a thread reading the old one still finds its
+# words; two threads adding the same word add the same value).
+_WORD_HASHES: dict[str, int] = {}
+_WORD_HASHES_MAX = 200_000
+
+
 def _shingle_hashes(text: str) -> tuple[npt.NDArray[np.uint64], int]:
     """Distinct 64-bit hashes of the text's 5-word shingles (words hashed once, then combined
     position by position, vectorised)."""
@@ -136,8 +148,15 @@ def _shingle_hashes(text: str) -> tuple[npt.NDArray[np.uint64], int]:
     words = _WORD.findall(text.casefold())
     if len(words) < SHINGLE_WORDS:
         return np.empty(0, dtype=np.uint64), len(words)
-    vocabulary = {word: zlib.crc32(word.encode("utf-8")) for word in set(words)}
-    hashed = np.fromiter((vocabulary[w] for w in words), dtype=np.uint64, count=len(words))
+    global _WORD_HASHES
+    table = _WORD_HASHES  # this text's table, even if another thread starts a new one meanwhile
+    missing = set(words).difference(table)
+    if len(table) + len(missing) > _WORD_HASHES_MAX:
+        table = _WORD_HASHES = {}
+        missing = set(words)
+    for word in missing:
+        table[word] = zlib.crc32(word.encode("utf-8"))
+    hashed = np.array(list(map(table.__getitem__, words)), dtype=np.uint64)
     count = len(words) - SHINGLE_WORDS + 1
     combined = np.zeros(count, dtype=np.uint64)
     for offset in range(SHINGLE_WORDS):

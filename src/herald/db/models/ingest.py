@@ -61,13 +61,16 @@ class ContentFingerprint(Base):
 
 
 class FingerprintBand(Base):
-    """One LSH band key of a fingerprint: equal keys make two items candidates for a match."""
+    """One LSH band key of a fingerprint: equal keys make two items candidates for a match.
+
+    Deleted with its fingerprint by a trigger on ``ingest_fingerprints`` (migration 0017), not by
+    a foreign key: a key would make PostgreSQL look up the fingerprint for each of the 42 rows an
+    item writes, which cost more than writing the rows. Only ingestion writes these rows, right
+    after their fingerprint and in the same transaction."""
 
     __tablename__ = "ingest_fingerprint_bands"
 
-    content_id: Mapped[str] = mapped_column(
-        ForeignKey("ingest_fingerprints.content_id", ondelete="CASCADE"), primary_key=True
-    )
+    content_id: Mapped[str] = mapped_column(String(40), primary_key=True)
     band: Mapped[int] = mapped_column(Integer, primary_key=True)
     band_key: Mapped[int] = mapped_column(BigInteger)
 
