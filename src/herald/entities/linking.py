@@ -21,18 +21,16 @@ from dataclasses import dataclass, replace
 from herald.enrich.ner import Mention, stop_words
 from herald.enrich.text import content_terms, split_sentences
 from herald.entities import wordlists
+from herald.entities.coreference import group_mentions
 from herald.entities.cues import (
     EVENT,
-    GROUPS,
     KIND_GROUP,
-    LABEL_GROUPS,
     ORG,
     PERSON,
     PLACE,
     PRODUCT,
     SPORT_WORDS,
     SPORTS_WORDS,
-    kind_cues,
     person_cue,
     team_cue,
 )
@@ -41,12 +39,10 @@ from herald.entities.document import (
     Group,
     LinkedEntity,
     LinkingConfig,
-    as_a_person,
     clean_surface,
     document_text,
     has_person_label,
     is_demonym,
-    is_person,
     main_label,
     needs_context,
     only_in_headline,
@@ -70,24 +66,26 @@ from herald.entities.geography import (
 )
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import NAMED_WITH, KnowledgeBase
-from herald.entities.kinds import NONE, KindEvidence, kind_groups
-from herald.entities.kinds import bundled as kinds_model
+from herald.entities.kind_stage import (
+    group_kinds,
+    half_decided,
+    kind_distribution,
+    kind_evidence,
+    neighbours_of,
+)
+from herald.entities.kinds import NONE, KindEvidence
 from herald.entities.known import (
     ends_like_a_persons_name,
-    has_given_name,
     known_organisation,
     known_product,
-    place_or_nationality,
     products_in_plural,
-    unknown_or_made,
     whole_name_of,
 )
-from herald.entities.matcher import ONE_WORD_MIN_PRIOR, with_dictionary_mentions
+from herald.entities.matcher import with_dictionary_mentions
 from herald.entities.model import EntityDraft, EntityKind, EntityRecord, Tag
 from herald.entities.names import (
     alias_key,
     fold,
-    is_initial,
     strip_corporate_suffix,
     without_initials,
     word_positions,
@@ -122,7 +120,6 @@ from herald.entities.shapes import (
 from herald.entities.vocabulary import (
     AREAS,
     COMPANY_WORDS,
-    CONNECTING,
     EITHER_ENDINGS,
     EVENT_ENDINGS,
     FIRM_ENDINGS,
@@ -130,10 +127,8 @@ from herald.entities.vocabulary import (
     NAMING_WORDS,
     NICKNAME,
     OPENING_QUOTES,
-    ORG_ENDINGS,
     ORG_KINDS,
     PLACE_ENDINGS,
-    PLACE_LABELS,
     POST_NOMINALS,
     STATE_BY_KEY,
     TITLES,
@@ -175,77 +170,6 @@ def redirected_links(
 class LinkResult:
     entities: list[LinkedEntity]  # most salient first
     new_entities: list[EntityDraft]  # to add to the knowledge base (also among ``entities``)
-
-
-def group_kinds(
-    kb: KnowledgeBase,
-    config: LinkingConfig,
-    doc: Document,
-    group: Group,
-    neighbours: dict[int, tuple[Mention | None, Mention | None]],
-    located: EntityRecord | None,
-) -> dict[str, float]:
-    """The group's kind distribution (over the kind groups): the trained model's when the
-    configuration asks for it (with its probability of no entity), else the hand-set
-    votes'; half decided by the one kind the knowledge base knows the name as, by a place
-    written after it (a place) or by an edition (an event)."""
-    kinds = kind_distribution(doc, group, neighbours, kb)
-    learned: dict[str, float] = {}
-    if config.learned_kinds:
-        evidence = kind_evidence(kb, doc, group, kinds, located)
-        p = kinds_model().probabilities(evidence)
-        kinds, learned = kind_groups(p, evidence), {NONE: p[NONE]}
-    # In a sports report a place's name stands for its club as often as for the place
-    # ("Somerset beat Kent"): there the model, which reads the report, is not overruled.
-    kinds = _with_kb_kind(kb, group, kinds, keep_places_open=bool(learned) and doc.sports)
-    if located is not None:  # and so a place, whatever the recogniser called it
-        kinds = half_decided(kinds, PLACE)
-    elif edition_of(group.name) is not None:  # "the 79th Academy Awards": an event
-        kinds = half_decided(kinds, EVENT)
-    return kinds | learned
-
-
-def kind_evidence(
-    kb: KnowledgeBase,
-    doc: Document,
-    group: Group,
-    heuristic: Mapping[str, float],
-    located: EntityRecord | None,
-) -> KindEvidence:
-    """What the kind model reads of a group (:mod:`herald.entities.kinds`)."""
-    known: dict[str, float] = {}
-    for surface in group.surfaces:
-        key = surface_key(surface)
-        for record in kb.lookup(key) or products_in_plural(kb, key):
-            kind = KIND_GROUP[record.entity_kind]
-            known[kind] = max(known.get(kind, 0.0), kb.prior(record.id) or 0.01)
-    name = group.name
-    words = name.split()
-    last = words[-1].lower().strip(".") if words else ""
-    n = len(group.mentions)
-    return KindEvidence(
-        name=name,
-        labels=[m.label for m in group.mentions],
-        heuristic=heuristic,
-        known=known,
-        title_share=sum(m.start < doc.title_end for m in group.mentions) / n,
-        start_share=sum(m.start in doc.sentence_starts for m in group.mentions) / n,
-        sports=doc.sports,
-        team=doc.sports and any(team_cue(doc.text, m.start, m.end) for m in group.mentions),
-        located=located is not None,
-        edition=edition_of(name) is not None,
-        demonym=any(kb.lookup_demonym(surface_key(s)) for s in group.surfaces),
-        given_name=bool(words) and kb.is_given_name(fold(words[0])),
-        endings={
-            "place": last in PLACE_ENDINGS,
-            "org": last in ORG_ENDINGS,
-            "either": last in EITHER_ENDINGS,
-            "event": last in EVENT_ENDINGS,
-            "firm": last in FIRM_ENDINGS or last in COMPANY_WORDS,
-            "honour": last in HONOUR_ENDINGS,
-            "place_start": starts_like_a_place(name),
-        },
-    )
 
 
 def choose(
@@ -491,32 +415,6 @@ def _best_known(
     if kb.prior(record.id) < 0.7 or best - runner_up < 0.1:
         return []
     return [record]
-
-
-def _with_kb_kind(
-    kb: KnowledgeBase, group: Group, kinds: dict[str, float], keep_places_open: bool = False
-) -> dict[str, float]:
-    """A full name the knowledge base knows as one kind only ("Olaf Scholz", a person) is
-    half decided by that: the recogniser's label for it matters less than what it is."""
-    full = [s for s in group.surfaces if len(surface_key(s).split()) > 1]
-    found = {
-        KIND_GROUP[r.entity_kind]
-        for s in full
-        for r in kb.lookup(surface_key(s)) or products_in_plural(kb, surface_key(s))
-    }
-    if not full:
-        # A one-word name only when it is well known and of one kind ("Dushanbe", a
-        # capital, which the small model may call an organisation).
-        records = [r for s in group.surfaces for r in kb.lookup(surface_key(s))]
-        if not records or max(kb.prior(r.id) for r in records) < ONE_WORD_MIN_PRIOR:
-            return kinds
-        found = {KIND_GROUP[r.entity_kind] for r in records}
-    if len(found) != 1:
-        return kinds
-    known = next(iter(found))
-    if known == PLACE and keep_places_open:
-        return kinds
-    return half_decided(kinds, known)
 
 
 def _choose_demonym(kb: KnowledgeBase, group: Group) -> tuple[EntityRecord, float] | None:
@@ -860,370 +758,8 @@ class EntityLinker:
         ]
 
 
-def group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Group]:
-    groups: dict[str, Group] = {}
-    for mention in mentions:
-        surface = clean_surface(mention.text)
-        key = alias_key(surface)
-        generic = _GENERIC_TAIL.search(surface)
-        if generic is not None and not kb.is_known_name(key):
-            # "Aceh province", "New York state": the name is "Aceh", "New York"
-            surface = surface[: generic.start()]
-            key = alias_key(surface)
-        if len(key) < 2 or not any(ch.isalpha() for ch in key):
-            continue
-        group = groups.setdefault(key, Group(key))
-        group.surfaces[surface] += 1
-        group.mentions.append(mention)
-    _join_initials(groups)
-    long_names = [g for g in groups.values() if len(g.key.split()) > 1 and not is_demonym(g)]
-    for key, group in list(groups.items()):
-        core = [w for w in key.split() if not is_initial(w)]
-        if len(core) in (2, 3) and core == key.split():
-            owner = _organisation_tail_owner(group, long_names, kb)
-        elif len(core) != 1 or abbreviated_state(text, group) is not None:
-            continue  # "Chapel Hill, N.C." names the state, whatever "North Carolina" stands for
-        elif core[0] != key:  # "M. Benjamin": a surname after initials is a short form too
-            probe = Group(core[0], group.surfaces, group.mentions)
-            others = [g for g in long_names if g is not group]
-            owner = _short_form_owner(probe, others, kb) if is_person(group) else None
-        elif is_demonym(group):
-            owner = _surname_called_a_nationality(group, long_names, kb)
-        else:
-            owner = _short_form_owner(group, long_names, kb) or _first_name_called_a_place(
-                text, group, long_names, kb
-            )
-        if owner is not None:
-            owner.surfaces.update(group.surfaces)
-            owner.mentions.extend(group.mentions)
-            del groups[key]
-            if group in long_names:  # "M. Benjamin", "Red Crescent", joined: no full name
-                long_names.remove(group)
-    return list(groups.values())
-
-
-def _organisation_tail_owner(
-    group: Group, long_names: list[Group], kb: KnowledgeBase
-) -> Group | None:
-    """The one longer organisation's name of the item that is this name of two or three words
-    after a place or a nationality, both called organisations by the recogniser: the item's
-    short form of it, wherever it stands ("Iran's Red Crescent relief agency ... the Iranian
-    Red Crescent", "the Supreme Court" beside "the California Supreme Court"; not "Bettie Page"
-    beside the film "The Notorious Bettie Page"). A short form the knowledge base knows joins
-    only a longer name it knows too, for an unknown name links by the names it is written
-    with: "Supreme Court", made by an earlier item, would lend its entity to the "Nevada
-    Supreme Court"."""
-    if is_demonym(group) or not all(m.label == "ORG" for m in group.mentions):
-        return None
-    tail = " " + group.key
-    owners = [
-        g
-        for g in long_names
-        if g is not group
-        and g.key.endswith(tail)
-        and main_label(g) == "ORG"
-        and place_or_nationality(g.key[: -len(tail)], kb)
-    ]
-    if len(owners) != 1:
-        return None
-    if kb.is_known_name(group.key) and not kb.is_known_name(owners[0].key):
-        return None
-    return owners[0]
-
-
-def _join_initials(groups: dict[str, Group]) -> None:
-    """A person's name written without the initials it has elsewhere in the item ("Regina
-    Benjamin" and "Regina M. Benjamin") is one group, when one name with initials fits: "George
-    Bush" beside both "George W. Bush" and "George H. W. Bush" stays apart, as do those two."""
-    initialled: dict[str, list[str]] = defaultdict(list)
-    for key, group in groups.items():
-        bare = without_initials(key)
-        if bare != key and is_person(group):
-            initialled[bare].append(key)
-    for bare, keys in initialled.items():
-        plain = groups.get(bare)
-        if plain is None or len(keys) != 1 or not is_person(plain):
-            continue
-        owner = groups[keys[0]]
-        owner.surfaces.update(plain.surfaces)
-        owner.mentions.extend(plain.mentions)
-        del groups[bare]
-
-
-# A common noun the recogniser kept after a place's name, in lower case as it is not part of it.
-_GENERIC_TAIL = re.compile(r"(?<=\w) (?:" + "|".join(wordlists.sequence("area_nouns")) + r")$")
-
-
-def _surname_called_a_nationality(
-    group: Group, long_names: list[Group], kb: KnowledgeBase
-) -> Group | None:
-    """The person whose surname the small model called a nationality ("Klitschko, 58-3,
-    floored Thompson" after "Wladimir Klitschko"): only a word that names no nationality nor
-    anything else the knowledge base knows, and the surname of exactly one person named here.
-    Its mentions become the person's."""
-    if kb.lookup_demonym(group.key) or kb.lookup(group.key):
-        return None
-    people = [g for g in long_names if g.key.split()[-1] == group.key and is_person(g)]
-    if len(people) != 1:
-        return None
-    group.mentions = [as_a_person(m) for m in group.mentions]
-    return people[0]
-
-
-def _short_form_owner(group: Group, long_names: list[Group], kb: KnowledgeBase) -> Group | None:
-    """The full name a one-word mention stands for in this document, if exactly one fits.
-
-    "Lagarde" after "Christine Lagarde" (whatever spaCy called either: the small model often
-    takes a surname for a place or a person's full name for an organisation, so a PERSON label
-    on either side is enough); a first name only when labelled PERSON; an organisation's first
-    word, labelled an organisation at least once and not a name the knowledge base knows ("the
-    Interior" after the "Interior Department"); an acronym after the organisation it abbreviates
-    ("ECB" after "European Central Bank"); a natural feature's first word, both labelled
-    locations ("the Gulf" after "the Gulf of Aden"). A short form that joins a person's name is
-    a mention of that person, so its label becomes PERSON.
-    """
-    key = group.key
-    surname_of = [g for g in long_names if key == g.key.split()[-1]]
-    short_person = has_person_label(group)
-    owners = [g for g in surname_of if has_person_label(g)]
-    if not owners and short_person:
-        owners = [g for g in surname_of if "," not in g.name]
-    if not owners and short_person:
-        owners = [
-            g
-            for g in long_names
-            if key == _first_name_key(g.key)
-            and has_person_label(g)
-            and g.key.split()[-1] not in NAMING_WORDS  # "Surrey" is not of "Surrey Police"
-        ]
-    as_person = False  # the short form is then the person's, whatever its label
-    if not owners and surname_of and not kb.is_known_name(key):
-        # The surname of a full name starting with a known first name and never called a place
-        # (as "San Jose" may be), whatever the recogniser called the surname ("Riva" after
-        # "Paul Riva", called an organisation, a building, a product).
-        owners = [
-            g
-            for g in surname_of
-            if has_given_name(g.name, kb) and not any(m.label in PLACE_LABELS for m in g.mentions)
-        ]
-        as_person = bool(owners)
-    if not owners and kb.is_given_name(key) and not kb.is_known_name(key):
-        # A first name alone, whatever its label, after one person's full name ("Bettie" after
-        # "Bettie Page", both called organisations).
-        owners = [
-            g for g in long_names if key == _first_name_key(g.key) and has_given_name(g.name, kb)
-        ]
-        as_person = True
-    if not owners and not kb.is_known_name(key) and group.name[:1].isupper():
-        # A word nothing else names, alone, that starts one full name the recogniser called a
-        # person and that ends as people's names do ("Kathina" after "Kathina Thomas", called a
-        # place; not "Creighton" after the headline's "Creighton Returns").
-        owners = [
-            g
-            for g in long_names
-            if key == _first_name_key(g.key)
-            and main_label(g) == "PERSON"
-            and len(g.key.split()) <= 3
-            and ends_like_a_persons_name(g.key, kb)
-        ]
-        as_person = True
-    if len(owners) > 1:
-        # Several full names of that surname: the one the item had introduced, alone, when it
-        # first wrote the surname alone ("Gigante" after "Vincent Gigante", long before "Louis
-        # Gigante"; after "Venus Williams and Serena Williams", "Williams" is neither).
-        first = min(m.start for m in group.mentions)
-        owners = [g for g in owners if min(m.start for m in g.mentions) < first]
-    if len(owners) == 1:
-        owner = owners[0]
-        if is_person(owner) or short_person or as_person:
-            group.mentions = [as_a_person(m) for m in group.mentions]
-        return owner
-    heads = [
-        g
-        for g in long_names
-        if g.key.split()[0] == key
-        and main_label(g) == "ORG"
-        # "the Academy" is no "Academy Awards", no "Academy Award"
-        and g.key.split()[-1] not in EVENT_ENDINGS | HONOUR_ENDINGS
-    ]
-    if (
-        len(heads) == 1
-        and unknown_or_made(key, kb)
-        and any(m.label == "ORG" for m in group.mentions)
-    ):
-        return heads[0]
-    heads = [g for g in long_names if g.key.split()[0] == key and main_label(g) == "LOC"]
-    if len(heads) == 1 and all(m.label == "LOC" for m in group.mentions):
-        return heads[0]  # "the Gulf" after "the Gulf of Aden", a natural feature's head word
-    label = main_label(group)
-    written = [s for s in group.surfaces if s[:1].isupper() and not s.isupper()]
-    if (
-        label in ("ORG", "GPE")
-        and len(written) == len(group.surfaces)
-        and all(r.origin == "discovered" for r in kb.lookup(key))
-    ):
-        # An organisation's or a place's last word, labelled so and capitalised each time and
-        # no acronym, that the knowledge base does not know but as a name an item made ("the
-        # Post" after "the Washington Post", "the Sox" after "the Red Sox", "Angeles" after
-        # "Los Angeles").
-        tails = [g for g in long_names if g.key.split()[-1] == key and main_label(g) == label]
-        if len(tails) == 1 and all(m.label == label for m in group.mentions):
-            return tails[0]
-    surfaces = [s for s in group.surfaces if s.isupper() and 2 <= len(s) <= 6]
-    if surfaces:
-        expanding = [g for g in long_names if not is_person(g) and _abbreviates(key, g.name)]
-        if len(expanding) == 1:
-            return expanding[0]
-    return None
-
-
-def _first_name_called_a_place(
-    text: str, group: Group, long_names: list[Group], kb: KnowledgeBase
-) -> Group | None:
-    """The person a first name alone stands for when that word is also a place's name
-    ("Regina's clinic" after "Regina Benjamin"; "Paris said" after "Paris Hilton"): exactly one
-    full name of the item starts with it, the recogniser called that name a person and it ends
-    as people's names do, the item wrote it before the word alone, the word is written as a
-    name (not "US" of "US Fish"), the knowledge base knows it as places only, and no mention
-    reads as a place ("in Regina", "Regina-based"). Its mentions become the person's."""
-    key = group.key
-    known = kb.lookup(key)
-    if not known or any(r.entity_kind == "person" for r in known):
-        return None
-    name = clean_surface(group.name)
-    if not all(r.entity_kind == "place" for r in known) or not (name.isalpha() and name.istitle()):
-        return None
-    first = min(m.start for m in group.mentions)
-    owners = [
-        g
-        for g in long_names
-        if key == _first_name_key(g.key)
-        and is_person(g)
-        and len(g.key.split()) <= 3
-        and ends_like_a_persons_name(g.key, kb)
-        and min(m.start for m in g.mentions) < first
-    ]
-    if len(owners) != 1:
-        return None
-    if placed(text, group):
-        return None
-    group.mentions = [as_a_person(m) for m in group.mentions]
-    return owners[0]
-
-
-def _first_name_key(key: str) -> str:
-    """The first word of a name key that is no initial ("mark" of "w mark felt")."""
-    words = key.split()
-    return next((w for w in words if not is_initial(w)), words[0])
-
-
-def _abbreviates(acronym: str, name: str) -> bool:
-    """ "ecb" for "European Central Bank", "fbi" for "Federal Bureau of Investigation"."""
-    words = [w for w in re.split(r"[\s-]+", name) if w]
-    every = "".join(w[0] for w in words).lower()
-    capitals = "".join(w[0] for w in words if w.lower() not in CONNECTING).lower()
-    return acronym in (every, capitals)
-
-
-def half_decided(kinds: dict[str, float], kind: str) -> dict[str, float]:
-    """The kind distribution with half its weight moved to ``kind``."""
-    return {k: 0.5 * v + (0.5 if k == kind else 0.0) for k, v in kinds.items()}
-
-
-def kind_distribution(
-    doc: Document,
-    group: Group,
-    neighbours: dict[int, tuple[Mention | None, Mention | None]],
-    kb: KnowledgeBase,
-) -> dict[str, float]:
-    text = doc.text
-    named_place = starts_like_a_place(group.name)
-    # In a sports report, "the Jays", "the top-ranked Tar Heels": a plural name after "the" is
-    # a team.
-    team_name = (
-        doc.sports and group.name.endswith("s") and not group.name.endswith(("ss", "'s", "’s"))
-    )
-    label_votes: dict[str, float] = defaultdict(float)
-    cue_votes: dict[str, float] = defaultdict(float)
-    # "Mo Cheeks" where the item calls "Cheeks" a person: the full name of a person.
-    words = group.name.split()
-    family_name = (
-        2 <= len(words) <= 3
-        and alias_key(words[-1]) in doc.lone_people
-        and not named_place
-        and not (team_name and any(_after_the(text, m) for m in group.mentions))
-        and all(w[:1].isupper() for w in words)
-        and words[-1].lower() not in NAMING_WORDS
-    )
-    # The small model's usual slip: a person's name ("Olaf Scholz") called an organisation.
-    given_name = has_given_name(group.name, kb)
-    person_shaped = given_name and not any(m.label in PLACE_LABELS for m in group.mentions)
-    for mention in group.mentions:
-        cues = kind_cues(text, mention.start, mention.end)
-        # (unless the words around it agree with the recogniser: "Abu Sayyaf militants"), or a
-        # place where the words around it say person outright ("in memory of Madeline
-        # Kafoury"; a relative named after it is not enough: "LaRue of Crystal Springs, Miss.;
-        # his brother")
-        slip = (person_shaped and mention.label == "ORG" and ORG not in cues) or (
-            given_name
-            and mention.label in PLACE_LABELS
-            and cues.get(PERSON, 0.0) >= 1.0
-            and PLACE not in cues
-        )
-        label = "PERSON" if slip else mention.label
-        if team_name and _after_the(text, mention):
-            label = "ORG"
-        for kind, p in LABEL_GROUPS.get(label, {}).items():
-            label_votes[kind] += p
-        for kind, vote in cues.items():
-            cue_votes[kind] += vote
-        if named_place:
-            cue_votes[PLACE] += 1.0
-        if family_name:
-            cue_votes[PERSON] += 1.0
-        # Coordination ("Lindsay Lohan and Paris Hilton"): listed names are of one kind.
-        for other, gap in _coordinated(text, mention, neighbours.get(mention.start, (None, None))):
-            if other.label == "PERSON" and gap:
-                cue_votes[PERSON] += 1.0
-    n = len(group.mentions)
-    scores = {k: label_votes[k] / n + 1.5 * cue_votes[k] / n for k in GROUPS}
-    total = sum(scores.values()) or 1.0
-    return {k: v / total for k, v in scores.items()}
-
-
-_AFTER_THE = re.compile(r"\b[Tt]he\s+(?:[\w-]+\s+)?$")
-
-
-def _after_the(text: str, mention: Mention) -> bool:
-    """Whether "the" (and maybe one word) comes right before the mention ("the Jays")."""
-    return _AFTER_THE.search(text, max(0, mention.start - 30), mention.start) is not None
-
-
 # A surname more people share than this is too common to pick one of them by fame.
 _MAX_NAMESAKES = 50
-_COORDINATION = frozenset({"and", ",", "or", ", and", ", or", "&"})
-
-
-def _coordinated(
-    text: str, mention: Mention, around: tuple[Mention | None, Mention | None]
-) -> list[tuple[Mention, bool]]:
-    out = []
-    before, after = around
-    if before is not None:
-        out.append((before, text[before.end : mention.start].strip() in _COORDINATION))
-    if after is not None:
-        out.append((after, text[mention.end : after.start].strip() in _COORDINATION))
-    return out
-
-
-def neighbours_of(mentions: Sequence[Mention]) -> dict[int, tuple[Mention | None, Mention | None]]:
-    ordered = sorted(mentions, key=lambda m: m.start)
-    out: dict[int, tuple[Mention | None, Mention | None]] = {}
-    for i, mention in enumerate(ordered):
-        before = ordered[i - 1] if i > 0 else None
-        after = ordered[i + 1] if i + 1 < len(ordered) else None
-        out[mention.start] = (before, after)
-    return out
 
 
 # Titles the recogniser often keeps in a person's name ("Coroner Gary Hargrove").
