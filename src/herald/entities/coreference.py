@@ -33,11 +33,7 @@ from herald.entities.known import (
     place_or_nationality,
     unknown_or_made,
 )
-from herald.entities.names import (
-    alias_key,
-    is_initial,
-    without_initials,
-)
+from herald.entities.names import alias_key, is_initial, without_initials
 from herald.entities.vocabulary import (
     CONNECTING,
     EVENT_ENDINGS,

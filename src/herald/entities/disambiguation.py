@@ -15,20 +15,15 @@ import math
 
 from herald.enrich.text import content_terms
 from herald.entities import wordlists
-from herald.entities.cues import (
-    KIND_GROUP,
-    ORG,
-    PERSON,
-    SPORT_WORDS,
-    team_cue,
-)
+from herald.entities.candidates import candidates_of
+from herald.entities.cues import KIND_GROUP, ORG, PERSON, SPORT_WORDS, team_cue
 from herald.entities.document import (
+    Choice,
     Document,
     Group,
     LinkingConfig,
     has_person_label,
     is_demonym,
-    main_label,
     needs_context,
     surface_key,
     terms_beside,
@@ -44,14 +39,9 @@ from herald.entities.geography import (
 )
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kind_stage import half_decided
-from herald.entities.known import known_organisation, known_product, products_in_plural
+from herald.entities.known import known_organisation, known_product
 from herald.entities.model import EntityRecord
-from herald.entities.names import (
-    alias_key,
-    strip_corporate_suffix,
-    without_initials,
-)
-from herald.entities.shapes import edition_of
+from herald.entities.names import alias_key
 from herald.entities.vocabulary import AREAS
 
 # Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
@@ -61,6 +51,26 @@ GENERIC_CONTEXT: dict[str, frozenset[str]] = {
 }
 
 
+def choose_entity(
+    kb: KnowledgeBase,
+    config: LinkingConfig,
+    doc: Document,
+    group: Group,
+    kinds: dict[str, float],
+    located: EntityRecord | None,
+) -> Choice | None:
+    """The known entity a group names and the confidence, if any: the team a city or state
+    stands for in a sports report, the person a surname that is also the name of towns abroad
+    stands for, the best of the group's candidates (:func:`choose`), or the one well-known
+    person of a surname alone."""
+    return (
+        team(kb, doc, group)
+        or person_over_a_far_town(kb, doc, group, located)
+        or choose(kb, config, doc, group, kinds, located)
+        or by_surname(kb, doc, group, kinds)
+    )
+
+
 def choose(
     kb: KnowledgeBase,
     config: LinkingConfig,
@@ -68,7 +78,7 @@ def choose(
     group: Group,
     kinds: dict[str, float],
     located: EntityRecord | None,
-) -> tuple[EntityRecord, float] | None:
+) -> Choice | None:
     if is_demonym(group):
         demonym = _choose_demonym(kb, group)
         if demonym is not None:
@@ -83,32 +93,7 @@ def choose(
     if state is not None:  # "Springfield, Mo.": the US state
         states = [r for r in kb.lookup(alias_key(state)) if is_us_state(r)]
         return (states[0], 0.9) if len(states) == 1 else None
-    candidates: dict[str, tuple[EntityRecord, float]] = {}
-    # A natural feature is named by its full name: "the Gulf" read with "the Gulf of Aden"
-    # is not Gulf Province.
-    longest = len(group.name.split()) if main_label(group) == "LOC" else 0
-    # Longer spellings first: a short form joined to its full name ("Navy" after "the
-    # Indian Navy") is looked up only when no longer one found anything.
-    by_length = sorted(group.surfaces, key=lambda s: -len(s.split()))
-    for surface in by_length:
-        words = len(surface.split())
-        if words < longest or (candidates and words == 1 < len(by_length[0].split())):
-            continue
-        key = surface_key(surface)
-        for record in (
-            kb.lookup(key)
-            or kb.lookup(strip_corporate_suffix(key))
-            or products_in_plural(kb, key)
-            # "Regina M. Benjamin" is the Regina Benjamin known (people only)
-            or [r for r in kb.lookup(without_initials(key)) if r.entity_kind == "person"]
-        ):
-            exact = alias_key(record.display_name) in (key, strip_corporate_suffix(key))
-            candidates[record.id] = (record, 1.0 if exact else 0.8)
-    edition = edition_of(group.name) if not candidates else None
-    if edition is not None:  # "the 79th Academy Awards" are the Academy Awards
-        for record in kb.lookup(alias_key(edition)):
-            if record.entity_kind == "event":
-                candidates[record.id] = (record, 0.8)
+    candidates = candidates_of(kb, group)
     if not candidates:
         # spaCy sometimes calls a nationality a place ("Emirati soldiers").
         if any(m.label in ("GPE", "NORP") for m in group.mentions):
@@ -153,7 +138,7 @@ def choose(
     return record, confidence
 
 
-def team(kb: KnowledgeBase, doc: Document, group: Group) -> tuple[EntityRecord, float] | None:
+def team(kb: KnowledgeBase, doc: Document, group: Group) -> Choice | None:
     """The team a city or state stands for in a sports report ("a 20-13 victory over Kansas
     City" is the Chiefs): a mention reads as a game's result (:func:`team_cue`) and one of
     the knowledge base's teams of that home fits the report's sport, or is named in it."""
@@ -176,7 +161,7 @@ def team(kb: KnowledgeBase, doc: Document, group: Group) -> tuple[EntityRecord, 
 
 def by_surname(
     kb: KnowledgeBase, doc: Document, group: Group, kinds: dict[str, float]
-) -> tuple[EntityRecord, float] | None:
+) -> Choice | None:
     """A person named by surname alone in this item ("Nixon administration aide") is the
     knowledge base's only person of that surname, or, of several, the one described by
     many wikis (a prior of 0.7 or more: 100 wikis) whose fit with the item's words and
@@ -207,7 +192,7 @@ def by_surname(
 
 def person_over_a_far_town(
     kb: KnowledgeBase, doc: Document, group: Group, located: EntityRecord | None
-) -> tuple[EntityRecord, float] | None:
+) -> Choice | None:
     """A surname alone that is also the name of towns abroad is the person the knowledge
     base describes by it when the item's words fit that description ("Palin stopped by the
     church", beside "Republican" and "Alaska", is Sarah Palin, not Palín in Guatemala):
@@ -257,7 +242,7 @@ def _best_known(
     return [record]
 
 
-def _choose_demonym(kb: KnowledgeBase, group: Group) -> tuple[EntityRecord, float] | None:
+def _choose_demonym(kb: KnowledgeBase, group: Group) -> Choice | None:
     found = {r.id: r for s in group.surfaces for r in kb.lookup_demonym(surface_key(s))}
     if not found:
         # spaCy also calls a country's own name a nationality ("Tajikistan's capital").

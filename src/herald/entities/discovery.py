@@ -7,14 +7,9 @@ import re
 from collections.abc import Sequence
 
 from herald.entities import wordlists
-from herald.entities.cues import (
-    EVENT,
-    ORG,
-    PERSON,
-    PLACE,
-    PRODUCT,
-)
+from herald.entities.cues import EVENT, ORG, PERSON, PLACE, PRODUCT
 from herald.entities.document import (
+    Choice,
     Document,
     Group,
     LinkingConfig,
@@ -30,11 +25,7 @@ from herald.entities.kb import KnowledgeBase
 from herald.entities.kinds import NONE
 from herald.entities.known import ends_like_a_persons_name, whole_name_of
 from herald.entities.model import EntityKind, EntityRecord, Tag
-from herald.entities.names import (
-    alias_key,
-    fold,
-    word_positions,
-)
+from herald.entities.names import alias_key, fold, word_positions
 from herald.entities.shapes import (
     edition_of,
     has_digit,
@@ -123,7 +114,7 @@ def new_entity(
     group: Group,
     kinds: dict[str, float],
     located: EntityRecord | None,
-) -> tuple[EntityRecord, float] | None:
+) -> Choice | None:
     if is_demonym(group):
         return None  # nationalities and groups ("Icelanders") only link to known places
     name = _storm_named_in_full(doc.text, group, clean_surface(group.name))
@@ -245,7 +236,7 @@ def new_entity(
 
 def _new_place(
     config: LinkingConfig, group: Group, name: str, located: EntityRecord, share: float
-) -> tuple[EntityRecord, float] | None:
+) -> Choice | None:
     """A place the text locates ("Harriman, Tennessee"): one mention is enough, and the
     region or country it lies in is kept with it (two Lake Counties stay apart)."""
     confidence = round(min(1.0, share * 0.8 + 0.1), 3)

@@ -10,21 +10,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from herald.enrich.ner import Mention
-from herald.enrich.text import content_terms
-from herald.entities.cues import (
-    LABEL_GROUPS,
-    said_to_be,
-)
-from herald.entities.model import EntityKind
-from herald.entities.names import (
-    alias_key,
-    fold,
-    word_positions,
-)
+from herald.enrich.text import content_terms, split_sentences
+from herald.entities.cues import LABEL_GROUPS, SPORTS_WORDS, said_to_be
+from herald.entities.model import EntityKind, EntityRecord
+from herald.entities.names import alias_key, fold, word_positions
 from herald.entities.vocabulary import LEADING, NICKNAME, POSSESSIVE, TITLE_CASE_LOWER
 
 
@@ -90,6 +83,35 @@ class Document:
     # The places the item names that are the only place of their name, by region ("minnesota":
     # Minneapolis's id), read when a country's Bloomingtons need telling apart.
     places_by_region: dict[str, set[str]] | None = None
+
+
+# What the stages hand on: the mentions beside each mention (by start), read by the kind vote;
+# a group's entity and the confidence of that choice; and a linked group: its entity, the
+# confidence and its mentions.
+Neighbours = dict[int, tuple[Mention | None, Mention | None]]
+Choice = tuple[EntityRecord, float]
+Resolved = tuple[EntityRecord, float, Group]
+
+
+def read_document(
+    title: str, text: str, title_cased_end: int, mentions: Sequence[Mention], groups: list[Group]
+) -> Document:
+    """What the stages read of the whole item, from its repaired mentions and their groups."""
+    terms = frozenset(content_terms(text))
+    return Document(
+        text=text,
+        title_end=len(title),
+        title_cased_end=title_cased_end,
+        terms=terms,
+        sports=not terms.isdisjoint(SPORTS_WORDS),
+        sentence_starts=frozenset(s.start for s in split_sentences(text)),
+        keys={g.key for g in groups},
+        lone_people=frozenset(
+            surface_key(m.text)
+            for m in mentions
+            if m.label == "PERSON" and len(m.text.split()) == 1
+        ),
+    )
 
 
 def document_text(title: str, body: str) -> str:

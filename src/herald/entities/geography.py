@@ -8,16 +8,11 @@ import re
 
 from herald.enrich.ner import Mention
 from herald.entities import wordlists
-from herald.entities.cues import (
-    PLACE,
-    kind_cues,
-)
+from herald.entities.cues import PLACE, kind_cues
 from herald.entities.document import Document, Group
 from herald.entities.kb import KnowledgeBase
 from herald.entities.model import EntityRecord
-from herald.entities.names import (
-    alias_key,
-)
+from herald.entities.names import alias_key
 from herald.entities.vocabulary import AP_STATE, AREAS, NON_SPACE, STATE_BY_KEY
 
 

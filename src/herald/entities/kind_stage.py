@@ -26,17 +26,14 @@ from herald.entities.cues import (
     kind_cues,
     team_cue,
 )
-from herald.entities.document import Document, Group, LinkingConfig, surface_key
+from herald.entities.document import Document, Group, LinkingConfig, Neighbours, surface_key
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kinds import NONE, KindEvidence, kind_groups
 from herald.entities.kinds import bundled as kinds_model
 from herald.entities.known import has_given_name, products_in_plural
 from herald.entities.matcher import ONE_WORD_MIN_PRIOR
 from herald.entities.model import EntityRecord
-from herald.entities.names import (
-    alias_key,
-    fold,
-)
+from herald.entities.names import alias_key, fold
 from herald.entities.shapes import edition_of, starts_like_a_place
 from herald.entities.vocabulary import (
     COMPANY_WORDS,
@@ -56,7 +53,7 @@ def group_kinds(
     config: LinkingConfig,
     doc: Document,
     group: Group,
-    neighbours: dict[int, tuple[Mention | None, Mention | None]],
+    neighbours: Neighbours,
     located: EntityRecord | None,
 ) -> dict[str, float]:
     """The group's kind distribution (over the kind groups): the trained model's when the
@@ -156,7 +153,7 @@ def half_decided(kinds: dict[str, float], kind: str) -> dict[str, float]:
 def kind_distribution(
     doc: Document,
     group: Group,
-    neighbours: dict[int, tuple[Mention | None, Mention | None]],
+    neighbours: Neighbours,
     kb: KnowledgeBase,
 ) -> dict[str, float]:
     text = doc.text
@@ -237,9 +234,9 @@ def _coordinated(
     return out
 
 
-def neighbours_of(mentions: Sequence[Mention]) -> dict[int, tuple[Mention | None, Mention | None]]:
+def neighbours_of(mentions: Sequence[Mention]) -> Neighbours:
     ordered = sorted(mentions, key=lambda m: m.start)
-    out: dict[int, tuple[Mention | None, Mention | None]] = {}
+    out: Neighbours = {}
     for i, mention in enumerate(ordered):
         before = ordered[i - 1] if i > 0 else None
         after = ordered[i + 1] if i + 1 < len(ordered) else None

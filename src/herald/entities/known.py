@@ -6,10 +6,7 @@ from __future__ import annotations
 from herald.entities.document import Group, clean_surface, surface_key
 from herald.entities.kb import KnowledgeBase
 from herald.entities.model import EntityRecord
-from herald.entities.names import (
-    alias_key,
-    fold,
-)
+from herald.entities.names import alias_key, fold
 from herald.entities.vocabulary import HONOUR_ENDINGS, NAMING_WORDS, ORG_KINDS
 
 

@@ -1,13 +1,24 @@
 """Entity linking: recognised names to knowledge-base entities, with salience and confidence.
 
-For one document, mentions that name the same thing are grouped ("Tara Reid" ... "Reid";
-"UK" ... "United Kingdom" when both are aliases of one entity). Each group's kind is estimated
-from spaCy's labels and the words around it (:mod:`herald.entities.cues`). Candidates come from
-the knowledge base by name and alias; each is scored by kind fit, prior (how often the name means
-that entity), context (words of the document found in the entity's description and tags) and
-geography (a city whose country is also named). A bare name that is also used as a common word
-in the document ("apple" ... "Apple trees") or only ever starts a sentence needs context to link.
-Groups that link nowhere but are confidently named things become new entities.
+:meth:`EntityLinker.link` runs the stages in order, each a module of its own:
+
+1. mention repair (:mod:`herald.entities.repair`): the recogniser's spans cut or joined to the
+   names they hold;
+2. grouping within the item (:mod:`herald.entities.coreference`): mentions that name the same
+   thing are one group ("Tara Reid" ... "Reid", "European Central Bank" ... "ECB");
+3. kind (:mod:`herald.entities.kind_stage`): what sort of thing each group names, from the
+   recogniser's labels and the words around it (:mod:`herald.entities.cues`) or by the trained
+   model (:mod:`herald.entities.kinds`);
+4. candidates (:mod:`herald.entities.candidates`): the knowledge base's entities of that name;
+5. disambiguation (:mod:`herald.entities.disambiguation`): the candidate the item means, scored
+   by kind fit, prior, context and geography;
+6. new entities (:mod:`herald.entities.discovery`, :mod:`herald.entities.lone_people`): groups
+   that link nowhere but are confidently named things;
+7. salience (:mod:`herald.entities.salience`): how much the item is about each entity.
+
+The stages share the item's types (:mod:`herald.entities.document`) and read the knowledge
+base (:mod:`herald.entities.known`, :mod:`herald.entities.geography`), the form of names
+(:mod:`herald.entities.shapes`) and the word lists (:mod:`herald.entities.vocabulary`).
 """
 
 from __future__ import annotations
@@ -16,20 +27,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from herald.enrich.ner import Mention
-from herald.enrich.text import content_terms, split_sentences
 from herald.entities.coreference import group_mentions
-from herald.entities.cues import (
-    SPORTS_WORDS,
-)
-from herald.entities.disambiguation import by_surname, choose, person_over_a_far_town, team
+from herald.entities.disambiguation import choose_entity
 from herald.entities.discovery import new_entity
 from herald.entities.document import (
     Document,
     Group,
     LinkedEntity,
     LinkingConfig,
+    Neighbours,
+    Resolved,
     document_text,
-    surface_key,
+    read_document,
     title_cased,
 )
 from herald.entities.geography import located_in
@@ -37,18 +46,21 @@ from herald.entities.kb import KnowledgeBase
 from herald.entities.kind_stage import group_kinds, kind_distribution, kind_evidence, neighbours_of
 from herald.entities.kinds import KindEvidence
 from herald.entities.lone_people import lone_person, named_with
-from herald.entities.matcher import with_dictionary_mentions
-from herald.entities.model import EntityDraft, EntityRecord
-from herald.entities.repair import headline_names, split_glued, within_paragraphs, without_openers
-from herald.entities.repair_joins import (
-    joined_across_and,
-    joined_split_names,
-    with_given_names,
-    with_state_mentions,
-    with_surnames_after_nicknames,
-)
+from herald.entities.model import EntityDraft
+from herald.entities.repair import repaired
 from herald.entities.salience import measure
 from herald.entities.shapes import a_work, is_quoted
+
+__all__ = [
+    "EntityLinker",
+    "LinkResult",
+    "LinkedEntity",
+    "LinkingConfig",
+    "document_text",
+    "link_many",
+    "redirected_links",
+    "title_cased",
+]
 
 
 def redirected_links(
@@ -91,28 +103,28 @@ class EntityLinker:
 
     def link(self, title: str, body: str, mentions: Sequence[Mention]) -> LinkResult:
         """Link the mentions found in ``document_text(title, body)``."""
+        kb, config = self._kb, self._config
+        # 1-2: mention repair and grouping within the item
         doc, groups, neighbours = self._prepare(title, body, mentions)
-        resolved: dict[str, tuple[EntityRecord, float, Group]] = {}
+        resolved: dict[str, Resolved] = {}
         drafts: dict[str, EntityDraft] = {}
         lone: list[tuple[Group, str, float]] = []  # people named by one word only
         for group in groups:
             # The region or country the text puts the name in ("Harriman, Tennessee").
-            located = located_in(self._kb, doc, group)
-            kinds = group_kinds(self._kb, self._config, doc, group, neighbours, located)
-            choice = (
-                team(self._kb, doc, group)
-                or person_over_a_far_town(self._kb, doc, group, located)
-                or choose(self._kb, self._config, doc, group, kinds, located)
-                or by_surname(self._kb, doc, group, kinds)
-            )
+            located = located_in(kb, doc, group)
+            # 3: kind
+            kinds = group_kinds(kb, config, doc, group, neighbours, located)
+            # 4-5: candidates and the choice among them
+            choice = choose_entity(kb, config, doc, group, kinds, located)
             if (choice is None or choice[0].origin == "discovered") and (
                 a_work(doc.text, group) or is_quoted(doc.text, group)
             ):
                 continue  # a work's title ("the Hunger Games sequel"), which no kind here fits
             if choice is None:
-                draft = new_entity(self._kb, self._config, doc, group, kinds, located)
+                # 6: a new entity, or a person named by one word only
+                draft = new_entity(kb, config, doc, group, kinds, located)
                 if draft is None:
-                    one_word = lone_person(doc, group, kinds, self._kb)
+                    one_word = lone_person(doc, group, kinds, kb)
                     if one_word is not None:
                         lone.append((group, *one_word))
                     continue
@@ -128,46 +140,26 @@ class EntityLinker:
                 merged.surfaces = previous[2].surfaces + group.surfaces
                 merged.mentions = previous[2].mentions + group.mentions
                 resolved[record.id] = (record, max(confidence, previous[1]), merged)
-        for group, record, confidence in named_with(self._kb, resolved, lone):
-            if record.origin == "discovered" and record.id not in self._kb:
+        for group, record, confidence in named_with(kb, resolved, lone):
+            if record.origin == "discovered" and record.id not in kb:
                 drafts[record.id] = EntityDraft.of(record)
             resolved.setdefault(record.id, (record, confidence, group))
+        # 7: salience
         linked = measure(doc, resolved)
         linked.sort(key=lambda e: (-e.salience, -e.confidence, e.display_name))
-        linked = linked[: self._config.max_entities]
+        linked = linked[: config.max_entities]
         kept = {e.entity_id for e in linked}
         return LinkResult(linked, [d for i, d in drafts.items() if i in kept])
 
     def _prepare(
         self, title: str, body: str, mentions: Sequence[Mention]
-    ) -> tuple[Document, list[Group], dict[int, tuple[Mention | None, Mention | None]]]:
+    ) -> tuple[Document, list[Group], Neighbours]:
         """The item read for linking: its mentions repaired and grouped by name."""
         text = document_text(title, body)
         title_cased_end = len(title) if title_cased(title) else 0
-        mentions = split_glued(text, mentions, self._kb)
-        mentions = without_openers(within_paragraphs(mentions), self._kb)
-        mentions = with_given_names(text, joined_across_and(text, mentions), self._kb)
-        mentions = with_surnames_after_nicknames(text, mentions)
-        mentions = joined_split_names(text, mentions, self._kb)
-        mentions = with_state_mentions(text, headline_names(mentions, self._kb, title_cased_end))
-        if self._config.dictionary:
-            mentions = with_dictionary_mentions(text, self._kb, mentions)
+        mentions = repaired(text, title_cased_end, mentions, self._kb, self._config.dictionary)
         groups = group_mentions(text, mentions, self._kb)
-        terms = frozenset(content_terms(text))
-        doc = Document(
-            text=text,
-            title_end=len(title),
-            title_cased_end=title_cased_end,
-            terms=terms,
-            sports=not terms.isdisjoint(SPORTS_WORDS),
-            sentence_starts=frozenset(s.start for s in split_sentences(text)),
-            keys={g.key for g in groups},
-            lone_people=frozenset(
-                surface_key(m.text)
-                for m in mentions
-                if m.label == "PERSON" and len(m.text.split()) == 1
-            ),
-        )
+        doc = read_document(title, text, title_cased_end, mentions, groups)
         return doc, groups, neighbours_of(mentions)
 
     def evidence(

@@ -7,14 +7,12 @@ import re
 from collections.abc import Callable, Iterable
 
 from herald.enrich.ner import Mention
-from herald.entities.cues import (
-    PERSON,
-    person_cue,
-)
+from herald.entities.cues import PERSON, person_cue
 from herald.entities.discovery import NOT_NAMES, mention_weight
 from herald.entities.document import (
     Document,
     Group,
+    Resolved,
     clean_surface,
     only_in_headline,
     used_as_a_word,
@@ -23,16 +21,14 @@ from herald.entities.geography import near, placed_mentions
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import NAMED_WITH, KnowledgeBase
 from herald.entities.model import EntityRecord, Tag
-from herald.entities.names import (
-    alias_key,
-)
+from herald.entities.names import alias_key
 from herald.entities.shapes import titled_surname
 from herald.entities.vocabulary import ORG_KINDS, TITLES
 
 
 def named_with(
     kb: KnowledgeBase,
-    resolved: dict[str, tuple[EntityRecord, float, Group]],
+    resolved: dict[str, Resolved],
     lone: list[tuple[Group, str, float]],
 ) -> Iterable[tuple[Group, EntityRecord, float]]:
     """People the item names by one word only ("my wife Portia", "Heller argued"). The word

@@ -1,10 +1,10 @@
 """Stage 1, mention repair: the recogniser's spans cut or joined to the names they hold.
 
-Cut here: two names glued into one span ("Governor of Wisconsin Scott Walker"), spans running
-across paragraphs or into a date, a title-cased headline's words around a name, and the words a
-recogniser keeps before or after a name (an article, a title, a nationality, a score). Joined
-(:mod:`herald.entities.repair_joins`): names cut at an "and", a surname and its first name, a
-nickname and its surname, names split in two.
+:func:`repaired` runs the repairs in order. Cut here: two names glued into one span ("Governor
+of Wisconsin Scott Walker"), spans running across paragraphs or into a date, a title-cased
+headline's words around a name, and the words a recogniser keeps before or after a name (an
+article, a title, a nationality, a score). Joined (:mod:`herald.entities.repair_joins`): names
+cut at an "and", a surname and its first name, a nickname and its surname, names split in two.
 """
 
 from __future__ import annotations
@@ -17,12 +17,41 @@ from herald.entities import wordlists
 from herald.entities.document import surface_key
 from herald.entities.kb import KnowledgeBase
 from herald.entities.known import has_given_name
-from herald.entities.names import (
-    alias_key,
-    fold,
+from herald.entities.matcher import with_dictionary_mentions
+from herald.entities.names import alias_key, fold
+from herald.entities.repair_joins import (
+    joined_across_and,
+    joined_split_names,
+    with_given_names,
+    with_state_mentions,
+    with_surnames_after_nicknames,
 )
 from herald.entities.shapes import particle
 from herald.entities.vocabulary import LEADING, NON_SPACE, ORG_KINDS, POST_NOMINALS, ROLES, TITLES
+
+
+def repaired(
+    text: str,
+    title_cased_end: int,
+    mentions: Sequence[Mention],
+    kb: KnowledgeBase,
+    dictionary: bool = True,
+) -> list[Mention]:
+    """The recogniser's mentions of ``text`` repaired, in this order: glued names split,
+    spans cut at paragraphs and without their openers, names cut at an "and" joined, first
+    names and surnames after nicknames taken back, split names joined, a title-cased
+    headline's names cut from its other words (``title_cased_end``: where it ends, or 0), US
+    states abbreviated after a place added; and, with ``dictionary``, the knowledge base's
+    names the recogniser missed (:mod:`herald.entities.matcher`)."""
+    mentions = split_glued(text, mentions, kb)
+    mentions = without_openers(within_paragraphs(mentions), kb)
+    mentions = with_given_names(text, joined_across_and(text, mentions), kb)
+    mentions = with_surnames_after_nicknames(text, mentions)
+    mentions = joined_split_names(text, mentions, kb)
+    mentions = with_state_mentions(text, headline_names(mentions, kb, title_cased_end))
+    if dictionary:
+        mentions = with_dictionary_mentions(text, kb, mentions)
+    return mentions
 
 
 def split_glued(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:

@@ -11,10 +11,7 @@ from herald.enrich.ner import Mention, stop_words
 from herald.entities.document import surface_key
 from herald.entities.kb import KnowledgeBase
 from herald.entities.known import ends_like_a_persons_name
-from herald.entities.names import (
-    alias_key,
-    fold,
-)
+from herald.entities.names import alias_key, fold
 from herald.entities.vocabulary import AP_STATE, NAMING_WORDS, TITLES
 
 

@@ -8,24 +8,16 @@ from collections import Counter, defaultdict
 
 from herald.enrich.ner import stop_words
 from herald.entities import wordlists
-from herald.entities.cues import (
-    PERSON,
-)
-from herald.entities.document import Document, Group, LinkedEntity
-from herald.entities.model import EntityRecord
-from herald.entities.names import (
-    alias_key,
-    word_positions,
-)
+from herald.entities.cues import PERSON
+from herald.entities.document import Document, LinkedEntity, Resolved
+from herald.entities.names import alias_key, word_positions
 from herald.entities.vocabulary import POST_NOMINALS, TITLES
 
 # What may follow a surname in a person's full name ("Arcade Joseph Comeaux Jr").
 _GENERATIONS = wordlists.words("generations")
 
 
-def measure(
-    doc: Document, resolved: dict[str, tuple[EntityRecord, float, Group]]
-) -> list[LinkedEntity]:
+def measure(doc: Document, resolved: dict[str, Resolved]) -> list[LinkedEntity]:
     """Mention counts over the whole text and salience for every linked entity."""
     spans: list[tuple[int, int, bool, str]] = []  # start, end, a surname alone, the entity
     names_of: dict[str, set[str]] = {}
@@ -87,7 +79,7 @@ def measure(
 
 
 def _surnames_to_count(
-    resolved: dict[str, tuple[EntityRecord, float, Group]], names_of: dict[str, set[str]]
+    resolved: dict[str, Resolved], names_of: dict[str, set[str]]
 ) -> dict[str, str]:
     """The surname of each person named here in full, to count where the item writes it alone
     and the recogniser did not tag it ("Manning threw for 364 yards" after "Peyton Manning";

@@ -12,9 +12,7 @@ from herald.enrich.ner import Mention
 from herald.entities import wordlists
 from herald.entities.document import Group, is_person
 from herald.entities.kb import KnowledgeBase
-from herald.entities.names import (
-    alias_key,
-)
+from herald.entities.names import alias_key
 from herald.entities.vocabulary import (
     CONNECTING,
     NAMING_WORDS,

@@ -8,9 +8,7 @@ from __future__ import annotations
 import re
 
 from herald.entities import wordlists
-from herald.entities.names import (
-    alias_key,
-)
+from herald.entities.names import alias_key
 
 COMPANY_WORDS = wordlists.words("company_words")
 # Last words of a firm's name (no person's name ends so: "Gordon Advisors", "Smith Associates").
