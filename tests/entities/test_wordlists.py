@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from herald.entities import cues, linking, wordlists
+from herald.entities import cues, vocabulary, wordlists
 
 NAMES = sorted(wordlists.tables())
 
@@ -113,11 +113,11 @@ def test_ordered_lists_keep_the_file_order() -> None:
 
 def test_the_linker_reads_its_lists_from_the_file() -> None:
     titles = wordlists.words("surname_titles") | wordlists.words("given_name_titles")
-    assert titles == linking._TITLES
-    assert wordlists.words("surname_titles") == linking._SURNAME_TITLES
-    assert wordlists.words("place_endings") == linking._PLACE_ENDINGS
-    assert "square" in linking._NAMING_WORDS
-    assert linking._AP_STATES["Mass"] == "Massachusetts"
+    assert titles == vocabulary.TITLES
+    assert wordlists.words("surname_titles") == vocabulary.SURNAME_TITLES
+    assert wordlists.words("place_endings") == vocabulary.PLACE_ENDINGS
+    assert "square" in vocabulary.NAMING_WORDS
+    assert vocabulary.AP_STATES["Mass"] == "Massachusetts"
     assert wordlists.words("org_after") == cues._ORG_AFTER
     assert cues._PLACE_OF.search("the mayor of ") is not None
     assert cues._ROLE_APPOSITION.match(", the prime minister") is not None

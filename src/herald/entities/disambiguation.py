@@ -1,0 +1,274 @@
+"""Stage 5, disambiguation: which of its candidates a group names, if any.
+
+Each candidate is scored by kind fit, prior (how often the name means that entity), context
+(words of the item found in the entity's description and tags) and geography (a city whose
+country is also named). A bare name that is also used as a common word in the item ("apple"
+... "Apple trees") or only ever opens a sentence needs context to link. Before that, a city or
+state that stands for its team in a sports report is the team, and a surname that is also the
+name of towns abroad may be the person the item is about; after it, a surname alone may be the
+one well-known person of that surname.
+"""
+
+from __future__ import annotations
+
+import math
+
+from herald.enrich.text import content_terms
+from herald.entities import wordlists
+from herald.entities.candidates import candidates_of
+from herald.entities.cues import KIND_GROUP, ORG, PERSON, SPORT_WORDS, team_cue
+from herald.entities.document import (
+    Choice,
+    Document,
+    Group,
+    LinkingConfig,
+    has_person_label,
+    is_demonym,
+    needs_context,
+    surface_key,
+    terms_beside,
+)
+from herald.entities.geography import (
+    abbreviated_state,
+    after_a_place,
+    geography_score,
+    is_us_state,
+    item_names,
+    lies_in,
+    placed_mentions,
+)
+from herald.entities.kb import KnowledgeBase
+from herald.entities.kind_stage import half_decided
+from herald.entities.known import known_organisation, known_product
+from herald.entities.model import EntityRecord
+from herald.entities.names import alias_key
+from herald.entities.vocabulary import AREAS
+
+# Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
+GENERIC_CONTEXT: dict[str, frozenset[str]] = {
+    kind: frozenset(content_terms(" ".join(words)))
+    for kind, words in wordlists.groups("context").items()
+}
+
+
+def choose_entity(
+    kb: KnowledgeBase,
+    config: LinkingConfig,
+    doc: Document,
+    group: Group,
+    kinds: dict[str, float],
+    located: EntityRecord | None,
+) -> Choice | None:
+    """The known entity a group names and the confidence, if any: the team a city or state
+    stands for in a sports report, the person a surname that is also the name of towns abroad
+    stands for, the best of the group's candidates (:func:`choose`), or the one well-known
+    person of a surname alone."""
+    return (
+        team(kb, doc, group)
+        or person_over_a_far_town(kb, doc, group, located)
+        or choose(kb, config, doc, group, kinds, located)
+        or by_surname(kb, doc, group, kinds)
+    )
+
+
+def choose(
+    kb: KnowledgeBase,
+    config: LinkingConfig,
+    doc: Document,
+    group: Group,
+    kinds: dict[str, float],
+    located: EntityRecord | None,
+) -> Choice | None:
+    if is_demonym(group):
+        demonym = _choose_demonym(kb, group)
+        if demonym is not None:
+            return demonym
+        if known_organisation(kb, group):
+            # "Lionsgate", "Democratic", which the small model may call a nationality.
+            kinds = half_decided(kinds, ORG)
+        elif not known_product(kb, group):
+            return None
+        # "Windows Vista", which the small model may call a nationality, is the product.
+    state = abbreviated_state(doc.text, group)
+    if state is not None:  # "Springfield, Mo.": the US state
+        states = [r for r in kb.lookup(alias_key(state)) if is_us_state(r)]
+        return (states[0], 0.9) if len(states) == 1 else None
+    candidates = candidates_of(kb, group)
+    if not candidates:
+        # spaCy sometimes calls a nationality a place ("Emirati soldiers").
+        if any(m.label in ("GPE", "NORP") for m in group.mentions):
+            return _choose_demonym(kb, group)
+        return None
+    # Written as a place's region ("Wellington, Somerset"): a region or country, if it can be.
+    regional = after_a_place(doc.text, group) and any(
+        r.first_tag("place_type") in AREAS for r, _ in candidates.values()
+    )
+    if regional:
+        candidates = {i: c for i, c in candidates.items() if c[0].first_tag("place_type") in AREAS}
+    risky = needs_context(doc, group) and not regional
+    nickname = all(len(s.split()) == 1 for s in group.surfaces)
+    beside = terms_beside(doc, group)
+    scored: list[tuple[float, float, EntityRecord]] = []
+    for record, name_match in candidates.values():
+        fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
+        if fit < 0.3:
+            continue
+        if located is not None and not lies_in(record, located):
+            continue  # "Lake County, California" is not the one in Illinois
+        if nickname and record.first_tag("sport") and not doc.sports:
+            continue  # "Ducks" is a team only in a text about sport ("Ride the Ducks")
+        context = context_score(kb, beside, record)
+        geography = geography_score(kb, doc, record)
+        if risky and context == 0.0 and geography == 0.0:
+            continue
+        prior = kb.prior(record.id)
+        score = 0.30 * fit + 0.25 * prior + 0.25 * context + 0.10 * geography + 0.10 * name_match
+        # Confidence: how well name, kind and prior fit, plus what the text adds.
+        support = 0.45 * fit + 0.35 * prior + 0.20 * name_match
+        scored.append((score, support + 0.25 * context + 0.10 * geography, record))
+    if not scored:
+        return None
+    scored.sort(key=lambda item: (-item[0], item[2].id))
+    best, evidence, record = scored[0]
+    runner_up = scored[1][0] if len(scored) > 1 else 0.0
+    margin = (best - runner_up) / best if best > 0 else 0.0
+    confidence = round(min(1.0, evidence * (0.7 + 0.3 * margin)), 3)
+    if confidence < config.min_confidence:
+        return None
+    return record, confidence
+
+
+def team(kb: KnowledgeBase, doc: Document, group: Group) -> Choice | None:
+    """The team a city or state stands for in a sports report ("a 20-13 victory over Kansas
+    City" is the Chiefs): a mention reads as a game's result (:func:`team_cue`) and one of
+    the knowledge base's teams of that home fits the report's sport, or is named in it."""
+    if not doc.sports:
+        return None
+    teams = {r.id: r for s in group.surfaces for r in kb.lookup_home(surface_key(s))}
+    if not teams or not any(team_cue(doc.text, m.start, m.end) for m in group.mentions):
+        return None
+    scored = []
+    for record in teams.values():
+        sport = len(doc.terms & SPORT_WORDS.get(record.first_tag("sport") or "", frozenset()))
+        named = any(alias_key(n) in doc.keys for n in (record.display_name, *record.aliases))
+        scored.append((sport + (3 if named else 0), record.id, record))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    best = scored[0][0]
+    if best == 0 or (len(scored) > 1 and scored[1][0] == best):
+        return None
+    return scored[0][2], round(min(0.9, 0.7 + 0.05 * best), 3)
+
+
+def by_surname(
+    kb: KnowledgeBase, doc: Document, group: Group, kinds: dict[str, float]
+) -> Choice | None:
+    """A person named by surname alone in this item ("Nixon administration aide") is the
+    knowledge base's only person of that surname, or, of several, the one described by
+    many wikis (a prior of 0.7 or more: 100 wikis) whose fit with the item's words and
+    prior clearly lead the others'; and, when the knowledge base describes that person,
+    only if the item's words fit the description (a word of it, of their organisation or
+    country: "Watergate", "Apple") or the item names their country outside a sports
+    report, for a surname is no proof ("the coach said Carter had
+    played" is not Jimmy Carter). Otherwise, or when the item uses the surname as a word,
+    it links nowhere."""
+    if len(group.surfaces) != 1 or len(group.key.split()) != 1:
+        return None
+    if is_demonym(group) or kinds.get(PERSON, 0.0) < 0.5 or needs_context(doc, group):
+        return None
+    people = kb.lookup_surname(group.key)
+    if not people:
+        return None
+    beside = terms_beside(doc, group)
+    if 1 < len(people) <= _MAX_NAMESAKES:
+        people = _best_known(kb, beside, people)
+    if len(people) != 1:
+        return None
+    profile = kb.profile(people[0].id)
+    if profile and profile.isdisjoint(beside) and not _country_named(kb, doc, people[0]):
+        return None
+    count = len(group.mentions)
+    return people[0], round(kinds[PERSON] * (0.6 + 0.4 * min(1.0, count / 3)), 3)
+
+
+def person_over_a_far_town(
+    kb: KnowledgeBase, doc: Document, group: Group, located: EntityRecord | None
+) -> Choice | None:
+    """A surname alone that is also the name of towns abroad is the person the knowledge
+    base describes by it when the item's words fit that description ("Palin stopped by the
+    church", beside "Republican" and "Alaska", is Sarah Palin, not Palín in Guatemala):
+    the recogniser called it a person at least once, nothing places it and the words
+    around most of its mentions do not, and the item names none of the towns' countries."""
+    if located is not None or len(group.key.split()) != 1 or not has_person_label(group):
+        return None
+    towns = kb.lookup(group.key)
+    if not towns or any(
+        r.entity_kind != "place"
+        or r.first_tag("place_type") in ("country", "region", "continent")
+        or (country := kb.country_of(r)) is None
+        or item_names(doc, country)
+        for r in towns
+    ):
+        return None
+    people = kb.lookup_surname(group.key)
+    if len(people) != 1:
+        return None
+    profile = kb.profile(people[0].id)
+    if not profile or profile.isdisjoint(terms_beside(doc, group)):
+        return None
+    if 2 * placed_mentions(doc.text, group) >= len(group.mentions):
+        return None  # "in Palin" ("directed at Palin" once is no place)
+    return people[0], round(0.5 + 0.4 * min(1.0, len(group.mentions) / 3), 3)
+
+
+def _country_named(kb: KnowledgeBase, doc: Document, record: EntityRecord) -> bool:
+    """Whether the item names the person's country ("the U.S. surgeon general's post"),
+    outside sports reports (where countries are teams: "Brown scored as England won")."""
+    country = kb.country_of(record)
+    return country is not None and not doc.sports and item_names(doc, country)
+
+
+def _best_known(
+    kb: KnowledgeBase, beside: frozenset[str], people: list[EntityRecord]
+) -> list[EntityRecord]:
+    if all(kb.prior(r.id) < 0.7 for r in people):
+        return []  # nobody of that surname is widely described: no need to read on
+    scored = sorted(
+        ((0.6 * kb.prior(r.id) + 0.4 * context_score(kb, beside, r), r.id, r) for r in people),
+        key=lambda item: (-item[0], item[1]),
+    )
+    (best, _, record), (runner_up, _, _) = scored[0], scored[1]
+    if kb.prior(record.id) < 0.7 or best - runner_up < 0.1:
+        return []
+    return [record]
+
+
+def _choose_demonym(kb: KnowledgeBase, group: Group) -> Choice | None:
+    found = {r.id: r for s in group.surfaces for r in kb.lookup_demonym(surface_key(s))}
+    if not found:
+        # spaCy also calls a country's own name a nationality ("Tajikistan's capital").
+        countries = {
+            r.id: r
+            for s in group.surfaces
+            for r in kb.lookup(surface_key(s))
+            if r.first_tag("place_type") == "country"
+        }
+        if len(countries) == 1:
+            return next(iter(countries.values())), 0.8
+    if len(found) != 1:
+        return None
+    record = next(iter(found.values()))
+    # "French police" is about France, but less surely than a name: a fixed, lower confidence.
+    return record, 0.7
+
+
+def context_score(kb: KnowledgeBase, terms: frozenset[str], record: EntityRecord) -> float:
+    """How much the item's words (``terms``, the group's own left out) speak for
+    ``record``: words of its profile, and words of its kind in general."""
+    specific = len(terms & kb.profile(record.id))
+    generic = len(terms & GENERIC_CONTEXT.get(record.entity_kind, frozenset()))
+    evidence = specific + 0.5 * min(generic, 4)
+    return 1.0 - math.exp(-evidence / 2.0)
+
+
+# A surname more people share than this is too common to pick one of them by fame.
+_MAX_NAMESAKES = 50
