@@ -4,9 +4,11 @@ PostgreSQL)."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, insert, select, update
 from typer.testing import CliRunner
 
 from herald.cli.main import app
@@ -168,3 +170,46 @@ def test_review_lists_accepts_and_rejects(settings: Settings, runtime: Runtime) 
         app, ["entities", "review", "--accept", "ent_nobody"], env=env_for(settings)
     )
     assert missing.exit_code == 1
+
+
+def test_two_batches_committing_at_once_still_confirm(runtime: Runtime) -> None:
+    """Two transactions each link the candidate in items the other cannot see yet: counting waits
+    for the first to commit, so the second counts all three items and confirms."""
+    ids = name_in(runtime, ["a.example", "b.example", "b.example"])
+    with runtime.sessions.write() as session:
+        session.execute(delete(ContentEntity).where(ContentEntity.entity_id == DRAFT.id))
+    link_rows = {
+        content_id: {
+            "content_id": content_id,
+            "entity_id": DRAFT.id,
+            "mention_count": 1,
+            "salience": 0.5,
+            "confidence": 0.8,
+            "published_at": runtime.clock.now(),
+            "media_type": "news",
+        }
+        for content_id in ids
+    }
+    second: list[list[str]] = []
+    started = threading.Event()
+
+    def later_batch() -> None:
+        started.set()
+        with runtime.sessions.write() as session:
+            session.execute(insert(ContentEntity).values(link_rows[ids[2]]))
+            second.append(
+                candidates.confirm_reached(session, [DRAFT.id], DEFAULT_RULE, clock=runtime.clock)
+            )
+
+    with runtime.sessions.write() as session:
+        session.execute(insert(ContentEntity).values([link_rows[ids[0]], link_rows[ids[1]]]))
+        assert (
+            candidates.confirm_reached(session, [DRAFT.id], DEFAULT_RULE, clock=runtime.clock) == []
+        )
+        thread = threading.Thread(target=later_batch)
+        thread.start()
+        started.wait()
+        time.sleep(0.5)  # the later batch now waits (for the count lock, or SQLite's writer)
+    thread.join(timeout=30)
+    assert second == [[DRAFT.id]]
+    assert status(runtime) == "active"

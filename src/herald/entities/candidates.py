@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import ColumnElement, delete, func, select, text
 from sqlalchemy.orm import Session
 
 from herald.content.changes import mark_changed
@@ -80,7 +80,7 @@ class Candidate:
         }
 
 
-def _source() -> object:
+def _source() -> ColumnElement[str]:
     return func.coalesce(func.nullif(ContentItem.source_domain, ""), ContentItem.source_name)
 
 
@@ -161,15 +161,33 @@ def reject(session: Session, entity_id: str, *, clock: Clock) -> Candidate:
 def list_candidates(
     session: Session, *, status: str = CANDIDATE, limit: int = 50
 ) -> list[Candidate]:
-    """Entities of ``status`` that linking discovered, the most named first."""
-    ids = list(
-        session.scalars(
-            select(Entity.id).where(Entity.origin == "discovered", Entity.status == status)
+    """Entities of ``status`` that linking discovered, those named by the most sources and items
+    first (one query, however many candidates there are)."""
+    live = (
+        select(
+            ContentEntity.entity_id,
+            ContentEntity.content_id,
+            _source().label("source"),
         )
+        .join(ContentItem, ContentItem.id == ContentEntity.content_id)
+        .where(ContentItem.deleted_at.is_(None))
+        .subquery()
     )
-    described = _describe(session, ids)
-    described.sort(key=lambda c: (-c.sources, -c.items, c.first_seen, c.id))
-    return described[:limit]
+    items = func.count(func.distinct(live.c.content_id))
+    sources = func.count(func.distinct(live.c.source))
+    columns = (Entity.id, Entity.display_name, Entity.entity_kind, Entity.status, Entity.created_at)
+    query = (
+        select(*columns, items, sources)
+        .outerjoin(live, live.c.entity_id == Entity.id)
+        .where(Entity.origin == "discovered", Entity.status == status)
+        .group_by(*columns)
+        .order_by(sources.desc(), items.desc(), Entity.created_at, Entity.id)
+        .limit(limit)
+    )
+    return [
+        Candidate(eid, name, kind, state, first_seen=created, items=int(n), sources=int(s))
+        for eid, name, kind, state, created, n, s in session.execute(query)
+    ]
 
 
 def _describe(session: Session, entity_ids: Sequence[str]) -> list[Candidate]:
