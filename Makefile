@@ -51,7 +51,7 @@ typecheck: setup
 	cd clients/python && ../../$(BIN)/mypy
 
 test: lint typecheck
-	$(BIN)/pytest -n 2 --dist loadgroup
+	$(BIN)/pytest -n 2 --dist loadgroup --durations=25
 
 docs: setup
 	$(BIN)/python -m herald.cli.reference docs

@@ -63,13 +63,15 @@ def link(
     documents: list[Document],
     mentions: list[list[Mention]],
     kinds: str = "learned",
+    kb: KnowledgeBase | None = None,
     *,
     discovery: str = "staged",
     confirm: ConfirmRule = CONFIRM,
 ) -> list[list[Named]]:
     """The entities Herald stores for each document, as scored names (person, organisation and
     place; display name and aliases), with the kind of each name decided by the trained model
-    (``kinds="learned"``) or by the hand-set votes (``"rules"``).
+    (``kinds="learned"``) or by the hand-set votes (``"rules"``). ``kb`` (the bundled seed when
+    not given) gains the entities confirmed on the way.
 
     ``discovery="staged"`` follows Herald's rule for names the knowledge base lacks: each
     document links them as candidates of its own; a candidate named by ``confirm.items``
@@ -78,7 +80,7 @@ def link(
     order). Every CoNLL-2003 document is a Reuters story: one source. ``"immediate"`` is the
     earlier rule: a new name joins the knowledge base as soon as a document names it, so later
     documents link to it."""
-    kb = KnowledgeBase.from_seed()
+    kb = KnowledgeBase.from_seed() if kb is None else kb
     linker = EntityLinker(kb, LinkingConfig(learned_kinds=kinds == "learned"))
     results = []
     if discovery == "immediate":

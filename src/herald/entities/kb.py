@@ -81,6 +81,16 @@ class KnowledgeBase:
     def from_seed(cls) -> KnowledgeBase:
         return cls(read_seed())
 
+    def __getstate__(self) -> dict[str, object]:
+        """A knowledge base pickles without its lock (an evaluation copies one seed many times)."""
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __len__(self) -> int:
         return len(self._records)
 

@@ -147,6 +147,8 @@ class LinkingConfig:
     learned_kinds: bool = False
     # With learned kinds: the least probability of its kind a new entity needs (chosen on dev).
     kind_threshold: float = 0.5
+    # Report each link's confidence calibrated (herald.entities.calibration), not its raw score.
+    calibrated: bool = True
 
 
 @dataclass(slots=True)
