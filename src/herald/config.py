@@ -255,6 +255,24 @@ class Settings(BaseSettings):
             "in the `herald entities import` format."
         ),
     )
+    entity_confirm_items: int = Field(
+        default=3,
+        ge=1,
+        description=(
+            "A name linking finds but the knowledge base lacks is staged as a candidate: the "
+            "items naming it link to it, other items do not, until it is confirmed by this many "
+            "live items (from `HERALD_ENTITY_CONFIRM_SOURCES` sources) or accepted with "
+            "`herald entities review --accept`. Then the items naming it are enriched again."
+        ),
+    )
+    entity_confirm_sources: int = Field(
+        default=2,
+        ge=1,
+        description=(
+            "Distinct sources (an item's domain, or its source name) the items confirming a "
+            "candidate name must come from (see `HERALD_ENTITY_CONFIRM_ITEMS`)."
+        ),
+    )
     enrich_batch_size: int = Field(
         default=32,
         ge=1,

@@ -54,10 +54,11 @@ def write_seed(path: Path, lines: list[dict[str, Any]]) -> None:
 
 
 def discovered(name: str, kind: EntityKind, tags: tuple[Tag, ...] = ()) -> EntityRecord:
-    """A discovered entity with the id linking gives it."""
-    return EntityDraft(
+    """A discovered entity with the id linking gives it, confirmed (linking knows it)."""
+    draft = EntityDraft(
         entity_id_for(kind, name, f"discovered:{kind}:{name.lower()}"), name, kind, tags=tags
-    ).to_record()
+    )
+    return replace(draft.to_record(), status="active")
 
 
 def known(name: str, kind: EntityKind, *tags: Tag) -> EntityRecord:

@@ -1,4 +1,4 @@
-"""`herald entities import FILE` and `herald entities seed`: the entity knowledge base."""
+"""`herald entities import FILE`, `seed` and `review`: the entity knowledge base."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Annotated, cast
 
 import typer
+from rich.table import Table
 
 from herald.cli.common import JsonOption, cli_runtime, console, print_json, progress, stdout
+from herald.entities import staging
 from herald.entities.jsonl import parse_entity_lines
 from herald.entities.model import ENTITY_KINDS, EntityKind
 from herald.entities.service import import_records, open_entity_file, seed_knowledge_base
@@ -19,6 +21,7 @@ from herald.entities.wikidata import (
     is_wikidata_dump,
     read_wikidata,
 )
+from herald.errors import NotFound
 
 app = typer.Typer(help="The entity knowledge base.", no_args_is_help=True)
 
@@ -149,3 +152,68 @@ def seed(
         print_json({"seeded": written})
         return
     stdout.print(f"seeded {written} entities")
+
+
+@app.command("review")
+def review(
+    accept: Annotated[
+        list[str] | None,
+        typer.Option("--accept", help="Confirm this candidate (an id from the list); repeat it."),
+    ] = None,
+    reject: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--reject",
+            help="Refuse this discovered entity (a candidate, or one confirmed by mistake); "
+            "repeat it.",
+        ),
+    ] = None,
+    status: Annotated[
+        str, typer.Option("--status", help="List candidate, active or rejected names.")
+    ] = "candidate",
+    limit: Annotated[int, typer.Option("--limit", min=1, help="List at most this many.")] = 50,
+    as_json: JsonOption = False,
+) -> None:
+    """List the names linking discovered that wait for confirmation, or accept or reject some.
+
+    A name the knowledge base lacks is linked by the items that name it, never by others, until
+    HERALD_ENTITY_CONFIRM_ITEMS items from HERALD_ENTITY_CONFIRM_SOURCES sources name it or you
+    accept it; then the items naming it are enriched again (by the worker) and new items link
+    to it. A rejected name loses its links and is never linked again.
+    """
+    if status not in (staging.CANDIDATE, staging.ACTIVE, staging.REJECTED):
+        raise typer.BadParameter("must be candidate, active or rejected", param_hint="--status")
+    decided: list[staging.Candidate] = []
+    listed: list[staging.Candidate] = []
+    with cli_runtime() as runtime:
+        try:
+            with runtime.sessions.write() as session:
+                for entity_id in accept or ():
+                    decided.append(staging.accept(session, entity_id, clock=runtime.clock))
+                for entity_id in reject or ():
+                    decided.append(staging.reject(session, entity_id, clock=runtime.clock))
+        except (NotFound, ValueError) as refused:
+            console.print(f"[red]{refused}[/]")
+            raise typer.Exit(1) from refused
+        if not decided:
+            with runtime.sessions.read() as session:
+                listed = staging.list_candidates(session, status=status, limit=limit)
+    shown = decided or listed
+    if as_json:
+        print_json({"entities": [c.as_dict() for c in shown]})
+        return
+    if decided:
+        for c in decided:
+            stdout.print(f"{c.id} {c.display_name} ({c.entity_kind}): {c.status}")
+        return
+    table = Table("id", "name", "kind", "items", "sources", "first seen")
+    for c in shown:
+        table.add_row(
+            c.id,
+            c.display_name,
+            c.entity_kind,
+            str(c.items),
+            str(c.sources),
+            c.first_seen.isoformat(timespec="seconds"),
+        )
+    stdout.print(table)

@@ -8,6 +8,7 @@ module only runs them in order over a batch and records where the time goes.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -24,8 +25,9 @@ from herald.enrich.ner import Mention, Recognizer
 from herald.enrich.segments import TranscriptPiece, segment_transcript
 from herald.enrich.summarize import SummaryResult, summarize
 from herald.enrich.text import word_count
-from herald.entities.linking import EntityLinker, LinkedEntity, document_text
+from herald.entities.linking import EntityLinker, LinkedEntity, LinkResult, document_text
 from herald.entities.model import EntityDraft
+from herald.entities.names import alias_key
 
 # Entity linking reads English: the recogniser and the knowledge base's names are English.
 NER_LANGUAGES = frozenset({"en"})
@@ -61,6 +63,8 @@ class EnrichedItem:
     word_count: int
     entities: list[LinkedEntity]
     embedding: np.ndarray[Any, np.dtype[np.float32]]
+    # The name keys of the recognised mentions no active entity took (see unlinked_names).
+    names: tuple[str, ...] = ()
 
 
 @dataclass
@@ -126,24 +130,21 @@ class EnrichmentPipeline:
             mentions: dict[int, list[Mention]] = dict(zip(english, found, strict=True))
             drafts: dict[str, EntityDraft] = {}
             links: list[list[LinkedEntity]] = []
+            names: list[tuple[str, ...]] = []
             with clock("linking"):
                 for index, item in enumerate(items):
                     if index not in mentions:
                         links.append([])
+                        names.append(())
                         continue
+                    # The knowledge base is left as it is: a name it lacks is staged as a
+                    # candidate when stored (herald.entities.staging), and an item's links
+                    # never depend on the items read before it.
                     result = self.linker.link(item.title, item.text, mentions[index])
                     for draft in result.new_entities:
-                        if draft.id not in self.linker.kb:
-                            # Later items of the batch link to it instead of re-discovering it.
-                            self.linker.kb.add(draft.to_record())
                         drafts.setdefault(draft.id, draft)
-                    for linked in result.entities:
-                        # A discovered entity known in memory may not be stored yet (its first
-                        # batch can have failed): hand it on again; storing it is idempotent.
-                        record = self.linker.kb.get(linked.entity_id)
-                        if record is not None and record.origin == "discovered":
-                            drafts.setdefault(record.id, EntityDraft.of(record))
                     links.append(result.entities)
+                    names.append(unlinked_names(mentions[index], result))
             with clock("embedding_wait"):
                 vectors = future.result()
             seconds["embedding"] += time.perf_counter() - embedding_started
@@ -161,9 +162,28 @@ class EnrichmentPipeline:
                     word_count=word_count(item.text),  # a CJK character is one word
                     entities=links[index],
                     embedding=vectors[index],
+                    names=names[index],
                 )
             )
         return BatchResult(out, list(drafts.values()), self.embedder.model_name, dict(seconds))
+
+
+def unlinked_names(mentions: Sequence[Mention], result: LinkResult) -> tuple[str, ...]:
+    """The name keys of ``mentions`` that no knowledge-base entity of ``result`` took: names
+    left unlinked or linked to a new (candidate) entity, whose links may change once an entity
+    of that name is confirmed."""
+    drafted = {d.id for d in result.new_entities}
+    taken = {
+        alias_key(surface)
+        for linked in result.entities
+        if linked.entity_id not in drafted
+        for surface in linked.surfaces
+    }
+    keys = {alias_key(_POSSESSIVE.sub("", m.text)) for m in mentions}
+    return tuple(sorted(k for k in keys - taken if k))
+
+
+_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 def _summaries(item: ItemText, language: str | None) -> SummaryResult:

@@ -28,8 +28,10 @@ from herald.enrich.ner_model import TrainedRecognizer
 from herald.enrich.pipeline import BatchResult, EnrichedItem, EnrichmentPipeline, ItemText
 from herald.enrich.segments import TranscriptPiece
 from herald.entities import repository as entity_repository
+from herald.entities import staging
 from herald.entities.linking import EntityLinker, LinkingConfig, redirected_links
 from herald.entities.service import get_entity_store
+from herald.entities.staging import ConfirmRule
 from herald.jobs.queue import enqueue
 from herald.jobs.registry import get_kind
 
@@ -138,12 +140,19 @@ def compute(runtime: Runtime, content_ids: Sequence[str]) -> tuple[BatchResult, 
 
 
 def store(
-    session: Session, result: BatchResult, hashes: dict[str, str], *, clock: Clock
+    session: Session,
+    result: BatchResult,
+    hashes: dict[str, str],
+    *,
+    clock: Clock,
+    confirm: ConfirmRule | None = None,
 ) -> list[str]:
     """Write a batch's results; returns the ids stored.
 
     An item changed or deleted since it was read is skipped: ingestion queued another enrichment
-    for it, which runs after this one.
+    for it, which runs after this one. The names linking discovered are stored as candidates;
+    those the batch's links bring to ``confirm`` (default :class:`ConfirmRule`) become active,
+    and the items naming them are queued for enrichment again (:mod:`herald.entities.staging`).
     """
     now = clock.now()
     result = _merged_entities_redirected(session, result)
@@ -169,6 +178,15 @@ def store(
     if stored:
         mark_changed(session, stored)
         _hand_on(session, [rows[i] for i in stored], clock=clock)
+        staged = {d.id for d in result.new_entities}
+        named = {
+            e.entity_id
+            for item in result.items
+            if item.content_id in stored
+            for e in item.entities
+            if e.entity_id in staged
+        }
+        staging.confirm_reached(session, named, confirm or ConfirmRule(), clock=clock)
     return stored
 
 
@@ -209,6 +227,7 @@ def _apply(
     row.enriched_at = now
     row.updated_at = now
     session.execute(delete(ContentEntity).where(ContentEntity.content_id == row.id))
+    staging.write_names(session, row.id, item.names)
     for linked in item.entities:
         if linked.entity_id not in known:
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from herald.enrich.service import ENRICH_KIND, compute, get_pipeline, store
+from herald.entities.staging import ConfirmRule
 from herald.jobs.queue import ClaimedJob
 from herald.jobs.registry import RetryPolicy, job_handler
 from herald.jobs.worker import JobContext, PermanentJobError
@@ -32,8 +33,10 @@ def handle_enrich(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
             raise PermanentJobError(f"job {job.id}: payload needs a content_id")
         ids.append(content_id)
     result, hashes = compute(ctx.runtime, list(dict.fromkeys(ids)))
+    settings = ctx.runtime.settings
+    rule = ConfirmRule(settings.entity_confirm_items, settings.entity_confirm_sources)
     with ctx.runtime.sessions.write() as session:
-        store(session, result, hashes, clock=ctx.runtime.clock)
+        store(session, result, hashes, clock=ctx.runtime.clock, confirm=rule)
         ctx.finish(session, jobs)
 
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from herald.enrich.ner import Mention
+from herald.entities import calibration
 from herald.entities.coreference import group_mentions
 from herald.entities.disambiguation import choose_entity
 from herald.entities.discovery import new_entity
@@ -144,8 +145,8 @@ class EntityLinker:
             if record.origin == "discovered" and record.id not in kb:
                 drafts[record.id] = EntityDraft.of(record)
             resolved.setdefault(record.id, (record, confidence, group))
-        # 7: salience
-        linked = measure(doc, resolved)
+        # 7: salience, and how likely each link is right
+        linked = calibrated(measure(doc, resolved), resolved, config)
         linked.sort(key=lambda e: (-e.salience, -e.confidence, e.display_name))
         linked = linked[: config.max_entities]
         kept = {e.entity_id for e in linked}
@@ -180,6 +181,28 @@ class EntityLinker:
             )
             for group in groups
         ]
+
+
+def calibrated(
+    linked: list[LinkedEntity], resolved: Mapping[str, Resolved], config: LinkingConfig
+) -> list[LinkedEntity]:
+    """The links with their confidence calibrated (the share of such links that were right on
+    annotated news), without those below ``config.min_link_confidence``."""
+    fitted = calibration.bundled() if config.calibrated else None
+    if fitted is None:
+        return linked
+    kinds = "learned" if config.learned_kinds else "rules"
+    out = []
+    for link in linked:
+        origin = resolved[link.entity_id][0].origin
+        confidence = fitted.confidence(
+            link.confidence,
+            kinds=kinds,
+            origin=calibration.DISCOVERED if origin == "discovered" else calibration.KNOWN,
+        )
+        if confidence >= config.min_link_confidence:
+            out.append(replace(link, confidence=confidence))
+    return out
 
 
 def link_many(

@@ -31,6 +31,8 @@ class EntityRecord:
     aliases: tuple[str, ...] = ()
     tags: tuple[Tag, ...] = ()
     origin: str = "seed"  # seed | import | discovered
+    # active (linking knows it) | candidate (a discovered name not yet confirmed) | rejected
+    status: str = "active"
 
     def tag_values(self, key: str) -> list[str]:
         return [tag.value for tag in self.tags if tag.key == key]
@@ -83,6 +85,7 @@ class EntityDraft:
             aliases=tuple(self.aliases),
             tags=self.tags,
             origin="discovered",
+            status="candidate",
         )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, select, text, update
+from sqlalchemy import and_, case, delete, func, select, text, update
 from sqlalchemy.orm import Session
 
 from herald.core.dates import Window
@@ -29,6 +29,7 @@ def to_record(row: Entity) -> EntityRecord:
         aliases=tuple(row.aliases or ()),
         tags=tuple(Tag(str(t["key"]), str(t["value"])) for t in row.tags or () if "key" in t),
         origin=row.origin,
+        status=row.status,
     )
 
 
@@ -56,18 +57,23 @@ def record_seed_load(
     session.execute(insert_for(session, EntitySeedLoad).values(row).on_conflict_do_nothing())
 
 
-Signature = tuple[int, datetime | None, int, datetime | None]
+Signature = tuple[int, datetime | None, int, datetime | None, int, int]
 
 
 def entity_signature(session: Session) -> Signature:
-    """(row count, latest ``updated_at``, redirect count, latest redirect), in one query:
-    changes whenever an entity is written or merged into another."""
+    """(row count, latest ``updated_at``, redirect count, latest redirect, active count,
+    rejected count), in one query: changes whenever an entity is written, merged into another,
+    or changes status (also when its new ``updated_at`` is not the latest)."""
     redirects = select(func.count()).select_from(EntityRedirect).scalar_subquery()
     merged = select(func.max(EntityRedirect.created_at)).scalar_subquery()
-    count, latest, redirect_count, merged_at = session.execute(
-        select(func.count(), func.max(Entity.updated_at), redirects, merged).select_from(Entity)
+    active = func.sum(case((Entity.status == "active", 1), else_=0))
+    rejected = func.sum(case((Entity.status == "rejected", 1), else_=0))
+    count, latest, redirect_count, merged_at, actives, rejects = session.execute(
+        select(
+            func.count(), func.max(Entity.updated_at), redirects, merged, active, rejected
+        ).select_from(Entity)
     ).one()
-    return int(count), latest, int(redirect_count), merged_at
+    return int(count), latest, int(redirect_count), merged_at, int(actives or 0), int(rejects or 0)
 
 
 def entity_stamp_counts_since(session: Session, since: datetime | None) -> dict[datetime, int]:
@@ -130,6 +136,7 @@ def upsert_entities(
                     "aliases": statement.excluded.aliases,
                     "tags": statement.excluded.tags,
                     "origin": statement.excluded.origin,
+                    "status": statement.excluded.status,
                     "updated_at": statement.excluded.updated_at,
                 },
             )
@@ -203,6 +210,7 @@ def _row_values(record: EntityRecord, now: datetime) -> dict[str, Any]:
         "aliases": list(record.aliases),
         "tags": [tag.as_dict() for tag in record.tags],
         "origin": record.origin,
+        "status": record.status,
         "created_at": now,
         "updated_at": now,
     }
@@ -333,11 +341,16 @@ def redirected_ids(session: Session) -> list[str]:
 
 
 def existing_ids(session: Session, entity_ids: Iterable[str]) -> set[str]:
+    """Those of ``entity_ids`` content may link to: stored and not rejected by an operator."""
     ids = list(dict.fromkeys(entity_ids))
     found: set[str] = set()
     for start in range(0, len(ids), _CHUNK):
         found.update(
-            session.scalars(select(Entity.id).where(Entity.id.in_(ids[start : start + _CHUNK])))
+            session.scalars(
+                select(Entity.id).where(
+                    Entity.id.in_(ids[start : start + _CHUNK]), Entity.status != "rejected"
+                )
+            )
         )
     return found
 

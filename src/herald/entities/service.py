@@ -2,7 +2,8 @@
 
 The database is the source of truth. Each process keeps two in-memory views of it, built on first
 use and brought up to date from the rows written since (by ``updated_at``) before they are used:
-the linking :class:`KnowledgeBase` (workers) and the :class:`EntitySearchIndex` (API).
+the linking :class:`KnowledgeBase` (workers; active entities only, see
+:mod:`herald.entities.staging`) and the :class:`EntitySearchIndex` (API).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from herald.entities.kb import KnowledgeBase, seed_path
 from herald.entities.merge import find_merges, merge_keys
 from herald.entities.model import EntityRecord
 from herald.entities.search import EntityHit, EntitySearchIndex
+from herald.entities.staging import ACTIVE, REJECTED
 from herald.errors import NotFound
 from herald.readiness import warmup
 
@@ -228,7 +230,7 @@ class _SyncedView:
             signature = repository.entity_signature(session)
             if signature == self._signature:
                 return 0
-            if self._signature is not None and signature[2:] != self._signature[2:]:
+            if self._signature is not None and signature[2:4] != self._signature[2:4]:
                 # Entities are deleted only by a merge, which leaves a redirect.
                 if self._remove is not None:
                     for entity_id in repository.redirected_ids(session):
@@ -276,27 +278,43 @@ class EntityStore:
                     self._seeded = True
 
     def knowledge_base(self) -> KnowledgeBase:
-        """The linking knowledge base, up to date with the database."""
+        """The linking knowledge base, up to date with the database: its active entities only
+        (a candidate name never changes how another item is linked)."""
         self.ensure_seeded()
         with self._lock:
             if self._kb is None:
-                self._kb = KnowledgeBase()
-                self._kb_view = _SyncedView(self._kb.add, self._kb.remove)
+                kb = self._kb = KnowledgeBase()
+
+                def put(record: EntityRecord) -> None:
+                    if record.status == ACTIVE:
+                        kb.add(record)
+                    else:
+                        kb.remove(record.id)
+
+                self._kb_view = _SyncedView(put, kb.remove)
         assert self._kb_view is not None
         with self._runtime.sessions.read() as session:
             self._kb_view.catch_up(session)
         return self._kb
 
     def search_index(self) -> EntitySearchIndex:
-        """The search index, up to date with the database.
+        """The search index, up to date with the database (candidates included: an item links
+        to them; rejected entities left out).
 
         It never seeds: an API request must not wait for 40,000 inserts. Workers and
         `herald serve` seed at start (warm-up), `herald entities seed` does it by hand.
         """
         with self._lock:
             if self._index is None:
-                self._index = EntitySearchIndex()
-                self._index_view = _SyncedView(self._index.add, self._index.remove)
+                index = self._index = EntitySearchIndex()
+
+                def put(record: EntityRecord) -> None:
+                    if record.status == REJECTED:
+                        index.remove(record.id)
+                    else:
+                        index.add(record)
+
+                self._index_view = _SyncedView(put, index.remove)
         assert self._index_view is not None
         with self._runtime.sessions.read() as session:
             self._index_view.catch_up(session)

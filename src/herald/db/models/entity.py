@@ -23,6 +23,10 @@ class Entity(Base):
     aliases: Mapped[list[str]] = mapped_column(JSONType, default=list)
     tags: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
     origin: Mapped[str] = mapped_column(String(16))  # seed | import | discovered
+    # active: linking knows it; candidate: a discovered name awaiting confirmation (linked by the
+    # items that name it, never by others); rejected: an operator refused it.
+    # (No Python-side default: rows written without it, as by older code, are active.)
+    status: Mapped[str] = mapped_column(String(16), server_default="active", index=True)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
 
@@ -59,3 +63,16 @@ class EntityRedirect(Base):
     from_id: Mapped[str] = mapped_column(String(40), primary_key=True)
     to_id: Mapped[str] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime]
+
+
+class ContentName(Base):
+    """A name an item mentions that linked to no active entity (the name key of a recognised
+    mention: unlinked, or linked to a candidate). When an entity of that name becomes active,
+    the items holding it are enriched again (``herald.entities.staging``)."""
+
+    __tablename__ = "content_names"
+
+    content_id: Mapped[str] = mapped_column(
+        ForeignKey("content_items.id", ondelete="CASCADE"), primary_key=True
+    )
+    name_key: Mapped[str] = mapped_column(String(300), primary_key=True, index=True)
