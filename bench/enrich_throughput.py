@@ -193,7 +193,7 @@ def run_jobs(
     from herald.core.ids import stable_id
     from herald.db.migrate import upgrade
     from herald.db.models.content import ContentItem
-    from herald.enrich.service import queue_enrichment
+    from herald.enrich.queueing import queue_enrichment
     from herald.entities.service import get_entity_store
     from herald.jobs.worker import Worker
     from herald.runtime import Runtime

@@ -4,14 +4,15 @@
         [--out src/herald/data/linker/calibration.json] [--cache DIR] [--report-only]
 
 Every CoNLL-2003 training document goes through Herald's recogniser and linker (bundled seed
-knowledge base; new names stay candidates, as Herald stages them: one source confirms none). Each link to a person, an
-organisation or a place is right when one of its names (display name, aliases) is a gold name
-of its kind in the document, or, for a person named by one word, the last word of a gold
-person's name. An isotonic regression (scikit-learn) of right on the linker's score is fitted
-for links to knowledge-base entities and for new entities, for each way of deciding a name's
-kind. The development split shows the reliability of the raw score and of the calibrated
-confidence: per band of confidence, the share of links that were right, with its 95% bootstrap
-interval over documents, and the expected calibration error. The test split is never read.
+knowledge base; new names stay candidates, as Herald stages them: one source confirms none).
+Each link to a person, an organisation or a place is right when one of its names (display name,
+aliases) is a gold name of its kind in the document, or, for a person named by one word, the
+last word of a gold person's name. An isotonic regression (scikit-learn) of right on the
+linker's score is fitted for links to knowledge-base entities and for new entities, for each
+way of deciding a name's kind. The development split shows the reliability of the raw score
+and of the calibrated confidence: per band of confidence, the share of links that were right,
+with its 95% bootstrap interval over documents, and the expected calibration error. The test
+split is never read.
 """
 
 from __future__ import annotations

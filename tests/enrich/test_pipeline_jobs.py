@@ -16,7 +16,7 @@ from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
 from herald.db.models.entity import Entity, EntityAlias
 from herald.db.models.job import Job
-from herald.enrich.service import ENRICH_KIND, queue_enrichment
+from herald.enrich.queueing import ENRICH_KIND, queue_enrichment
 from herald.enrich.text import split_sentences
 from herald.jobs.worker import Worker
 from herald.runtime import Runtime

@@ -20,7 +20,7 @@ from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentEntity, ContentItem
 from herald.db.models.entity import Entity
 from herald.db.models.job import Job
-from herald.enrich.service import ENRICH_KIND, queue_enrichment
+from herald.enrich.queueing import ENRICH_KIND, queue_enrichment
 from herald.entities import staging
 from herald.entities.service import get_entity_store
 from herald.ingest.pipeline import ingest_outcomes

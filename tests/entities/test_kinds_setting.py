@@ -12,7 +12,7 @@ from sqlalchemy import select
 from herald.config import Settings
 from herald.db.models.content import ContentEntity
 from herald.db.models.entity import Entity
-from herald.enrich.service import queue_enrichment
+from herald.enrich.queueing import queue_enrichment
 from herald.entities.service import seed_knowledge_base
 from herald.jobs.worker import Worker
 from herald.runtime import Runtime

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from herald.db.models.content import ContentEntity
 from herald.db.models.entity import Entity
 from herald.enrich.ner import Mention
-from herald.enrich.service import queue_enrichment
+from herald.enrich.queueing import queue_enrichment
 from herald.entities.cues import person_cue
 from herald.entities.kb import NAMED_WITH, KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkedEntity

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import text
 
 from herald.config import Settings
-from herald.enrich.service import queue_enrichment
+from herald.enrich.queueing import queue_enrichment
 from herald.runtime import Runtime
 from tests.metrics.scrape import names, total, value
 from tests.serving import HERALD, free_port, herald_serve, migrated_light_home

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from herald.cli.common import JsonOption, cli_runtime, console, print_json, progress, stdout
-from herald.enrich.service import ENRICH_KIND, live_content_ids, queue_enrichment
+from herald.enrich.queueing import ENRICH_KIND, queue_enrichment
+from herald.enrich.service import live_content_ids
 from herald.jobs.queue import pending_count
 from herald.jobs.worker import Worker
 

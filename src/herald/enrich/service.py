@@ -42,13 +42,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ENRICH_KIND = "enrich.item"
 SEARCH_SYNC_KIND = "search.sync"
 CLUSTER_KIND = "clusters.assign"
-
-
-def enrich_unique_key(content_id: str) -> str:
-    return f"enrich:{content_id}"
 
 
 def _recognizer(settings: Settings) -> Recognizer:
@@ -284,21 +279,6 @@ def _registered(kind: str) -> bool:
         log.debug("job kind %s is not registered; not queued", kind)
         return False
     return True
-
-
-def queue_enrichment(session: Session, content_ids: Sequence[str], *, clock: Clock) -> int:
-    """Queue enrichment of items (a queued job for the same item is not duplicated)."""
-    queued = 0
-    for content_id in content_ids:
-        job = enqueue(
-            session,
-            ENRICH_KIND,
-            {"content_id": content_id},
-            clock=clock,
-            unique_key=enrich_unique_key(content_id),
-        )
-        queued += job is not None
-    return queued
 
 
 def live_content_ids(session: Session) -> list[str]:

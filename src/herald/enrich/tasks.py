@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from herald.enrich.service import ENRICH_KIND, compute, get_pipeline, store
+from herald.enrich.queueing import ENRICH_KIND
+from herald.enrich.service import compute, get_pipeline, store
 from herald.entities.staging import ConfirmRule
 from herald.jobs.queue import ClaimedJob
 from herald.jobs.registry import RetryPolicy, job_handler

@@ -33,6 +33,7 @@ from herald.core.clock import Clock
 from herald.db.dialect import insert_for
 from herald.db.models.content import ContentEntity, ContentItem
 from herald.db.models.entity import ContentName, Entity, EntityAlias
+from herald.enrich.queueing import queue_enrichment
 from herald.errors import NotFound
 
 ACTIVE = "active"
@@ -287,8 +288,5 @@ def _linked_items(session: Session, entity_ids: Sequence[str]) -> list[str]:
 
 
 def _relink(session: Session, content_ids: Sequence[str], *, clock: Clock) -> None:
-    # Imported here: enrichment imports this module to stage what it discovers.
-    from herald.enrich.service import queue_enrichment
-
     if content_ids:
         queue_enrichment(session, content_ids, clock=clock)
