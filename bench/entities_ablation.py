@@ -49,7 +49,10 @@ from herald.entities.linking import EntityLinker
 
 Counts = NDArray[np.float64]
 # Modules whose functions are the linker's rules (not storage, search or import).
-NOT_RULES = {"jsonl", "repository", "search", "service", "wikidata", "merge", "model", "kinds"}
+NOT_RULES = {
+    *("calibration", "jsonl", "kinds", "merge", "model", "repository", "search", "service"),
+    *("staging", "wikidata", "wordlists"),
+}
 
 
 @dataclass(frozen=True)

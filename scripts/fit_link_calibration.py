@@ -29,6 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import bootstrap  # noqa: E402
 from bench.conll_data import Document, read_split  # noqa: E402
 from bench.entities_ablation import cached_mentions  # noqa: E402
 from bench.entities_conll_eval import HERALD_KINDS  # noqa: E402
@@ -95,11 +96,11 @@ def fit(train: list[Link]) -> dict[str, tuple[tuple[float, ...], tuple[float, ..
 
 
 def reliability(dev: list[Link], confidence: list[float], documents: int, title: str) -> None:
+    """Per band of confidence, the share of links that were right (precision over the band's
+    links, resampled by document) and the expected calibration error."""
     conf = np.array(confidence)
     right = np.array([float(link.right) for link in dev])
     doc = np.array([link.document for link in dev])
-    rng = np.random.default_rng(0)
-    draws = rng.integers(0, documents, size=(1000, documents))
     print(f"  {title}")
     print(f"    {'confidence':<12} {'links':>6} {'mean conf':>10} {'right [95% CI]':>24}")
     ece = 0.0
@@ -107,19 +108,14 @@ def reliability(dev: list[Link], confidence: list[float], documents: int, title:
         inside = (conf >= low) & (conf < high)
         if not inside.any():
             continue
-        share = right[inside].mean()
-        # Documents resampled: the share right among the band's links of the drawn documents.
-        per_doc_right = np.bincount(doc[inside], weights=right[inside], minlength=documents)
-        per_doc_all = np.bincount(doc[inside], minlength=documents)
-        drawn = per_doc_right[draws].sum(axis=1) / np.maximum(per_doc_all[draws].sum(axis=1), 1)
-        lo, hi = np.percentile(drawn, [2.5, 97.5])
+        counts = np.zeros((documents, len(bootstrap.COUNTS)))
+        counts[:, 0] = np.bincount(doc[inside], weights=right[inside], minlength=documents)
+        counts[:, 1] = np.bincount(doc[inside], minlength=documents)
+        share = bootstrap.interval(counts, bootstrap.precision)
         mean = conf[inside].mean()
-        ece += inside.mean() * abs(share - mean)
+        ece += inside.mean() * abs(share.point - mean)
         band = f"{low:.1f}-{min(high, 1.0):.1f}"
-        print(
-            f"    {band:<12} {int(inside.sum()):>6} {mean:>10.3f}"
-            f" {share:>8.3f} [{lo:.3f}, {hi:.3f}]"
-        )
+        print(f"    {band:<12} {int(inside.sum()):>6} {mean:>10.3f} {share!s:>24}")
     print(f"    expected calibration error {ece:.3f}")
 
 

@@ -57,10 +57,6 @@ class LinkingConfig:
     kind_threshold: float = 0.5
     # Report each link's confidence calibrated (herald.entities.calibration), not its raw score.
     calibrated: bool = True
-    # The least calibrated confidence a link needs; 0 keeps every link. On CoNLL-2003 dev 0.2-0.5
-    # would drop mostly nationalities linked to their country ("French" -> France), which that
-    # annotation does not count, but with them links Herald keeps by design ("Merkel" alone).
-    min_link_confidence: float = 0.0
 
 
 @dataclass(slots=True)

@@ -186,23 +186,25 @@ class EntityLinker:
 def calibrated(
     linked: list[LinkedEntity], resolved: Mapping[str, Resolved], config: LinkingConfig
 ) -> list[LinkedEntity]:
-    """The links with their confidence calibrated (the share of such links that were right on
-    annotated news), without those below ``config.min_link_confidence``."""
+    """The links with their confidence calibrated: the share of such links that were right on
+    annotated news. Every link is kept (a low confidence is a warning, not a filter)."""
     fitted = calibration.bundled() if config.calibrated else None
     if fitted is None:
         return linked
     kinds = "learned" if config.learned_kinds else "rules"
-    out = []
-    for link in linked:
-        origin = resolved[link.entity_id][0].origin
-        confidence = fitted.confidence(
-            link.confidence,
-            kinds=kinds,
-            origin=calibration.DISCOVERED if origin == "discovered" else calibration.KNOWN,
+    return [
+        replace(
+            link,
+            confidence=fitted.confidence(
+                link.confidence,
+                kinds=kinds,
+                origin=calibration.DISCOVERED
+                if resolved[link.entity_id][0].origin == "discovered"
+                else calibration.KNOWN,
+            ),
         )
-        if confidence >= config.min_link_confidence:
-            out.append(replace(link, confidence=confidence))
-    return out
+        for link in linked
+    ]
 
 
 def link_many(

@@ -14,12 +14,8 @@ import lxml.html
 import trafilatura
 from lxml import etree
 
-from herald.ingest.normalize import (
-    clean_text,
-    normalise_language,
-    parse_published_date,
-    split_authors,
-)
+from herald.ingest.cleaning import clean_text
+from herald.ingest.normalize import normalise_language, parse_published_date, split_authors
 
 __all__ = ["ExtractedArticle", "extract_article", "html_to_text", "word_count"]
 

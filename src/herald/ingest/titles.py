@@ -7,7 +7,7 @@ item (``title_derived``) and reports it, so an operator can tell a made-up title
 from __future__ import annotations
 
 from herald.enrich.text import split_sentences
-from herald.ingest.normalize import clean_text
+from herald.ingest.cleaning import clean_text
 
 __all__ = ["MAX_DERIVED_TITLE", "title_from_text"]
 

@@ -22,8 +22,8 @@ import orjson
 import webvtt
 from lxml import etree
 
+from herald.ingest.cleaning import clean_text
 from herald.ingest.model import TranscriptSegment
-from herald.ingest.normalize import clean_text
 
 __all__ = [
     "ParsedTranscript",

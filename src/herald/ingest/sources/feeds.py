@@ -22,6 +22,7 @@ import feedparser
 
 from herald.core.clock import Clock
 from herald.ingest.articles import ExtractedArticle, extract_article, html_to_text, word_count
+from herald.ingest.cleaning import clean_text
 from herald.ingest.dates import entry_date
 from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
@@ -34,7 +35,7 @@ from herald.ingest.model import (
     SourceRef,
     content_ids_of,
 )
-from herald.ingest.normalize import clean_text, normalise_language, split_authors
+from herald.ingest.normalize import normalise_language, split_authors
 from herald.ingest.sources.base import Document
 from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain

@@ -22,9 +22,10 @@ import orjson
 
 from herald.core.clock import Clock
 from herald.ingest.articles import html_to_text, word_count
+from herald.ingest.cleaning import clean_text
 from herald.ingest.dates import read_feed_date
 from herald.ingest.model import IncomingItem, ItemError, ItemWarning, ParseOutcome, SourceRef
-from herald.ingest.normalize import clean_text, normalise_language, split_authors
+from herald.ingest.normalize import normalise_language, split_authors
 from herald.ingest.sources.base import Document
 from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain

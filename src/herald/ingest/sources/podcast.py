@@ -19,6 +19,7 @@ from lxml import etree
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.ingest.articles import html_to_text
+from herald.ingest.cleaning import clean_text
 from herald.ingest.dates import entry_date
 from herald.ingest.fetch import GENERIC_TYPES, TRANSCRIPT_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
@@ -31,7 +32,6 @@ from herald.ingest.model import (
     SourceRef,
     content_ids_of,
 )
-from herald.ingest.normalize import clean_text
 from herald.ingest.people import person_name
 from herald.ingest.sources.base import Document
 from herald.ingest.sources.feeds import (
