@@ -2,18 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Mapping
+from datetime import date, datetime
+from typing import Any
 
 import psycopg
-from sqlalchemy import Connection
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Connection,
+    Date,
+    DateTime,
+    Float,
+    Integer,
+    LargeBinary,
+    Numeric,
+    String,
+    Table,
+    TypeDecorator,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeEngine
 
 _COPY_BLOCK = 1 << 20  # characters sent per write
+NULL = "\\N"  # COPY text format's SQL NULL
+
+# What COPY's text format reads as data: a backslash starts an escape, a tab ends a column, a
+# newline (or carriage return) ends a row. Every other character stands for itself.
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+Formatter = Callable[[Any], str]
 
 
 def copy_text(connection: Connection, target: str, chunks: Iterable[str]) -> None:
     """``COPY target FROM STDIN`` in the connection's transaction (PostgreSQL), with data already
     in COPY's text format: columns separated by tabs, one line per row, every value escaped by the
-    caller (rows of integers and plain identifiers need no escaping).
+    caller (rows of integers and plain identifiers need no escaping; :func:`line_formatter`
+    escapes any row of a table).
 
     ``target`` is ``table (column, ...)``. COPY checks constraints as an INSERT does: a duplicate
     key fails the statement (and the transaction), so callers send only rows they know to be new.
@@ -31,3 +57,83 @@ def copy_text(connection: Connection, target: str, chunks: Iterable[str]) -> Non
                 buffer, size = [], 0
         if buffer:
             copy.write("".join(buffer))
+
+
+def copy_target(table: Table, dialect: Dialect) -> str:
+    """``table (column, ...)`` for :func:`copy_text`, every name quoted where it needs it."""
+    quote = dialect.identifier_preparer.quote
+    columns = ", ".join(quote(c.name) for c in table.columns)
+    return f"{dialect.identifier_preparer.format_table(table)} ({columns})"
+
+
+def line_formatter(table: Table, dialect: Dialect) -> Callable[[Mapping[str, Any]], str]:
+    """Writes a row (values as the models read them, keyed by column name) as one line of COPY's
+    text format, the columns in the table's order (:func:`copy_target`). Values are written as
+    the column's type binds them on ``dialect``: JSON serialized (``JSON.NULL`` is the JSON value
+    ``null``, ``None`` SQL ``NULL``), bytes as ``bytea`` hex, UTC instants with their offset,
+    floats in their shortest exact form, text with its backslashes, tabs and newlines escaped."""
+    columns = [(c.name, column_formatter(c.type, dialect)) for c in table.columns]
+
+    def line(row: Mapping[str, Any]) -> str:
+        return "\t".join([fmt(row[name]) for name, fmt in columns]) + "\n"
+
+    return line
+
+
+def column_formatter(type_: TypeEngine[Any], dialect: Dialect) -> Formatter:
+    """How a value of ``type_`` is written in COPY's text format; a type this module does not
+    know is refused here, before any row is sent."""
+    impl = type_.dialect_impl(dialect)
+    if isinstance(impl, TypeDecorator):
+        decorator = impl
+        inner = column_formatter(decorator.load_dialect_impl(dialect), dialect)
+
+        def decorated(value: Any) -> str:
+            return inner(decorator.process_bind_param(value, dialect))
+
+        return decorated
+    if isinstance(impl, JSON):
+        return _json_formatter(getattr(dialect, "_json_serializer", None) or json.dumps)
+    for kind, formatter in _FORMATTERS:
+        if isinstance(impl, kind):
+            return formatter
+    raise TypeError(f"no COPY text format for the column type {impl!r}")
+
+
+def _nullable(format_value: Formatter) -> Formatter:
+    def formatter(value: Any) -> str:
+        return NULL if value is None else format_value(value)
+
+    return formatter
+
+
+def _json_formatter(serialize: Callable[[Any], str]) -> Formatter:
+    def formatter(value: Any) -> str:
+        if value is None:
+            return NULL
+        if value is JSON.NULL:
+            return "null"
+        return serialize(value).translate(_ESCAPES)
+
+    return formatter
+
+
+def _float(value: float) -> str:
+    return repr(float(value))  # shortest text that reads back as the same double; inf, nan too
+
+
+def _timestamp(value: datetime) -> str:
+    return value.isoformat(sep=" ")  # with its UTC offset when it has one (timestamptz)
+
+
+# Order matters: Boolean before Integer, Float before Numeric, DateTime before Date.
+_FORMATTERS: list[tuple[type[TypeEngine[Any]], Formatter]] = [
+    (Boolean, _nullable(lambda v: "t" if v else "f")),
+    (Integer, _nullable(lambda v: str(int(v)))),
+    (Float, _nullable(_float)),
+    (Numeric, _nullable(str)),
+    (String, _nullable(lambda v: v.translate(_ESCAPES))),
+    (LargeBinary, _nullable(lambda v: "\\\\x" + bytes(v).hex())),
+    (DateTime, _nullable(_timestamp)),
+    (Date, _nullable(lambda v: date.isoformat(v))),
+]

@@ -12,6 +12,9 @@ here; they are written parents first (foreign-key order). What is copied must ar
 - **Values, not text.** Rows pass through the models' column types, which map JSON, binary
   embeddings, booleans and UTC timestamps to each backend's own form. In JSON columns SQL
   ``NULL`` and the JSON value ``null`` stay apart.
+- **COPY into PostgreSQL.** A PostgreSQL target loads each batch of rows with one ``COPY`` in
+  its text format (:mod:`herald.db.bulk`), each value written as its column's type binds it;
+  a SQLite target takes an ``INSERT`` per batch.
 - **Numbering continues.** Identity columns keep their values; on PostgreSQL the sequences
   behind them and the content change sequence are moved past the copied values, so the next
   row, job or change gets a new number.
@@ -49,6 +52,7 @@ from sqlalchemy.types import TypeEngine
 
 from herald.db import models  # noqa: F401  (every table is known to the metadata)
 from herald.db.base import Base
+from herald.db.bulk import copy_target, copy_text, line_formatter
 from herald.db.engine import WRITE_OPTION, make_engine
 from herald.db.migrate import is_up_to_date, upgrade
 
@@ -107,10 +111,12 @@ def copy_database(
     on_table: ProgressHook | None = None,
     on_rows: ProgressHook | None = None,
     batch: int = BATCH,
+    use_copy: bool = True,
 ) -> list[TableCount]:
     """Copy every row of the source into the empty target (migrated to the latest schema first);
     returns the verified row counts per table. Raises :class:`CopyRefused` before writing
-    anything when the source is behind or the target holds data."""
+    anything when the source is behind or the target holds data. ``use_copy=False`` writes a
+    PostgreSQL target with ``INSERT`` as a SQLite one is (for comparisons)."""
     if make_url(source_url) == make_url(target_url):
         raise CopyRefused("the source and the target are the same database")
     _refuse_missing_sqlite(source_url)
@@ -132,7 +138,7 @@ def copy_database(
                 total = _count(reader, table)
                 if on_table is not None:
                     on_table(table.name, total)
-                _copy_table(reader, writer, table, batch=batch, on_rows=on_rows)
+                _copy_table(reader, writer, table, batch=batch, on_rows=on_rows, use_copy=use_copy)
                 counts.append(TableCount(table.name, total, _count(writer, table)))
             wrong = [c for c in counts if c.source_rows != c.target_rows]
             if wrong:
@@ -204,10 +210,11 @@ def _copy_table(
     *,
     batch: int,
     on_rows: ProgressHook | None,
+    use_copy: bool,
 ) -> None:
     """Stream the table's rows in primary-key order; a column referring to the same table (a
     run's parent run) is written after every row exists, so the order of rows never matters."""
-    insert = _writable(table).insert()
+    write = _batch_writer(writer, table, use_copy=use_copy)
     self_refs = [fk.parent.name for fk in table.foreign_keys if fk.column.table is table]
     json_columns = [c for c in table.columns if isinstance(c.type, JSON)]
     later: list[dict[str, Any]] = []
@@ -225,10 +232,30 @@ def _copy_table(
                 if any(row[name] is not None for name in self_refs)
             ]
             values = [row | dict.fromkeys(self_refs) for row in values]
-        writer.execute(insert, values)
+        write(values)
         if on_rows is not None:
             on_rows(table.name, len(values))
     _restore_self_references(writer, table, self_refs, later, batch=batch)
+
+
+def _batch_writer(
+    writer: Connection, table: Table, *, use_copy: bool
+) -> Callable[[list[dict[str, Any]]], None]:
+    """One ``COPY`` per batch on PostgreSQL, else one ``INSERT`` of the batch's rows."""
+    if use_copy and writer.dialect.name == "postgresql":
+        target = copy_target(table, writer.dialect)
+        line = line_formatter(table, writer.dialect)
+
+        def copy(rows: list[dict[str, Any]]) -> None:
+            copy_text(writer, target, map(line, rows))
+
+        return copy
+    insert = _writable(table).insert()
+
+    def execute(rows: list[dict[str, Any]]) -> None:
+        writer.execute(insert, rows)
+
+    return execute
 
 
 def _restore_self_references(

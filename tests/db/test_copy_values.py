@@ -1,0 +1,173 @@
+"""`herald db copy` keeps awkward values exactly: SQLite -> PostgreSQL (COPY) -> SQLite.
+
+COPY's text format gives a meaning to tabs, newlines, backslashes and ``\\N``; these tests write
+values made of them (and unicode, SQL ``NULL`` beside the JSON value ``null``, binary with zero
+bytes, JSON with quotes, floats that have no short decimal form, microsecond instants) and read
+the SQLite file at the end byte for byte, as SQLite stores it, against the one they started
+from. PostgreSQL keeps ``jsonb`` in its own form (keys ordered by length, then bytes), so the JSON
+objects here have their keys in that order already; the values inside are what must not change.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy import JSON, create_engine, insert, text
+
+from herald.db.copy import copied_tables, copy_database
+from herald.db.migrate import upgrade
+from herald.db.models.content import ContentEmbedding, ContentItem
+from herald.db.models.job import RateBucket
+from tests.db.filled import Filled
+
+AWKWARD = (
+    "tab\there, newline\nthere, CRLF\r\n, back\\slash, \\N and \\\\N and \\t literally, "
+    "quotes \"double\" 'single', unicode é 中文 🎉, a vertical tab \x0b, end\\"
+)
+BINARY = b"\x00\x00\x80?\x00\t\n\\N\r\x00" + bytes(range(256)) + b"\x00"
+AT = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+
+
+def _item(item_id: str, **values: Any) -> dict[str, Any]:
+    return {
+        "id": item_id,
+        "canonical_key": f"key:{item_id}",
+        "media_type": "news",
+        "url": None,
+        "external_id": None,
+        "source_name": AWKWARD,
+        "source_domain": "example.com",
+        "title": AWKWARD,
+        "authors": ['O"Brien', "tab\there", "back\\slash", "\\N", "é"],
+        "published_at": AT,
+        "body": "",
+        "transcript_segments": None,  # the models write the JSON value null
+        "summary": None,
+        "summary_provided": True,
+        "summaries": [],
+        "key_points": ["\\N", "line\nbreak"],
+        "segments": [{"text": 'say "hi"\t\\N', "start": 0.1}],
+        "word_count": 0,
+        "content_hash": "0" * 64,
+        "change_seq": 2**40,
+        "created_at": AT,
+        "updated_at": AT,
+        "deleted_at": None,
+        "duration_seconds": None,
+    } | values
+
+
+def _fill(url: str) -> None:
+    upgrade(url)
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(
+            insert(ContentItem.__table__),
+            [
+                _item("cnt_a", url="\\N", summary=AWKWARD, duration_seconds=7),
+                _item("cnt_b", body=AWKWARD, summary_provided=False, deleted_at=AT),
+            ],
+        )
+        # SQL NULL where the models write the JSON value null.
+        connection.execute(
+            text("UPDATE content_items SET transcript_segments = NULL WHERE id = 'cnt_b'")
+        )
+        connection.execute(
+            insert(ContentEmbedding.__table__).values(updated_at=AT),
+            [
+                {"content_id": "cnt_a", "model": AWKWARD, "dim": 3, "vector": BINARY},
+                {"content_id": "cnt_b", "model": "m", "dim": 0, "vector": b""},
+            ],
+        )
+        connection.execute(
+            insert(RateBucket.__table__),
+            [
+                {"bucket": "key\t1", "tokens": 0.1 + 0.2, "updated_at": 1e-300, "allowed": True},
+                {"bucket": "\\N", "tokens": -1.5e308, "updated_at": 1 / 3, "allowed": False},
+            ],
+        )
+        # The JSON value null inside a column the models never leave empty.
+        connection.execute(
+            insert(ContentItem.__table__),
+            [_item("cnt_c", transcript_segments=JSON.NULL, segments=[None, {"a": None}])],
+        )
+    engine.dispose()
+
+
+def _stored(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every copied table as SQLite stores it: each value with its storage class."""
+    with sqlite3.connect(path) as connection:
+        found = {}
+        for table in copied_tables():
+            columns = ", ".join(f"typeof({c.name}), {c.name}" for c in table.columns)
+            keys = ", ".join(c.name for c in table.primary_key.columns)
+            found[table.name] = connection.execute(
+                f"SELECT {columns} FROM {table.name} ORDER BY {keys}"
+            ).fetchall()
+        return found
+
+
+def test_awkward_values_round_trip_byte_identical(pg_url: str, tmp_path: Path) -> None:
+    source = tmp_path / "a" / "herald.db"
+    back = tmp_path / "b" / "herald.db"
+    _fill(f"sqlite:///{source}")
+    before = _stored(source)
+    assert len(before["content_items"]) == 3
+    assert len(before["content_embeddings"]) == 2
+    assert len(before["rate_buckets"]) == 2
+
+    copy_database(f"sqlite:///{source}", pg_url)
+    with psycopg.connect(pg_url.replace("+psycopg", "")) as connection:
+        rows = connection.execute(
+            "SELECT id, title, url, summary, body, transcript_segments IS NULL, "
+            "transcript_segments::text, authors::text FROM content_items ORDER BY id"
+        ).fetchall()
+        vectors = connection.execute(
+            "SELECT vector FROM content_embeddings ORDER BY content_id"
+        ).fetchall()
+        buckets = connection.execute(
+            "SELECT bucket, tokens, updated_at FROM rate_buckets ORDER BY bucket"
+        ).fetchall()
+    assert [r[1] for r in rows] == [AWKWARD] * 3
+    assert [r[2] for r in rows] == ["\\N", None, None]  # the text \N is not NULL
+    assert [r[3] for r in rows] == [AWKWARD, None, None]
+    assert [r[4] for r in rows] == ["", AWKWARD, ""]
+    assert [(r[5], r[6]) for r in rows] == [(False, "null"), (True, None), (False, "null")]
+    assert rows[0][7] == '["O\\"Brien", "tab\\there", "back\\\\slash", "\\\\N", "é"]'
+    assert [bytes(v[0]) for v in vectors] == [BINARY, b""]
+    assert buckets == [("\\N", -1.5e308, 1 / 3), ("key\t1", 0.1 + 0.2, 1e-300)]
+
+    copy_database(pg_url, f"sqlite:///{back}")
+    assert _stored(back) == before
+
+
+@pytest.mark.slow
+def test_copy_writes_what_insert_writes(
+    filled: Filled, new_pg_database: Any, tmp_path: Path
+) -> None:
+    """The filled home through COPY and through INSERT: every row the same in PostgreSQL's
+    own text form."""
+    source = filled.settings.resolved_database_url
+    by_copy, by_insert = new_pg_database(), new_pg_database()
+    copy_database(source, by_copy)
+    copy_database(source, by_insert, use_copy=False)
+    assert _pg_text(by_copy) == _pg_text(by_insert)
+
+
+def _pg_text(url: str) -> dict[str, list[str]]:
+    with psycopg.connect(url.replace("+psycopg", "")) as connection:
+        found = {}
+        for table in copied_tables():
+            keys = ", ".join(c.name for c in table.primary_key.columns)
+            found[table.name] = [
+                row[0]
+                for row in connection.execute(
+                    f"SELECT t::text FROM {table.name} AS t ORDER BY {keys}"
+                )
+            ]
+        return found
