@@ -56,6 +56,17 @@ class Settings(BaseSettings):
             "its reads go to the primary until it catches up."
         ),
     )
+    database_read_wait_ms: int = Field(
+        default=0,
+        ge=0,
+        le=10_000,
+        description=(
+            "Reads that must see their own writes (those of admin keys) may wait this long for "
+            "the read replica to replay everything the primary had written when the read began, "
+            "then read the replica; a replica still behind then leaves the read to the primary. "
+            "0: such reads go to the primary at once."
+        ),
+    )
     host: str = Field(default="127.0.0.1", description="Address `herald serve` binds to.")
     port: int = Field(default=8080, ge=1, le=65535, description="Port `herald serve` listens on.")
     log_level: str = Field(default="INFO", description="Log level (DEBUG, INFO, WARNING, ERROR).")

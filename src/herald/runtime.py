@@ -34,6 +34,7 @@ class Runtime:
             self.sessions,
             settings.database_read_url,
             max_lag_seconds=settings.database_read_max_lag_seconds,
+            wait_seconds=settings.database_read_wait_ms / 1000,
         )
         # Set after a commit that enqueued jobs, so local workers start at once instead of polling.
         self.job_signal = threading.Event()

@@ -1,5 +1,6 @@
 """HERALD_DATABASE_READ_URL: reads of member keys go to a real streaming standby, and back to the
-primary when they must see a write, when the standby lags, and when it is down.
+primary when they must see a write (or after waiting for the standby to replay it), when the
+standby lags, and when it is down.
 
 The standby replays the primary's WAL; pausing its replay (``pg_wal_replay_pause()``) holds it at
 a known state, so what each request read from is told by what it returns.
@@ -7,7 +8,9 @@ a known state, so what each request read from is told by what it returns.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
@@ -67,12 +70,18 @@ def _settings(pair: Pair, home: Path, **extra: object) -> Settings:
 class Herald:
     """An API on the pair, with an admin and a member key and the three items stored."""
 
-    def __init__(self, pair: Pair, home: Path, max_lag: float, search: str = "auto") -> None:
+    def __init__(
+        self, pair: Pair, home: Path, max_lag: float, search: str = "auto", wait_ms: int = 0
+    ) -> None:
         self.pair = pair
-        self.runtime = Runtime(
-            _settings(pair, home, database_read_max_lag_seconds=max_lag, search_backend=search),
-            clock=FrozenClock(START),
+        settings = _settings(
+            pair,
+            home,
+            database_read_max_lag_seconds=max_lag,
+            search_backend=search,
+            database_read_wait_ms=wait_ms,
         )
+        self.runtime = Runtime(settings, clock=FrozenClock(START))
         self.runtime.reads.check_seconds = 0  # measure the standby before every read
         self.client = TestClient(create_app(self.runtime), raise_server_exceptions=False)
         self.admin = self.key("admin")
@@ -270,3 +279,36 @@ def test_a_stopped_standby_degrades_reads_to_the_primary(
     reads = _replica_reads()
     assert herald.title(first, herald.member) == ITEMS[0]["title"]
     assert _replica_reads() == reads + 1
+
+
+def test_a_read_that_must_see_writes_waits_for_replay(pair: Pair, tmp_path: Path) -> None:
+    """HERALD_DATABASE_READ_WAIT_MS: an admin read waits for the standby to replay what the
+    primary had written, reads the standby once it has, and the primary when it has not."""
+    herald = Herald(pair, tmp_path / "home", max_lag=3600, wait_ms=300)
+    try:
+        first = herald.ids[0]
+        herald.pause_standby()
+        herald.retitle_on_primary(first, "Not replayed in time")
+        timeouts, reads = _fallbacks("wait_timeout"), _replica_reads()
+        # Replay held: the wait runs out and the primary answers, with the write.
+        assert herald.title(first, herald.admin) == "Not replayed in time"
+        assert _fallbacks("wait_timeout") == timeouts + 1
+        assert _replica_reads() == reads
+        # Member reads do not wait: the standby answers at once, as it stands.
+        assert herald.title(first, herald.member) == ITEMS[0]["title"]
+        assert _replica_reads() == reads + 1
+
+        # Replay resumed while the read waits: the standby answers it, with the write.
+        herald.runtime.reads.wait_seconds = 30
+        herald.retitle_on_primary(first, "Replayed while waiting")
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(herald.title, first, herald.admin)
+            time.sleep(0.5)
+            assert not waiting.done()  # held by the paused replay (up to 30 s)
+            with psycopg.connect(pair.standby.dsn(), autocommit=True) as conn:
+                conn.execute("SELECT pg_wal_replay_resume()")
+            assert waiting.result(timeout=60) == "Replayed while waiting"
+        assert _replica_reads() == reads + 2
+        assert _fallbacks("wait_timeout") == timeouts + 1
+    finally:
+        herald.close()

@@ -6,7 +6,12 @@ jobs, claims, authentication) uses the primary through :class:`~herald.db.sessio
 
 - the replica is not configured, is down, or lags more than ``HERALD_DATABASE_READ_MAX_LAG_SECONDS``
   (checked at most once a second, by one thread while the others keep the last answer);
-- the caller asks for the primary (``primary=True``: reads that must see their caller's writes);
+- the caller asks for the primary (``primary=True``: reads that must see their caller's writes),
+  unless ``HERALD_DATABASE_READ_WAIT_MS`` is set: then such a read waits up to that long for the
+  replica to replay everything the primary had written when the read began (its WAL position,
+  ``pg_current_wal_lsn()``, which every write acknowledged before has reached), and reads the
+  replica once it has; a replica still behind then leaves the read to the primary
+  (``wait_timeout``);
 - the work failed on the replica with a database error (a dropped connection, a query cancelled
   by replay, no pooled connection free in time): it runs again on the primary, and an error
   there is the one the client gets;
@@ -58,7 +63,14 @@ LAG = Gauge(
     "herald_read_replica_lag_seconds",
     "Replay lag of the read replica at its last check (-1: unreachable)",
 )
-REASONS = ("down", "lag", "error", "not_found")
+REASONS = ("down", "lag", "error", "not_found", "wait_timeout")
+WAIT_POLL_SECONDS = 0.002  # how often a read waiting for replay asks the replica again
+
+_PRIMARY_POSITION = text("SELECT pg_current_wal_lsn()")
+# NULL (a server that never replayed WAL) is not caught up: its data is not the primary's.
+_REPLAYED = text(
+    "SELECT COALESCE(pg_wal_lsn_diff(pg_last_wal_replay_lsn(), CAST(:lsn AS pg_lsn)) >= 0, false)"
+)
 
 _REPLICA_STATE = text(
     "SELECT pg_is_in_recovery(), "
@@ -72,10 +84,16 @@ class ReadRouter:
     """Where a read-only unit of work runs: the replica when it is healthy, else the primary."""
 
     def __init__(
-        self, primary: SessionFactory, read_url: str | None, *, max_lag_seconds: float
+        self,
+        primary: SessionFactory,
+        read_url: str | None,
+        *,
+        max_lag_seconds: float,
+        wait_seconds: float = 0.0,
     ) -> None:
         self.primary = primary
         self.max_lag_seconds = max_lag_seconds
+        self.wait_seconds = wait_seconds  # how long a read may wait for its writes' replay
         self.check_seconds = CHECK_SECONDS
         self.engine: Engine | None = None
         self._sessions: sessionmaker[Session] | None = None
@@ -98,11 +116,16 @@ class ReadRouter:
         return self._sessions is not None
 
     def run(self, work: Callable[[Session], T], *, primary: bool = False) -> T:
-        """``work(session)`` on the replica when it may answer, otherwise on the primary."""
-        if self._sessions is None or primary:
+        """``work(session)`` on the replica when it may answer, otherwise on the primary.
+        ``primary=True``: the work must see every write made before it began."""
+        if self._sessions is None or (primary and self.wait_seconds <= 0):
             return self._on_primary(work)
         if not self._replica_usable():
             return self._fall_back(work, self._reason)
+        if primary:
+            reason = self._replay_awaited()
+            if reason is not None:
+                return self._fall_back(work, reason)
         try:
             result = self._on_replica(work)
         except NotFound:
@@ -142,6 +165,38 @@ class ReadRouter:
             self._warn("lag", f"the read replica is {lag:.1f} s behind; reading from the primary")
         else:
             self._usable = True
+
+    def _replay_awaited(self) -> str | None:
+        """None once the replica has replayed the primary's writes (within ``wait_seconds``),
+        else why the read goes to the primary."""
+        try:
+            if self._wait_for_replay():
+                return None
+        except SQLAlchemyError as exc:
+            self._next_check = 0.0  # the next read measures the replica again
+            self._warn("error", f"waiting for the replica's replay failed ({exc})")
+            return "error"
+        self._warn(
+            "wait_timeout",
+            f"the read replica had not replayed the primary's writes within "
+            f"{self.wait_seconds * 1000:.0f} ms; reading from the primary",
+        )
+        return "wait_timeout"
+
+    def _wait_for_replay(self) -> bool:
+        """Whether the replica replays, within ``wait_seconds``, everything the primary had
+        written when this was called (the caller's own writes among them)."""
+        assert self.engine is not None
+        deadline = time.monotonic() + self.wait_seconds
+        with self.primary.engine.connect() as connection:
+            position = str(connection.execute(_PRIMARY_POSITION).scalar_one())
+        with self.engine.connect() as connection:
+            while not connection.execute(_REPLAYED, {"lsn": position}).scalar_one():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                time.sleep(min(WAIT_POLL_SECONDS, left))
+        return True
 
     def close(self) -> None:
         if self.engine is not None:
