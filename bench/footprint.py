@@ -28,14 +28,14 @@ HERALD = str(Path(sys.executable).with_name("herald"))
 
 
 def machine() -> str:
-    model = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        platform.processor(),
-    )
+    """Cores, CPU model (with its family and model numbers), memory and the load average."""
+    fields: dict[str, str] = {}
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        name, _, value = line.partition(":")
+        fields.setdefault(name.strip(), value.strip())
+    model = fields.get("model name") or platform.processor()
+    if "cpu family" in fields and "model" in fields:
+        model += f", family {fields['cpu family']} model {fields['model']}"
     memory = int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return f"{os.cpu_count()} cores ({model}), {memory:.0f} GiB; load average {load}"

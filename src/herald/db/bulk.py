@@ -28,9 +28,6 @@ from sqlalchemy.types import TypeEngine
 _COPY_BLOCK = 1 << 20  # characters sent per write
 NULL = "\\N"  # COPY text format's SQL NULL
 
-# What COPY's text format reads as data: a backslash starts an escape, a tab ends a column, a
-# newline (or carriage return) ends a row. Every other character stands for itself.
-_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 Formatter = Callable[[Any], str]
 
@@ -113,9 +110,19 @@ def _json_formatter(serialize: Callable[[Any], str]) -> Formatter:
             return NULL
         if value is JSON.NULL:
             return "null"
-        return serialize(value).translate(_ESCAPES)
+        return escape(serialize(value))
 
     return formatter
+
+
+def escape(value: str) -> str:
+    """``value`` as COPY's text format reads it back: a backslash starts an escape, a tab ends a
+    column, a newline (or carriage return) ends a row; every other character stands for itself.
+    (``str.replace`` returns the string itself when the character is absent: four scans cost
+    less than one ``str.translate``.)"""
+    return (
+        value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    )
 
 
 def _float(value: float) -> str:
@@ -132,7 +139,7 @@ _FORMATTERS: list[tuple[type[TypeEngine[Any]], Formatter]] = [
     (Integer, _nullable(lambda v: str(int(v)))),
     (Float, _nullable(_float)),
     (Numeric, _nullable(str)),
-    (String, _nullable(lambda v: v.translate(_ESCAPES))),
+    (String, _nullable(escape)),
     (LargeBinary, _nullable(lambda v: "\\\\x" + bytes(v).hex())),
     (DateTime, _nullable(_timestamp)),
     (Date, _nullable(lambda v: date.isoformat(v))),
