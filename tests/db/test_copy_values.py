@@ -18,8 +18,9 @@ from typing import Any
 import psycopg
 import pytest
 from sqlalchemy import JSON, create_engine, insert, text
+from sqlalchemy.exc import DBAPIError
 
-from herald.db.copy import copied_tables, copy_database
+from herald.db.copy import copied_tables, copy_database, nonempty_tables
 from herald.db.migrate import upgrade
 from herald.db.models.content import ContentEmbedding, ContentItem
 from herald.db.models.job import RateBucket
@@ -144,6 +145,22 @@ def test_awkward_values_round_trip_byte_identical(pg_url: str, tmp_path: Path) -
 
     copy_database(pg_url, f"sqlite:///{back}")
     assert _stored(back) == before
+
+
+def test_a_value_postgresql_refuses_leaves_the_target_empty(pg_url: str, tmp_path: Path) -> None:
+    """SQLite keeps a NUL character in text, PostgreSQL refuses it: the COPY fails as a statement
+    would (a SQLAlchemy error), and nothing of the copy stays in the target."""
+    source = tmp_path / "a" / "herald.db"
+    _fill(f"sqlite:///{source}")
+    with sqlite3.connect(source) as connection:
+        connection.execute("UPDATE content_items SET body = ? WHERE id = 'cnt_c'", ("a\x00b",))
+    with pytest.raises(DBAPIError, match="0x00"):
+        copy_database(f"sqlite:///{source}", pg_url)
+    engine = create_engine(pg_url)
+    try:
+        assert nonempty_tables(engine) == []
+    finally:
+        engine.dispose()
 
 
 @pytest.mark.slow

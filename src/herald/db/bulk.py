@@ -23,6 +23,7 @@ from sqlalchemy import (
     TypeDecorator,
 )
 from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import TypeEngine
 
 _COPY_BLOCK = 1 << 20  # characters sent per write
@@ -43,17 +44,23 @@ def copy_text(connection: Connection, target: str, chunks: Iterable[str]) -> Non
     Writing the text directly costs a fraction of adapting every value of every row."""
     raw = connection.connection.driver_connection
     assert isinstance(raw, psycopg.Connection)
-    with raw.cursor() as cursor, cursor.copy(f"COPY {target} FROM STDIN") as copy:
-        buffer: list[str] = []
-        size = 0
-        for chunk in chunks:
-            buffer.append(chunk)
-            size += len(chunk)
-            if size >= _COPY_BLOCK:
+    statement = f"COPY {target} FROM STDIN"
+    try:
+        with raw.cursor() as cursor, cursor.copy(statement) as copy:
+            buffer: list[str] = []
+            size = 0
+            for chunk in chunks:
+                buffer.append(chunk)
+                size += len(chunk)
+                if size >= _COPY_BLOCK:
+                    copy.write("".join(buffer))
+                    buffer, size = [], 0
+            if buffer:
                 copy.write("".join(buffer))
-                buffer, size = [], 0
-        if buffer:
-            copy.write("".join(buffer))
+    except psycopg.Error as exc:
+        # As SQLAlchemy raises a statement's error (OperationalError for a dropped connection,
+        # IntegrityError for a duplicate key), so callers handle COPY like any statement.
+        raise DBAPIError.instance(statement, None, exc, psycopg.Error) from exc
 
 
 def copy_target(table: Table, dialect: Dialect) -> str:
