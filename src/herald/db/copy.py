@@ -223,8 +223,11 @@ def _copy_table(
         query.order_by(*table.primary_key.columns)
     )
     keys = [c.name for c in table.primary_key.columns]
-    for rows in result.mappings().partitions(batch):
-        values = [_json_nulls_kept(dict(row), json_columns) for row in rows]
+    names = list(result.keys())
+    for rows in result.partitions(batch):
+        # Dicts made from the plain rows cost less than converting each row's mapping.
+        values = [dict(zip(names, row, strict=True)) for row in rows]
+        values = [_json_nulls_kept(row, json_columns) for row in values]
         if self_refs:
             later += [
                 {name: row[name] for name in keys + self_refs}
