@@ -17,9 +17,12 @@ from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import JSON, create_engine, insert, text
+from sqlalchemy import JSON, String, create_engine, insert, text
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.exc import DBAPIError
 
+from herald.db.bulk import column_formatter, line_formatter
 from herald.db.copy import copied_tables, copy_database, nonempty_tables
 from herald.db.migrate import upgrade
 from herald.db.models.content import ContentEmbedding, ContentItem
@@ -145,6 +148,16 @@ def test_awkward_values_round_trip_byte_identical(pg_url: str, tmp_path: Path) -
 
     copy_database(pg_url, f"sqlite:///{back}")
     assert _stored(back) == before
+
+
+def test_every_copied_column_has_a_copy_text_format() -> None:
+    """A column of a type COPY's formatting does not know is refused before any row is sent;
+    every column of the schema has one."""
+    dialect = PGDialect_psycopg()
+    for table in copied_tables():
+        line_formatter(table, dialect)
+    with pytest.raises(TypeError, match="no COPY text format"):
+        column_formatter(ARRAY(String()), dialect)
 
 
 def test_a_value_postgresql_refuses_leaves_the_target_empty(pg_url: str, tmp_path: Path) -> None:
