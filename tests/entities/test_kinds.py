@@ -9,7 +9,7 @@ from importlib import resources
 import pytest
 
 from herald.entities.kb import KnowledgeBase
-from herald.entities.kinds import CLASSES, FEATURES, KindModel, bundled
+from herald.entities.kinds import CLASSES, FEATURES, bundled, read_model
 from herald.entities.linking import EntityLinker, LinkingConfig, document_text
 from tests.enrich.models import trained_recognizer
 
@@ -44,7 +44,7 @@ def test_a_model_trained_on_other_features_is_refused() -> None:
     data = json.loads(text)
     data["features"] = data["features"][:-1]
     with pytest.raises(ValueError, match="retrain"):
-        KindModel.from_json(data)
+        read_model(data)
 
 
 def test_clubs_named_after_their_counties_are_organisations_in_a_sports_report(

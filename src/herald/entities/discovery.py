@@ -4,7 +4,6 @@ organisations, products or events become entities of their own (``origin="discov
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from herald.entities import wordlists
 from herald.entities.cues import EVENT, ORG, PERSON, PLACE, PRODUCT
@@ -16,27 +15,19 @@ from herald.entities.document import (
     clean_surface,
     is_demonym,
     needs_context,
-    only_in_headline,
-    used_as_a_word,
 )
-from herald.entities.geography import after_a_preposition, placed
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kinds import NONE
-from herald.entities.known import ends_like_a_persons_name, whole_name_of
+from herald.entities.known import whole_name_of
 from herald.entities.model import EntityKind, EntityRecord, Tag
-from herald.entities.names import alias_key, fold, word_positions
+from herald.entities.names import alias_key
+from herald.entities.refusals import not_a_name, refused_as
 from herald.entities.shapes import (
     edition_of,
-    has_digit,
     head_word,
-    is_quoted,
-    looks_like_a_name,
     model_of,
-    of_at,
-    ship,
     starts_like_a_place,
-    titled_surname,
     without_title,
 )
 from herald.entities.vocabulary import (
@@ -44,67 +35,14 @@ from herald.entities.vocabulary import (
     EITHER_ENDINGS,
     EVENT_ENDINGS,
     FIRM_ENDINGS,
-    HONOUR_ENDINGS,
     NAMING_WORDS,
     NICKNAME,
     OPENING_QUOTES,
     ORG_KINDS,
     PLACE_ENDINGS,
-    STATE_BY_KEY,
-    TITLES,
-    VESSEL_PREFIXES,
 )
 
 _COMPANY = frozenset({"company"})
-
-
-def _opens_with_the_items_place(kb: KnowledgeBase, doc: Document, group: Group, key: str) -> bool:
-    """Whether a name that might be a new person's opens with a place the item also names
-    alone and ends with no word people's names end with ("Palmer Public Safety", "Palmer
-    Fire" in a story about Palmer, Alaska; "Texas Ranger"): what that place has, not who.
-    A name the recogniser calls a person twice or more stays one ("Sydney Sweeney" in a
-    story that also names Sydney)."""
-    first = key.split()[0]
-    return (
-        sum(m.label == "PERSON" for m in group.mentions) < 2
-        and first in doc.keys
-        and any(r.entity_kind == "place" for r in kb.lookup(first))
-        and not ends_like_a_persons_name(key, kb)
-    )
-
-
-def _opens_with_what_is_no_one(kb: KnowledgeBase, words: Sequence[str]) -> bool:
-    """Whether a name that might be a new person's opens with a word that is no first name
-    and that is an organisation's whole name, of organisations only ("Intel Xeon": what a
-    company makes; not "Brady Quinn" beside the Brady Corporation, nor "Dana Tamir"), or a
-    nationality ("the Iranian Majlis")."""
-    if kb.is_given_name(fold(words[0])):
-        return False  # "German Efromovich"
-    return whole_name_of(kb, words[0], ORG_KINDS) or bool(kb.lookup_demonym(alias_key(words[0])))
-
-
-def _common_words_named(kb: KnowledgeBase, doc: Document, words: Sequence[str]) -> bool:
-    """Whether a name that might be a new person's opens with no known first name and ends
-    with a word the item also writes in lower case ("App Store" beside "the store"), or the
-    item writes the name itself with its last word in lower case ("Oscar Host" beside "an
-    Oscar host"): common words written as a name, not a person's."""
-    if not words[-1].isalpha():
-        return False
-    if not kb.is_given_name(fold(words[0])):
-        return used_as_a_word(doc, words[-1:])
-    return bool(word_positions(doc.text, " ".join([*words[:-1], words[-1].lower()])))
-
-
-def _may_be_a_new_place(kb: KnowledgeBase, doc: Document, group: Group, name: str) -> bool:
-    """Whether a word the knowledge base does not know may name a new place: no acronym
-    ("from XP to RT"; a dotted one, "B.C.", may be), nor a first name the text does not
-    write as a place ("another brother, Louis, was a priest"; not "water on Mars", "in
-    Regina"). Known places are known by such names too."""
-    if name.isupper() and "." not in name:
-        return False
-    return not kb.is_given_name(alias_key(name)) or (
-        placed(doc.text, group) or any(after_a_preposition(doc.text, m) for m in group.mentions)
-    )
 
 
 def new_entity(
@@ -117,15 +55,9 @@ def new_entity(
 ) -> Choice | None:
     if is_demonym(group):
         return None  # nationalities and groups ("Icelanders") only link to known places
-    name = _storm_named_in_full(doc.text, group, clean_surface(group.name))
+    name = new_name(doc, group)
     key = alias_key(name)
-    if not key or key in NOT_NAMES or key in TITLES or key in STATE_BY_KEY:
-        return None  # ("Mich." is an abbreviated state, "Msgr." a title)
-    if _POSITION.match(key):
-        return None  # "Surgeon General" is an office
-    if all(_SECRETARY_OF.search(doc.text, max(0, m.start - 20), m.start) for m in group.mentions):
-        return None  # "State" of "Secretary of State John Kerry" names an office
-    if not looks_like_a_name(name):
+    if not_a_name(doc, group, name):
         return None
     group_kind, share = max(
         ((k, v) for k, v in kinds.items() if k != NONE), key=lambda item: item[1]
@@ -179,38 +111,10 @@ def new_entity(
         name = without_title(name)
         key = alias_key(name)
     words = name.split()
-    if group_kind == PERSON and (len(words) < 2 or titled_surname(words)):
-        return None  # "Reid" or "Deputy Ortiz" alone is too ambiguous to become an entity
-    if group_kind == PERSON and any(
-        (w.isupper() and len(w) >= 3 and not _ROMAN.match(w)) or has_digit(w) for w in words
-    ):
-        return None  # no person's name has a word in capitals ("EYP MCF") or a number
-    if group_kind == PERSON and _opens_with_the_items_place(kb, doc, group, key):
-        return None  # "Palmer Fire" beside "Palmer", "Texas Ranger" beside "Texas"
-    if group_kind == PERSON and _opens_with_what_is_no_one(kb, words):
-        return None  # "Intel Xeon", "the Iranian Majlis"
-    if group_kind == PERSON and _common_words_named(kb, doc, words):
-        return None  # "App Store" beside "the store", "Dynamic Smart Cooling" by "cooling"
-    if len(words) == 1 and group_kind != PRODUCT and has_digit(name):
-        # a version or a model ("IE6", "Q10", "A380") is no place, person or organisation
+    if group_kind == PERSON and len(words) < 2:
+        return None  # "Reid" alone is too ambiguous to become an entity
+    if refused_as(kb, doc, group, group_kind, name):
         return None
-    if len(words) == 1 and group_kind == PLACE and not _may_be_a_new_place(kb, doc, group, name):
-        return None
-    if words[0] in VESSEL_PREFIXES or ship(doc.text, group) or is_quoted(doc.text, group):
-        return None  # a ship ("INS Sukanya") or a work's title ("'Catching Fire'")
-    if "and" in words[: of_at(words)] and words[-1].lower() not in NAMING_WORDS:
-        return None  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
-    if len(words) > 1 and words[-1].lower() in HONOUR_ENDINGS:
-        return None  # an award ("MacArthur Fellowship", "Most Valuable Player Award")
-    if (
-        len(words) == 2
-        and words[-1].lower().endswith("al")
-        and words[-1].lower() not in NAMING_WORDS
-        and kb.lookup_demonym(alias_key(words[0]))
-    ):
-        return None  # a nationality and an adjective ("the Indian Naval destroyer")
-    if only_in_headline(doc, group):
-        return None  # capitalisation proves nothing in a title-cased headline
     body = [m for m in group.mentions if m.start >= doc.title_end]
     if len(words) == 1 and (
         (
@@ -231,7 +135,13 @@ def new_entity(
     confidence = round(min(1.0, max(confidence, sure)), 3)
     if confidence < config.new_entity_min_confidence:
         return None
-    return _discovered(group, group_kind, name), confidence
+    return discovered(group, group_kind, name), confidence
+
+
+def new_name(doc: Document, group: Group) -> str:
+    """The name a new entity of ``group`` would have: its longest frequent spelling, cleaned
+    ("Storm Fred" with the "Tropical" the recogniser left out)."""
+    return _storm_named_in_full(doc.text, group, clean_surface(group.name))
 
 
 def _new_place(
@@ -260,31 +170,6 @@ def _new_place(
     return record, confidence
 
 
-# Titles the recogniser often keeps in a person's name ("Coroner Gary Hargrove").
-# Capitalised tokens the recogniser calls organisations that name nothing: time zones,
-# abbreviations of common words, and sports reports' abbreviations (touchdown, injured
-# reserve, knockout, most valuable player, quarterback, runs batted in, earned run average).
-_STORM_WORDS = wordlists.sequence("storm_words")
-NOT_NAMES = (
-    wordlists.words("not_names")
-    # a storm's word without its name ("caused by Tropical Storm…" in a cut headline)
-    | {alias_key(word) for word in _STORM_WORDS}
-    | wordlists.words("common_abbreviations")
-    # "Injured Reserve"; a web page's time stamps kept with its text ("First Posted: 10/25/11")
-    | wordlists.words("not_name_phrases")
-)
-# Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
-_POSITION = re.compile(
-    r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
-    r"(?:" + "|".join(wordlists.sequence("general_offices")) + r") general$"
-    # and an office named by where it serves ("Fire Marshal", "L.A. County Sheriff", "U.S.
-    # Marshal")
-    r"|^(?:[\w]+\s+){0,3}(?:" + "|".join(wordlists.sequence("local_offices")) + r")$"
-    # and the Pope's ambassador ("the Apostolic Nuncio to the United States")
-    r"|^(?:apostolic|papal)\s+nuncio$"
-)
-
-
 def mention_weight(count: int) -> float:
     """How much a new name's mentions count toward its confidence: 0.55 for one, 1.0 from
     three on."""
@@ -309,7 +194,7 @@ def _entity_kind(group: str, name: str) -> EntityKind:
     return "place"
 
 
-def _discovered(group: Group, group_kind: str, name: str) -> EntityRecord:
+def discovered(group: Group, group_kind: str, name: str) -> EntityRecord:
     """A new entity of the kind group ``group_kind`` named ``name``."""
     kind = _entity_kind(group_kind, name)
     return EntityRecord(
@@ -335,6 +220,7 @@ def _storm_named_in_full(text: str, group: Group, name: str) -> str:
 
 _STORM_CUT = re.compile(r"^(?:storm|depression)\s", re.I)
 _TROPICAL_BEFORE = re.compile(r"\b((?:sub|post-)?tropical)\s+$", re.I)
+_STORM_WORDS = wordlists.sequence("storm_words")
 _STORM = re.compile(r"^(?:" + "|".join(re.escape(w) for w in _STORM_WORDS) + r")\s", re.I)
 _YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 
@@ -374,11 +260,3 @@ def _national_aliases(name: str) -> tuple[str, ...]:
     if len(rest.split()) >= 3:
         aliases.append(rest)
     return tuple(aliases)
-
-
-# What a name right after it is part of an office's name with ("Secretary of State John Kerry";
-# narrower than _OFFICE_OF below: "the governor of Hormozgan Province" still names a place).
-_SECRETARY_OF = re.compile(
-    r"\b(?:" + "|".join(wordlists.sequence("secretaries_of")) + r") of\s+$", re.IGNORECASE
-)
-_ROMAN = re.compile(r"^[IVX]+$")  # "Anthony LaCalamita III"

@@ -9,6 +9,7 @@ The text (:func:`document_text`), its mentions grouped by name (:class:`Group`, 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,9 @@ class LinkingConfig:
     kind_threshold: float = 0.5
     # Report each link's confidence calibrated (herald.entities.calibration), not its raw score.
     calibrated: bool = True
+    # A name the rules leave out is admitted as a new entity when the admission model
+    # (herald.entities.admission) gives it at least this probability (chosen on dev); 1 admits none.
+    admission_threshold: float = 0.8
 
 
 @dataclass(slots=True)
@@ -86,6 +90,9 @@ class Document:
     # The places the item names that are the only place of their name, by region ("minnesota":
     # Minneapolis's id), read when a country's Bloomingtons need telling apart.
     places_by_region: dict[str, set[str]] | None = None
+    # The spans of mentions that repair cut from one longer span of the recogniser's, with
+    # another ("Life" of "Bettie Page: Life"): the recogniser's label was for the whole.
+    pieces: frozenset[tuple[int, int]] = frozenset()
 
 
 # What the stages hand on: the mentions beside each mention (by start), read by the kind vote;
@@ -115,6 +122,24 @@ def read_document(
             if m.label == "PERSON" and len(m.text.split()) == 1
         ),
     )
+
+
+def pieces(found: Sequence[Mention], mentions: Sequence[Mention]) -> frozenset[tuple[int, int]]:
+    """The spans of ``mentions`` (repaired) that share one span of ``found`` (the recogniser's)
+    with another: the pieces a longer span was cut into."""
+    starts = sorted((m.start, m.end) for m in mentions)
+    out: set[tuple[int, int]] = set()
+    for span in found:
+        first = bisect_left(starts, (span.start, -1))
+        inside = []
+        for start, end in starts[first:]:
+            if start >= span.end:
+                break
+            if end <= span.end:
+                inside.append((start, end))
+        if len(inside) > 1:
+            out.update(inside)
+    return frozenset(out)
 
 
 def document_text(title: str, body: str) -> str:

@@ -30,6 +30,7 @@ from herald.entities.document import Document, Group, LinkingConfig, Neighbours,
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kinds import NONE, KindEvidence, kind_groups
 from herald.entities.kinds import bundled as kinds_model
+from herald.entities.kinds import features as kind_features
 from herald.entities.known import has_given_name, products_in_plural
 from herald.entities.matcher import ONE_WORD_MIN_PRIOR
 from herald.entities.model import EntityRecord
@@ -64,7 +65,7 @@ def group_kinds(
     learned: dict[str, float] = {}
     if config.learned_kinds:
         evidence = kind_evidence(kb, doc, group, kinds, located)
-        p = kinds_model().probabilities(evidence)
+        p = kinds_model().probabilities(kind_features(evidence))
         kinds, learned = kind_groups(p, evidence), {NONE: p[NONE]}
     # In a sports report a place's name stands for its club as often as for the place
     # ("Somerset beat Kent"): there the model, which reads the report, is not overruled.

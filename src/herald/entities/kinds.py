@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Final
 
 from herald.entities.cues import EVENT, GROUPS, ORG, PERSON, PLACE, PRODUCT
+from herald.entities.logistic import LogisticModel
 
 NONE: Final = "none"
 OTHER: Final = "other"  # a name of no linked kind the model tells apart (nationality, work)
@@ -117,45 +118,11 @@ FEATURES: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class KindModel:
-    """Weights of a multinomial logistic regression over :data:`FEATURES`, per class."""
-
-    classes: tuple[str, ...]
-    features: tuple[str, ...]
-    weights: tuple[tuple[float, ...], ...]  # one row per class
-    bias: tuple[float, ...]
-    mean: tuple[float, ...]  # standardisation of the inputs
-    scale: tuple[float, ...]
-
-    @staticmethod
-    def from_json(data: Mapping[str, object]) -> KindModel:
-        model = KindModel(
-            classes=tuple(data["classes"]),  # type: ignore[arg-type]
-            features=tuple(data["features"]),  # type: ignore[arg-type]
-            weights=tuple(tuple(row) for row in data["weights"]),  # type: ignore[attr-defined]
-            bias=tuple(data["bias"]),  # type: ignore[arg-type]
-            mean=tuple(data["mean"]),  # type: ignore[arg-type]
-            scale=tuple(data["scale"]),  # type: ignore[arg-type]
-        )
-        if model.features != FEATURES or set(model.classes) != set(CLASSES):
-            raise ValueError(
-                "the kind model's features or classes are not the ones this Herald computes:"
-                " retrain it with scripts/train_kind_model.py"
-            )
-        return model
-
-    def probabilities(self, evidence: KindEvidence) -> dict[str, float]:
-        """Probability of each of :data:`CLASSES`."""
-        x = [(v - m) / s for v, m, s in zip(features(evidence), self.mean, self.scale, strict=True)]
-        scores = [
-            b + sum(w * v for w, v in zip(row, x, strict=True))
-            for row, b in zip(self.weights, self.bias, strict=True)
-        ]
-        top = max(scores)
-        exp = [math.exp(s - top) for s in scores]
-        total = sum(exp)
-        return {c: e / total for c, e in zip(self.classes, exp, strict=True)}
+def read_model(data: Mapping[str, object]) -> LogisticModel:
+    """The kind model ``data`` holds (refused unless it reads this Herald's features)."""
+    return LogisticModel.from_json(
+        data, features=FEATURES, classes=CLASSES, script="scripts/train_kind_model.py"
+    )
 
 
 def kind_groups(p: Mapping[str, float], evidence: KindEvidence) -> dict[str, float]:
@@ -176,7 +143,7 @@ def kind_groups(p: Mapping[str, float], evidence: KindEvidence) -> dict[str, flo
 
 
 @cache
-def bundled() -> KindModel:
+def bundled() -> LogisticModel:
     """The kind model shipped with Herald (``herald/data/linker/kinds.json``)."""
     text = resources.files("herald.data").joinpath(f"linker/{MODEL_FILE}").read_text("utf-8")
-    return KindModel.from_json(json.loads(text))
+    return read_model(json.loads(text))

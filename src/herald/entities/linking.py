@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from herald.enrich.ner import Mention
 from herald.entities import calibration
+from herald.entities.admission import Candidate, admit, candidate
 from herald.entities.coreference import group_mentions
 from herald.entities.disambiguation import choose_entity
 from herald.entities.discovery import new_entity
@@ -39,6 +40,7 @@ from herald.entities.document import (
     Neighbours,
     Resolved,
     document_text,
+    pieces,
     read_document,
     title_cased,
 )
@@ -110,6 +112,7 @@ class EntityLinker:
         resolved: dict[str, Resolved] = {}
         drafts: dict[str, EntityDraft] = {}
         lone: list[tuple[Group, str, float]] = []  # people named by one word only
+        admitted: set[str] = set()  # entities admitted by the admission model
         for group in groups:
             # The region or country the text puts the name in ("Harriman, Tennessee").
             located = located_in(kb, doc, group)
@@ -124,6 +127,10 @@ class EntityLinker:
             if choice is None:
                 # 6: a new entity, or a person named by one word only
                 draft = new_entity(kb, config, doc, group, kinds, located)
+                if draft is None:  # 6b: or one the rules left out, admitted by a model
+                    draft = admit(kb, config, doc, group, neighbours, located)
+                    if draft is not None:
+                        admitted.add(draft[0].id)
                 if draft is None:
                     one_word = lone_person(doc, group, kinds, kb)
                     if one_word is not None:
@@ -146,7 +153,7 @@ class EntityLinker:
                 drafts[record.id] = EntityDraft.of(record)
             resolved.setdefault(record.id, (record, confidence, group))
         # 7: salience, and how likely each link is right
-        linked = calibrated(measure(doc, resolved), resolved, config)
+        linked = calibrated(measure(doc, resolved), resolved, config, admitted)
         linked.sort(key=lambda e: (-e.salience, -e.confidence, e.display_name))
         linked = linked[: config.max_entities]
         kept = {e.entity_id for e in linked}
@@ -158,10 +165,34 @@ class EntityLinker:
         """The item read for linking: its mentions repaired and grouped by name."""
         text = document_text(title, body)
         title_cased_end = len(title) if title_cased(title) else 0
-        mentions = repaired(text, title_cased_end, mentions, self._kb, self._config.dictionary)
+        found = mentions
+        mentions = repaired(text, title_cased_end, found, self._kb, self._config.dictionary)
         groups = group_mentions(text, mentions, self._kb)
         doc = read_document(title, text, title_cased_end, mentions, groups)
+        doc.pieces = pieces(found, mentions)
         return doc, groups, neighbours_of(mentions)
+
+    def left_out(
+        self, title: str, body: str, mentions: Sequence[Mention]
+    ) -> list[tuple[list[Mention], Candidate]]:
+        """The groups the rules leave out that the admission model reads: each one's mentions
+        and what the model reads of it (for training it)."""
+        kb, config = self._kb, self._config
+        doc, groups, neighbours = self._prepare(title, body, mentions)
+        out = []
+        for group in groups:
+            located = located_in(kb, doc, group)
+            kinds = group_kinds(kb, config, doc, group, neighbours, located)
+            if choose_entity(kb, config, doc, group, kinds, located) is not None:
+                continue
+            if a_work(doc.text, group) or is_quoted(doc.text, group):
+                continue
+            if new_entity(kb, config, doc, group, kinds, located) is not None:
+                continue
+            found = candidate(kb, doc, group, neighbours, located)
+            if found is not None:
+                out.append((list(group.mentions), found))
+        return out
 
     def evidence(
         self, title: str, body: str, mentions: Sequence[Mention]
@@ -184,16 +215,22 @@ class EntityLinker:
 
 
 def calibrated(
-    linked: list[LinkedEntity], resolved: Mapping[str, Resolved], config: LinkingConfig
+    linked: list[LinkedEntity],
+    resolved: Mapping[str, Resolved],
+    config: LinkingConfig,
+    admitted: frozenset[str] | set[str] = frozenset(),
 ) -> list[LinkedEntity]:
     """The links with their confidence calibrated: the share of such links that were right on
-    annotated news. Every link is kept (a low confidence is a warning, not a filter)."""
+    annotated news. Every link is kept (a low confidence is a warning, not a filter). The
+    links the admission model made keep its probability, which is calibrated already."""
     fitted = calibration.bundled() if config.calibrated else None
     if fitted is None:
         return linked
     kinds = "learned" if config.learned_kinds else "rules"
     return [
-        replace(
+        link
+        if link.entity_id in admitted
+        else replace(
             link,
             confidence=fitted.confidence(
                 link.confidence,

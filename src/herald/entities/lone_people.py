@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 from herald.enrich.ner import Mention
 from herald.entities.cues import PERSON, person_cue
-from herald.entities.discovery import NOT_NAMES, mention_weight
+from herald.entities.discovery import mention_weight
 from herald.entities.document import (
     Document,
     Group,
@@ -22,6 +22,7 @@ from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import NAMED_WITH, KnowledgeBase
 from herald.entities.model import EntityRecord, Tag
 from herald.entities.names import alias_key
+from herald.entities.refusals import NOT_NAMES
 from herald.entities.shapes import titled_surname
 from herald.entities.vocabulary import ORG_KINDS, TITLES
 

@@ -1,0 +1,64 @@
+"""Admission: a name the rules leave out becomes a new entity when the trained admission model
+is sure enough of it, and never when the lists of what is no name refuse it.
+
+Real text through Herald's own recogniser and the bundled admission model."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from herald.entities.admission import MODEL_FILE, bundled, read_model
+from herald.entities.linking import EntityLinker, LinkedEntity, LinkingConfig
+from tests.enrich.models import fresh_knowledge_base, trained_recognizer
+
+# A results table names each club once, by its town: organisations the rules alone leave out
+# (one mention, one word, no word saying what it is).
+STANDINGS = (
+    "BASKETBALL - LEAGUE STANDINGS\n\nStandings of the regional basketball league after games"
+    " played on Sunday (tabulate under won, lost, points):\n\nOrebro 9 2 20\nUmea 8 3 19\n"
+    "Sundsvall 6 5 17\nLulea 5 6 16\nBoras 2 9 13"
+)
+CLUBS = ("Orebro", "Umea", "Sundsvall", "Lulea", "Boras")
+# A web page's time stamp: a weekday and a time zone, which the recogniser tags as names.
+DATELINE = (
+    "Posted on Mon Jun 3, 2024 08:45 AM EDT\n\nFire crews in Reno fought a blaze at a"
+    " warehouse on Monday, the Reno Fire Department said."
+)
+
+
+def entities(text: str, config: LinkingConfig | None = None) -> dict[str, LinkedEntity]:
+    mentions = trained_recognizer().recognize([text])[0]
+    result = EntityLinker(fresh_knowledge_base(), config).link("", text, mentions)
+    return {e.display_name: e for e in result.entities}
+
+
+def test_a_results_table_names_its_clubs_as_organisations() -> None:
+    found = entities(STANDINGS)
+    for club in CLUBS:
+        assert found[club].entity_kind == "organization"
+        # the model's probability, which is calibrated already, and at least the threshold
+        assert LinkingConfig().admission_threshold <= found[club].confidence <= 1.0
+
+
+def test_without_admission_the_rules_leave_the_clubs_out() -> None:
+    found = entities(STANDINGS, LinkingConfig(admission_threshold=1.0))
+    assert not set(CLUBS) & set(found)
+
+
+def test_what_the_lists_say_is_no_name_is_never_admitted() -> None:
+    found = entities(DATELINE, LinkingConfig(admission_threshold=0.0))
+    assert "Mon" not in found
+    assert "EDT" not in found
+    assert found["Reno Fire Department"].entity_kind == "organization"
+
+
+def test_a_model_for_other_features_is_refused() -> None:
+    text = resources.files("herald.data").joinpath(f"linker/{MODEL_FILE}").read_text("utf-8")
+    data = json.loads(text)
+    assert read_model(data) == bundled()
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ValueError, match="retrain"):
+        read_model(data)
