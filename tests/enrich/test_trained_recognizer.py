@@ -7,9 +7,12 @@ import json
 import pytest
 
 from herald.enrich import ner_model
+from herald.enrich.model_files import bundled_recognizer_folder
 from herald.enrich.ner import Mention
 from herald.enrich.ner_model import TrainedRecognizer
 from herald.enrich.ner_words import split_words
+from herald.enrich.onnx_graphs import quantize
+from herald.enrich.onnx_static import quantized_activations
 from herald.ingest.demo import demo_corpus_bytes
 from tests.enrich.models import trained_recognizer
 
@@ -121,11 +124,30 @@ def test_no_name_runs_from_the_headline_into_the_body() -> None:
 
 
 def test_a_texts_names_do_not_depend_on_the_texts_read_with_it() -> None:
-    """The int8 graph quantises activations with one scale per batch: a batch holding windows of
-    two texts made one text's names depend on the other's (10 of these 40 news items had other
-    names read together than alone). Read together, each has the names it has alone."""
+    """Batches mix the windows of many texts; the int8 graph quantises activations with fixed
+    scales, so a text's names are its own (with one scale per batch, 10 of these 40 news items
+    had other names read together than alone). Read together, in batches of any size, each has
+    the names it has alone."""
     rows = [json.loads(line) for line in demo_corpus_bytes().splitlines()]
     texts = [f"{row['title']}\n\n{row['body']}" for row in rows[:40]]
     recognizer = trained_recognizer()
-    together = recognizer.recognize(texts)
-    assert together == [recognizer.recognize([t])[0] for t in texts]
+    alone = [recognizer.recognize([t])[0] for t in texts]
+    assert recognizer.recognize(texts) == alone
+    assert TrainedRecognizer(batch_size=5).recognize(texts[::-1]) == alone[::-1]
+    assert sum(len(m) for m in alone) > 200
+
+
+def test_the_int8_graph_quantises_with_the_recorded_ranges_only() -> None:
+    """No activation is quantised per batch: every tensor the dynamic quantiser would quantise
+    has a recorded range, and the served graph keeps no DynamicQuantizeLinear."""
+    import onnx
+
+    folder = bundled_recognizer_folder()
+    dynamic = quantize(ner_model.float_graph(folder), reduce_range=True)
+    names = quantized_activations(dynamic)
+    assert len(names) == 17  # 4 layers x 4 inputs of weighted products, and the tag layer's
+    assert set(names) == set(ner_model.activation_ranges(folder))
+    fixed = onnx.load_from_string(ner_model._build(folder, "int8"))
+    ops = {n.op_type for n in fixed.graph.node}
+    assert "DynamicQuantizeLinear" not in ops
+    assert {"QuantizeLinear", "MatMulIntegerToFloat"} <= ops

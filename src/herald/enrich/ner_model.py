@@ -9,8 +9,10 @@ their embedding table; capitals reach it as a casing feature per word
 are read without being taken for names throughout.
 
 The graph is assembled from the shipped weights (float16) plus the embedding model's word table
-and, by default, quantised to int8 (the same dev F1 within 0.001); with ``cache_dir`` it is built
-once and later processes load it, checked against its recorded digest.
+and, by default, quantised to int8 with fixed activation scales (recorded ranges shipped beside
+the weights; :mod:`herald.enrich.onnx_static`), so that a text's names never depend on the texts
+read in the same batch; with ``cache_dir`` it is built once and later processes load it, checked
+against its recorded digest.
 
 What is read: the sentences that can hold a name (:func:`herald.enrich.ner.name_sentences`),
 packed into windows of at most 128 word pieces. A long passage is cut at sentence ends into
@@ -43,11 +45,13 @@ from herald.enrich.ner import Mention, cut_text, name_sentences
 from herald.enrich.ner_tags import allowed_transitions, decode_many, spans, start_scores
 from herald.enrich.ner_words import Word, casing_ids, split_words, windows
 from herald.enrich.onnx_graphs import cached_graph, quantize, session_options
+from herald.enrich.onnx_static import with_fixed_scales
 
 log = logging.getLogger(__name__)
 
 _WEIGHTS = "recognizer.safetensors"
 _META = "recognizer.json"
+RANGES = "activation_ranges.json"
 # Word pieces of context a window repeats from the one before. On CoNLL dev, 0 and 32 give the
 # same F1 (0.922); 32 costs 11% more CPU than 0.
 _OVERLAP = 16
@@ -97,9 +101,11 @@ class TrainedRecognizer:
 
         if folder is None:
             folder = bundled_recognizer_folder()
-            weights_sha256 = verify_model_folder(RECOGNIZER_MODEL, folder)[_WEIGHTS]
+            digests = verify_model_folder(RECOGNIZER_MODEL, folder)
         else:
-            weights_sha256 = sha256_file(folder / _WEIGHTS)
+            needed = (_WEIGHTS,) if precision == "float32" else (_WEIGHTS, RANGES)
+            digests = {name: sha256_file(folder / name) for name in needed}
+        weights_sha256 = digests[_WEIGHTS]
         meta: dict[str, Any] = json.loads((folder / _META).read_text("utf-8"))
         base = bundled_embedding_folder()
         base_sha256 = verify_model_folder(EMBEDDING_MODEL, base)["model.safetensors"]
@@ -108,7 +114,10 @@ class TrainedRecognizer:
                 f"recogniser {folder}: trained on a word table with SHA-256 "
                 f"{meta['base_weights_sha256']}, the embedding model's is {base_sha256}"
             )
-        self.model_name = f"{RECOGNIZER_MODEL}@{weights_sha256[:12]}#{precision}"
+        # int8: the activation ranges are part of the graph (cached mentions keyed by this name
+        # are not reused across them)
+        variant = precision if precision == "float32" else f"{precision}-{digests[RANGES][:8]}"
+        self.model_name = f"{RECOGNIZER_MODEL}@{weights_sha256[:12]}#{variant}"
         self._tags: list[str] = list(meta["tags"])
         self._kinds = [t[2:] if t != "O" else "" for t in self._tags]
         self._transitions = allowed_transitions(self._tags)
@@ -122,10 +131,8 @@ class TrainedRecognizer:
         self._tokenizer = tokenizer
         self._tokenizer_lock = threading.Lock()
         self._pieces: dict[str, list[int]] = {}
-        key = f"{weights_sha256[:16]}-{base_sha256[:12]}-v{BUILDER_VERSION}-{precision}r"
-        graph = cached_graph(
-            cache_dir, f"recognizer-{key}", lambda: _build(folder, base, meta, precision)
-        )
+        key = f"{weights_sha256[:16]}-{base_sha256[:12]}-v{BUILDER_VERSION}-{variant}"
+        graph = cached_graph(cache_dir, f"recognizer-{key}", lambda: _build(folder, precision))
         self._session = ort.InferenceSession(
             graph, session_options(ort), providers=["CPUExecutionProvider"]
         )
@@ -177,19 +184,14 @@ class TrainedRecognizer:
     def _batches(
         self, jobs: list[tuple[int, int, int, int]], runs: list[tuple[int, list[_Unit]]]
     ) -> list[list[tuple[int, int, int, int]]]:
-        """The windows in batches of at most ``batch_size``, each batch of one text only: the
-        int8 graph quantises its activations with one scale per batch, so windows of other
-        texts in the same batch would change a text's names. Within a text, windows of like
-        size go together (less padding)."""
-        by_text: dict[int, list[tuple[int, int, int, int]]] = {}
-        for job in jobs:
-            by_text.setdefault(runs[job[0]][0], []).append(job)
-        out = []
-        for text_jobs in by_text.values():
-            text_jobs.sort(key=lambda j: sum(u.size for u in runs[j[0]][1][j[1] : j[2]]))
-            for start in range(0, len(text_jobs), self._batch_size):
-                out.append(text_jobs[start : start + self._batch_size])
-        return out
+        """The windows of all texts in batches of at most ``batch_size``, windows of like size
+        together (little padding). A text's names do not depend on its batch: the int8 graph
+        quantises activations with fixed scales (:mod:`herald.enrich.onnx_static`)."""
+        order = sorted(jobs, key=lambda j: sum(u.size for u in runs[j[0]][1][j[1] : j[2]]))
+        return [
+            order[start : start + self._batch_size]
+            for start in range(0, len(order), self._batch_size)
+        ]
 
     def _units(self, text: str, start: int, end: int) -> list[_Unit]:
         words = split_words(text, start, end)
@@ -261,8 +263,12 @@ class TrainedRecognizer:
                 position += count
 
 
-def _build(folder: Path, base: Path, meta: dict[str, Any], precision: str) -> bytes:
+def float_graph(folder: Path) -> bytes:
+    """The recogniser in ``folder`` as a float32 ONNX graph."""
     from safetensors.numpy import load_file
+
+    meta = json.loads((folder / _META).read_text("utf-8"))
+    base = bundled_embedding_folder()
 
     weights: dict[str, Any] = {
         k: v.astype(np.float32) for k, v in load_file(str(folder / _WEIGHTS)).items()
@@ -277,9 +283,28 @@ def _build(folder: Path, base: Path, meta: dict[str, Any], precision: str) -> by
         layers=int(meta["layers"]),
         layer_norm_eps=float(meta["layer_norm_eps"]),
     )
-    graph = build_tagger_graph(weights, shape, str(meta["casing"]))
-    # 7-bit weights: the same tags on every x86 processor (onnx_graphs.quantize)
-    return graph if precision == "float32" else quantize(graph, reduce_range=True)
+    return build_tagger_graph(weights, shape, str(meta["casing"]))
+
+
+def _build(folder: Path, precision: str) -> bytes:
+    graph = float_graph(folder)
+    if precision == "float32":
+        return graph
+    # 7-bit weights: the same tags on every x86 processor (onnx_graphs.quantize); activations
+    # quantised with the recorded ranges, not per batch (onnx_static)
+    return with_fixed_scales(quantize(graph, reduce_range=True), activation_ranges(folder))
+
+
+def activation_ranges(folder: Path) -> dict[str, tuple[float, float]]:
+    """The recorded range of each activation the int8 graph quantises (``RANGES``, written by
+    ``scripts/recognizer_ranges.py`` from the training split)."""
+    recorded = json.loads((folder / RANGES).read_text("utf-8"))
+    if recorded["builder_version"] != BUILDER_VERSION:
+        raise ValueError(
+            f"{folder / RANGES}: recorded for graph builder version "
+            f"{recorded['builder_version']}, this one is {BUILDER_VERSION}"
+        )
+    return {name: (float(low), float(high)) for name, (low, high) in recorded["ranges"].items()}
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r]*\n")
