@@ -288,10 +288,14 @@ def test_enrichment_stores_the_person_and_finds_them_again_in_a_later_batch(
     links the same Portia (read back from the database with the person she is named with)."""
     runtime = enrich_runtime
     seed_knowledge_base(runtime)
+    # Headlines that do not open with her surname alone: after "DeGeneres returns" the
+    # recogniser (float32 and int8 alike) calls her an organisation, and after "DeGeneres to
+    # host the Oscars" its int8 graph misses her full name; a weakness of the recogniser's,
+    # not what this tests.
     stories = [
-        ("DeGeneres to host the Oscars", ELLEN),
+        ("Oscars get a familiar host", ELLEN),
         (
-            "DeGeneres returns",
+            "Oscars host returns",
             "Ellen DeGeneres returns to the Oscars stage in March. DeGeneres, who hosted in "
             '2007, said she was thrilled. "My wife Portia told me to say yes," she added.',
         ),
