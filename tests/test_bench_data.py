@@ -20,6 +20,7 @@ BENCH = ROOT / "bench"
 # The scripts that read no public dataset, and what they read instead.
 NO_DATASET = {
     "clusters_scale.py": "a synthetic stream it generates",
+    "db_copy.py": "the demo corpus that ships with Herald, copied between databases it makes",
     "entities_merge.py": "the bundled seed and entities and items it makes up",
     "fairness_hostile.py": "workspaces, monitors and deliveries it makes up",
     "footprint.py": "the demo corpus that ships with Herald",
