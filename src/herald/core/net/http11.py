@@ -98,6 +98,8 @@ class TargetConnections:
             return self._open > len(self._idle)
 
     def close(self) -> None:
+        """Close the idle connections; those in use are closed when their request ends (a
+        request that started before still completes)."""
         with self._ready:
             self._closed = True
             idle, self._idle = self._idle, []
@@ -127,8 +129,6 @@ class TargetConnections:
         try:
             with self._ready:
                 while True:
-                    if self._closed:
-                        raise ConnectFailed("the client is closed")
                     now = time.monotonic()
                     while self._idle:
                         connection = self._idle.pop()

@@ -7,14 +7,12 @@ same :class:`BoundedResolution` but their own HTTP/1.1 exchange (:mod:`herald.co
 
 from __future__ import annotations
 
-import ssl
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from contextvars import ContextVar
 from typing import Any
 
 import httpcore
@@ -22,58 +20,11 @@ import httpcore
 from herald.core.net.addresses import IPAddress, Resolver
 from herald.core.net.failures import TimedOut
 
-# The absolute monotonic deadline of the request running in this thread. Pooled connections
-# outlive requests, so the deadline travels with the request, not with the connection.
-_DEADLINE: ContextVar[float | None] = ContextVar("herald_net_deadline", default=None)
-
-
-def _bounded(timeout: float | None) -> float | None:
-    deadline = _DEADLINE.get()
-    if deadline is None:
-        return timeout
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise httpcore.ReadTimeout("total deadline exceeded")
-    return remaining if timeout is None else min(timeout, remaining)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    """Caps every socket operation at the time left before the request's total deadline, so a
-    server that drips one byte at a time cannot keep a delivery going past it."""
-
-    def __init__(self, inner: httpcore.NetworkStream, peer: str) -> None:
-        self._inner = inner
-        self.peer = peer  # the checked address this stream is connected to
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, _bounded(timeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, _bounded(timeout))
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        tls = self._inner.start_tls(ssl_context, server_hostname, _bounded(timeout))
-        return _DeadlineStream(tls, self.peer)
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "herald_peer":
-            return self.peer
-        return self._inner.get_extra_info(info)
-
 
 class PinnedBackend(httpcore.NetworkBackend):
     """Connects only to the checked addresses ``addresses_for(host)`` returns, never to a fresh
     resolution of the name (the socket layer would resolve it again; TLS still uses the name for
-    SNI and certificate checks). Every socket operation is also capped by the request's total
-    deadline when one is set (webhook deliveries set one)."""
+    SNI and certificate checks)."""
 
     def __init__(self, addresses_for: Callable[[str], Sequence[IPAddress]]) -> None:
         self._addresses_for = addresses_for
@@ -90,13 +41,11 @@ class PinnedBackend(httpcore.NetworkBackend):
         failure: httpcore.ConnectError | None = None
         for ip in self._addresses_for(host):
             try:
-                stream = self._inner.connect_tcp(
-                    str(ip), port, _bounded(timeout), local_address, socket_options
+                return self._inner.connect_tcp(
+                    str(ip), port, timeout, local_address, socket_options
                 )
             except httpcore.ConnectError as exc:
                 failure = exc
-                continue
-            return _DeadlineStream(stream, str(ip))
         assert failure is not None  # a check never returns no address
         raise failure
 
