@@ -65,7 +65,7 @@ async def _serve(cert_dir: Path, port_file: Path) -> None:
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     async with server:
         await stop.wait()
-    print(json.dumps({"received": received}), flush=True)
+    print(json.dumps({"received": received, "cpu_s": time.process_time()}), flush=True)
 
 
 def start_receiver(work: Path) -> tuple[subprocess.Popen[str], int, str]:
@@ -173,7 +173,7 @@ def main() -> None:
         record_seconds = time.monotonic() - started
         worker = Worker(runtime)
         scheduler = Scheduler(runtime)
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), time.process_time()
         worker.start()
         scheduler.start()
 
@@ -193,6 +193,7 @@ def main() -> None:
                 raise RuntimeError("backlog not delivered within 10 minutes")
             time.sleep(0.05)
         drain_seconds = time.monotonic() - t0
+        drain_cpu = time.process_time() - cpu0
 
         # Phase 2: steady arrivals, one event per transaction.
         first_id = 0
@@ -233,7 +234,8 @@ def main() -> None:
         runtime.close()
         receiver.send_signal(signal.SIGTERM)
         out, _ = receiver.communicate(timeout=30)
-        received = json.loads(out.strip().splitlines()[-1])["received"]
+        receiver_report = json.loads(out.strip().splitlines()[-1])
+        received = receiver_report["received"]
 
     backend = "postgresql" if args.database_url else "sqlite"
     print(f"webhook delivery benchmark on {backend} {BENCH_NOTE}")
@@ -244,6 +246,11 @@ def main() -> None:
     print(
         f"  throughput: {args.events} deliveries in {drain_seconds:.2f} s = "
         f"{args.events / drain_seconds:.0f} deliveries/s"
+    )
+    print(
+        f"  CPU during the drain: Herald's process {drain_cpu:.2f} s = "
+        f"{drain_cpu / args.events * 1000:.2f} ms per delivery (all its threads); the receiver "
+        f"{receiver_report['cpu_s'] / max(received, 1) * 1000:.2f} ms per request (whole run)"
     )
     p50, p99 = percentile(latencies, 0.50) * 1000, percentile(latencies, 0.99) * 1000
     print(

@@ -12,7 +12,7 @@ Failures raise :class:`FetchError` with a ``kind`` the source record can show as
 The transport is injectable (``httpx.BaseTransport``); tests use a real loopback server.
 
 With ``block_private_addresses`` (what ingestion runs with) every connection, redirect hops
-included, goes through :class:`herald.core.net.client.PinnedBackend`, as webhook deliveries do:
+included, goes through :class:`herald.core.net.pinned.PinnedBackend`, as webhook deliveries do:
 the host is resolved once, every address is checked by the same rules (and operator
 allow-list) as webhook targets, and the connection goes to exactly the checked addresses. The
 socket layer never resolves the name again, so a name that answers with a
@@ -35,7 +35,8 @@ import httpx
 from herald import __version__
 from herald.core.clock import Clock
 from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resolver
-from herald.core.net.client import BoundedResolution, PinnedBackend, RequestFailed
+from herald.core.net.failures import RequestFailed
+from herald.core.net.pinned import BoundedResolution, PinnedBackend
 from herald.errors import HeraldError
 
 __all__ = [

@@ -5,19 +5,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import ssl
 import threading
 import time
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from contextvars import ContextVar
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import certifi
-import httpcore
 
 from herald.core.net.addresses import (
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -27,41 +23,40 @@ from herald.core.net.addresses import (
     TargetPolicy,
     system_resolver,
 )
+from herald.core.net.failures import (
+    ConnectFailed,
+    ProtocolFailed,
+    RequestFailed,
+    ResolutionFailed,
+    TimedOut,
+    TlsFailed,
+)
+from herald.core.net.http11 import DeadlinePassed, TargetConnections
+from herald.core.net.pinned import BoundedResolution, PinnedBackend
 from herald.core.net.urls import HttpsTarget, parse_https_url
 
-# --------------------------------------------------------------------------------------------
-# The client
-# --------------------------------------------------------------------------------------------
+__all__ = [
+    "BoundedResolution",
+    "ConnectFailed",
+    "HttpsResponse",
+    "PinnedBackend",
+    "ProtocolFailed",
+    "RequestFailed",
+    "ResolutionFailed",
+    "SafeHttpsClient",
+    "TimedOut",
+    "TlsFailed",
+    "default_ssl_context",
+]
 
 # A URL parses the same every time: webhooks post to the same few targets over and over, so
 # each is parsed once (addresses are still resolved and checked on every request).
 _parsed = functools.lru_cache(maxsize=4096)(parse_https_url)
 
-
-class RequestFailed(Exception):
-    """An outbound request got no usable HTTP response. ``kind`` is a stable short code."""
-
-    kind = "error"
-
-
-class ResolutionFailed(RequestFailed):
-    kind = "dns"
-
-
-class ConnectFailed(RequestFailed):
-    kind = "connect"
-
-
-class TlsFailed(RequestFailed):
-    kind = "tls"
-
-
-class TimedOut(RequestFailed):
-    kind = "timeout"
-
-
-class ProtocolFailed(RequestFailed):
-    kind = "protocol"
+# RFC 9110 field names are tokens; values may not carry CR, LF or NUL (no header injection).
+_FIELD_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_FORBIDDEN_IN_VALUE = re.compile(r"[\r\n\x00]")
+_SET_BY_CLIENT = frozenset({"host", "content-length", "user-agent", "connection"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,160 +73,6 @@ class HttpsResponse:
         return next((v for k, v in self.headers if k.lower() == wanted), None)
 
 
-# The absolute monotonic deadline of the request running in this thread. Pooled connections
-# outlive requests, so the deadline travels with the request, not with the connection.
-_DEADLINE: ContextVar[float | None] = ContextVar("herald_net_deadline", default=None)
-
-
-def _bounded(timeout: float | None) -> float | None:
-    deadline = _DEADLINE.get()
-    if deadline is None:
-        return timeout
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise httpcore.ReadTimeout("total deadline exceeded")
-    return remaining if timeout is None else min(timeout, remaining)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    """Caps every socket operation at the time left before the request's total deadline, so a
-    server that drips one byte at a time cannot keep a delivery going past it."""
-
-    def __init__(self, inner: httpcore.NetworkStream, peer: str) -> None:
-        self._inner = inner
-        self.peer = peer  # the checked address this stream is connected to
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, _bounded(timeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, _bounded(timeout))
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        tls = self._inner.start_tls(ssl_context, server_hostname, _bounded(timeout))
-        return _DeadlineStream(tls, self.peer)
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "herald_peer":
-            return self.peer
-        return self._inner.get_extra_info(info)
-
-
-class PinnedBackend(httpcore.NetworkBackend):
-    """Connects only to the checked addresses ``addresses_for(host)`` returns, never to a fresh
-    resolution of the name (the socket layer would resolve it again; TLS still uses the name for
-    SNI and certificate checks). Every socket operation is also capped by the request's total
-    deadline when one is set (webhook deliveries set one)."""
-
-    def __init__(self, addresses_for: Callable[[str], Sequence[IPAddress]]) -> None:
-        self._addresses_for = addresses_for
-        self._inner = httpcore.SyncBackend()
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.NetworkStream:
-        failure: httpcore.ConnectError | None = None
-        for ip in self._addresses_for(host):
-            try:
-                stream = self._inner.connect_tcp(
-                    str(ip), port, _bounded(timeout), local_address, socket_options
-                )
-            except httpcore.ConnectError as exc:
-                failure = exc
-                continue
-            return _DeadlineStream(stream, str(ip))
-        assert failure is not None  # a check never returns no address
-        raise failure
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("unix sockets are not used for outbound requests")
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
-
-
-DNS_THREADS = 32
-DNS_PER_PARTITION = 4
-
-
-class BoundedResolution:
-    """Runs blocking name lookups with a deadline and a per-partition (workspace) bound.
-
-    The operating system's resolver cannot be interrupted: a lookup of a name whose server never
-    answers holds its thread until the resolver gives up on its own. The caller is freed at its
-    deadline, and the thread is charged to the caller's partition until it comes back; a
-    partition with :data:`DNS_PER_PARTITION` lookups still out gets an immediate
-    :class:`TimedOut` instead of another thread. One workspace's never-answering names thus hold
-    at most that many of the :data:`DNS_THREADS` threads, and every other workspace resolves as
-    usual.
-    """
-
-    def __init__(self, threads: int = DNS_THREADS, per_partition: int = DNS_PER_PARTITION) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="herald-dns")
-        self._per_partition = per_partition
-        self._out: Counter[str] = Counter()
-        self._lock = threading.Lock()
-
-    def resolve(
-        self, resolver: Resolver, host: str, *, partition: str, deadline: float
-    ) -> tuple[IPAddress, ...]:
-        with self._lock:
-            if self._out[partition] >= self._per_partition:
-                raise TimedOut(
-                    f"resolving {host}: {self._per_partition} earlier lookups of this "
-                    "workspace are still unanswered"
-                )
-            self._out[partition] += 1
-
-        def lookup() -> tuple[IPAddress, ...]:
-            try:
-                return tuple(resolver(host))
-            finally:
-                with self._lock:
-                    self._out[partition] -= 1
-                    if self._out[partition] <= 0:
-                        del self._out[partition]
-
-        try:
-            future = self._pool.submit(lookup)
-        except RuntimeError:
-            with self._lock:
-                self._out[partition] -= 1
-            raise
-        try:
-            return future.result(timeout=max(deadline - time.monotonic(), 0.0))
-        except FutureTimeout:
-            future.cancel()
-            raise TimedOut(f"resolving {host} took longer than the deadline") from None
-
-    @staticmethod
-    def deadline_in(seconds: float) -> float:
-        """The deadline :meth:`resolve` takes, ``seconds`` from now (on the monotonic clock)."""
-        return time.monotonic() + seconds
-
-    def outstanding(self, partition: str) -> int:
-        with self._lock:
-            return self._out[partition]
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
 def default_ssl_context(ca_file: str | None) -> ssl.SSLContext:
     context = ssl.create_default_context(cafile=ca_file or certifi.where())
     context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -241,8 +82,9 @@ def default_ssl_context(ca_file: str | None) -> ssl.SSLContext:
 class SafeHttpsClient:
     """POSTs to HTTPS targets under :class:`TargetPolicy`; thread-safe; reuses connections.
 
-    Connections are pooled per (host, port, checked addresses): a pooled connection is only
-    reused when this request's own resolution and check produced the same addresses.
+    Connections are pooled per (partition, host, port, checked addresses): a kept-alive
+    connection is only reused when this request's own resolution and check produced the same
+    addresses, so every request is checked and no socket ever reaches an unchecked address.
     """
 
     def __init__(
@@ -266,9 +108,7 @@ class SafeHttpsClient:
         self._max_connections = max_connections_per_target
         self._max_pools = max_pools
         self._user_agent = user_agent
-        self._pools: OrderedDict[
-            tuple[str, str, int, frozenset[IPAddress]], httpcore.ConnectionPool
-        ]
+        self._pools: OrderedDict[tuple[str, str, int, frozenset[IPAddress]], TargetConnections]
         self._pools = OrderedDict()
         self._lock = threading.Lock()
         self.dns = BoundedResolution()
@@ -321,71 +161,48 @@ class SafeHttpsClient:
         started = time.monotonic()
         deadline = started + self.timeout
         target = _parsed(url) if isinstance(url, str) else url
+        head = self._request_head(target, headers, len(content))
         addresses = self.resolve_checked(target, deadline, partition)
         pool = self._pool(partition, target, addresses)
-        request_headers = [
-            ("Host", target.host_header),
-            ("User-Agent", self._user_agent),
-            ("Content-Length", str(len(content))),
-            *((k, v) for k, v in headers.items() if k.lower() not in {"host", "content-length"}),
-        ]
-        request = httpcore.Request(
-            "POST",
-            httpcore.URL(scheme="https", host=target.host, port=target.port, target=target.target),
-            headers=request_headers,
-            content=content,
-            extensions={
-                "timeout": dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)
-            },
-        )
-        token = _DEADLINE.set(deadline)
-        try:
-            with self._translate_errors(target, addresses):
-                response = pool.handle_request(request)
-                try:
-                    stream = response.extensions.get("network_stream")
-                    peer = stream.get_extra_info("herald_peer") if stream is not None else None
-                    body, truncated = self._read_bounded(response.iter_stream())
-                finally:
-                    response.close()  # unread remainder: the connection is dropped, not drained
-        finally:
-            _DEADLINE.reset(token)
+        with self._translate_errors(target):
+            reply = pool.post(head, content, deadline, self.max_response_bytes)
         return HttpsResponse(
-            status=response.status,
-            headers=tuple(
-                (k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers[:100]
-            ),
-            body=body,
-            truncated=truncated,
-            remote_address=peer,
+            status=reply.status,
+            headers=tuple(reply.headers[:100]),
+            body=reply.body,
+            truncated=reply.truncated,
+            remote_address=reply.peer,
             duration_ms=round((time.monotonic() - started) * 1000),
         )
 
-    def _read_bounded(self, chunks: Iterable[bytes]) -> tuple[bytes, bool]:
-        kept = bytearray()
-        for chunk in chunks:
-            room = self.max_response_bytes - len(kept)
-            kept += chunk[:room]
-            if len(chunk) > room:
-                return bytes(kept), True
-        return bytes(kept), False
+    def _request_head(self, target: HttpsTarget, headers: Mapping[str, str], length: int) -> bytes:
+        lines = [
+            f"POST {target.target} HTTP/1.1",
+            f"Host: {target.host_header}",
+            f"User-Agent: {self._user_agent}",
+            f"Content-Length: {length}",
+        ]
+        for name, value in headers.items():
+            if not _FIELD_NAME.fullmatch(name) or _FORBIDDEN_IN_VALUE.search(value):
+                raise ProtocolFailed(f"invalid request header {name!r}")
+            if name.lower() not in _SET_BY_CLIENT:
+                lines.append(f"{name}: {value}")
+        lines.append("\r\n")
+        return "\r\n".join(lines).encode("latin-1")
 
     def _pool(
         self, partition: str, target: HttpsTarget, addresses: tuple[IPAddress, ...]
-    ) -> httpcore.ConnectionPool:
+    ) -> TargetConnections:
         key = (partition, target.host, target.port, frozenset(addresses))
-        evicted: list[httpcore.ConnectionPool] = []
+        evicted: list[TargetConnections] = []
         with self._lock:
             if self._closed:
                 raise RuntimeError("SafeHttpsClient is closed")
             pool = self._pools.get(key)
             if pool is None:
-                pool = httpcore.ConnectionPool(
-                    ssl_context=self._ssl,
-                    max_connections=self._max_connections,
-                    keepalive_expiry=30.0,
-                    # The pool is the target's: its checked addresses, whatever the name.
-                    network_backend=PinnedBackend(lambda _host: addresses),
+                # The pool is the target's: its checked addresses, whatever the name.
+                pool = TargetConnections(
+                    self._ssl, target.host, target.port, addresses, self._max_connections
                 )
                 self._pools[key] = pool
                 evicted = self._evict_idle_pools()
@@ -394,42 +211,24 @@ class SafeHttpsClient:
             old.close()
         return pool
 
-    def _evict_idle_pools(self) -> list[httpcore.ConnectionPool]:
+    def _evict_idle_pools(self) -> list[TargetConnections]:
         """Drop the least recently used pools beyond ``max_pools``, never one in use."""
-        evicted: list[httpcore.ConnectionPool] = []
+        evicted: list[TargetConnections] = []
         for key in list(self._pools):
             if len(self._pools) <= self._max_pools:
                 break
-            pool = self._pools[key]
-            if all(connection.is_idle() for connection in pool.connections):
+            if not self._pools[key].in_use():
                 evicted.append(self._pools.pop(key))
         return evicted
 
     @contextlib.contextmanager
-    def _translate_errors(
-        self, target: HttpsTarget, addresses: tuple[IPAddress, ...]
-    ) -> Iterator[None]:
+    def _translate_errors(self, target: HttpsTarget) -> Iterator[None]:
         where = f"{target.host}:{target.port}"
         try:
             yield
-        except httpcore.TimeoutException:
+        except DeadlinePassed:
             raise TimedOut(f"no complete response from {where} within {self.timeout:g} s") from None
-        except httpcore.ConnectError as exc:
-            tls = _ssl_cause(exc)
-            if tls is not None:
-                raise TlsFailed(f"TLS handshake with {where} failed: {tls}") from None
-            shown = ", ".join(str(a) for a in addresses)
-            raise ConnectFailed(f"could not connect to {where} ({shown}): {exc}") from None
-        except (httpcore.ReadError, httpcore.WriteError) as exc:
-            raise ConnectFailed(f"connection to {where} failed: {exc or 'closed'}") from None
-        except httpcore.ProtocolError as exc:
+        except ProtocolFailed as exc:
             raise ProtocolFailed(f"invalid HTTP response from {where}: {exc}") from None
-
-
-def _ssl_cause(exc: BaseException) -> ssl.SSLError | None:
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ssl.SSLError):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
+        except (OSError, ssl.SSLError) as exc:
+            raise ConnectFailed(f"connection to {where} failed: {exc or 'closed'}") from None
