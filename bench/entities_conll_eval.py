@@ -56,6 +56,7 @@ from herald.entities.staging import ConfirmRule
 
 CLASSES = ("general", "sports", "all")
 CONFIRM = ConfirmRule()  # Herald's defaults (HERALD_ENTITY_CONFIRM_ITEMS, ..._SOURCES)
+ADMISSION = LinkingConfig().admission_threshold  # Herald's default; 1 admits no name
 CONLL_SOURCE = "Reuters"  # every CoNLL-2003 document is a Reuters story
 
 
@@ -67,11 +68,13 @@ def link(
     *,
     discovery: str = "staged",
     confirm: ConfirmRule = CONFIRM,
+    admission_threshold: float = ADMISSION,
 ) -> list[list[Named]]:
     """The entities Herald stores for each document, as scored names (person, organisation and
     place; display name and aliases), with the kind of each name decided by the trained model
     (``kinds="learned"``) or by the hand-set votes (``"rules"``). ``kb`` (the bundled seed when
-    not given) gains the entities confirmed on the way.
+    not given) gains the entities confirmed on the way. ``admission_threshold``: the probability
+    a name the rules leave out needs to be admitted by the admission model (1: none).
 
     ``discovery="staged"`` follows Herald's rule for names the knowledge base lacks: each
     document links them as candidates of its own; a candidate named by ``confirm.items``
@@ -81,7 +84,10 @@ def link(
     earlier rule: a new name joins the knowledge base as soon as a document names it, so later
     documents link to it."""
     kb = KnowledgeBase.from_seed() if kb is None else kb
-    linker = EntityLinker(kb, LinkingConfig(learned_kinds=kinds == "learned"))
+    config = LinkingConfig(
+        learned_kinds=kinds == "learned", admission_threshold=admission_threshold
+    )
+    linker = EntityLinker(kb, config)
     results = []
     if discovery == "immediate":
         for document, found in zip(documents, mentions, strict=True):
@@ -201,6 +207,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="new names: staged until confirmed (Herald's rule), or added to the knowledge base"
         " at once (the earlier rule), or both side by side (with their paired difference)",
     )
+    parser.add_argument(
+        "--admission-threshold",
+        type=float,
+        default=ADMISSION,
+        metavar="P",
+        help="the probability a name the rules leave out needs to be admitted (1: none)",
+    )
     parser.add_argument("--confirm-items", type=int, default=CONFIRM.items, metavar="N")
     parser.add_argument("--confirm-sources", type=int, default=CONFIRM.sources, metavar="N")
     args = parser.parse_args(argv)
@@ -234,14 +247,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         ways = ("learned", "rules") if args.kinds == "both" else (args.kinds,)
         discovery = "staged" if args.discovery == "both" else args.discovery
         linked_by = (
-            {w: link(documents, mentions, w, discovery=discovery, confirm=rule) for w in ways}
+            {
+                w: link(
+                    documents,
+                    mentions,
+                    w,
+                    discovery=discovery,
+                    confirm=rule,
+                    admission_threshold=args.admission_threshold,
+                )
+                for w in ways
+            }
             if args.level != "mention"
             else {}
         )
         linked = linked_by.get(ways[0], [])
         if args.discovery == "both" and args.level != "mention":
             immediate_rows[name] = document_counts(
-                documents, link(documents, mentions, ways[0], discovery="immediate")
+                documents,
+                link(
+                    documents,
+                    mentions,
+                    ways[0],
+                    discovery="immediate",
+                    admission_threshold=args.admission_threshold,
+                ),
             )
         linking = time.process_time() - started
         print(

@@ -339,6 +339,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--dump-errors", type=Path, help="write the split's errors (JSON Lines; train/dev only)"
     )
+    parser.add_argument(
+        "--admission-threshold",
+        type=float,
+        default=LinkingConfig().admission_threshold,
+        metavar="P",
+        help="the probability a name the rules leave out needs to be admitted (1: none)",
+    )
     args = parser.parse_args(argv)
     wanted = SPLITS[args.split]
     if (args.show_errors or args.dump_errors) and "test" in wanted:
@@ -351,7 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     texts = [document_text(d.title, d.body) for d in docs]
     mentions = recognise(texts, args.recognizer)
     kb = KnowledgeBase.from_seed()
-    linker = EntityLinker(kb, LinkingConfig(learned_kinds=args.kinds == "learned"))
+    config = LinkingConfig(
+        learned_kinds=args.kinds == "learned", admission_threshold=args.admission_threshold
+    )
+    linker = EntityLinker(kb, config)
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
     link_seconds = 0.0
     shown = 0

@@ -120,6 +120,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="rules",
         help="how the linker decides a name's kind (HERALD_ENTITY_KINDS)",
     )
+    parser.add_argument(
+        "--admission-threshold",
+        type=float,
+        default=LinkingConfig().admission_threshold,
+        metavar="P",
+        help="the probability a name the rules leave out needs to be admitted (1: none)",
+    )
     args = parser.parse_args(argv)
     if args.show_errors:
         parser.error(
@@ -131,7 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     kb = KnowledgeBase.from_seed()
     loaded = time.perf_counter()
     recognizer = recognizer_for(args.recognizer)
-    linker = EntityLinker(kb, LinkingConfig(learned_kinds=args.kinds == "learned"))
+    config = LinkingConfig(
+        learned_kinds=args.kinds == "learned", admission_threshold=args.admission_threshold
+    )
+    linker = EntityLinker(kb, config)
     kb_keys: set[str] = set()
     for known in kb.records():
         kb_keys |= entity_keys(known)
