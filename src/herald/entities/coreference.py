@@ -254,7 +254,7 @@ def _short_form_owner(group: Group, long_names: list[Group], kb: KnowledgeBase) 
             return tails[0]
     surfaces = [s for s in group.surfaces if s.isupper() and 2 <= len(s) <= 6]
     if surfaces:
-        expanding = [g for g in long_names if not is_person(g) and _abbreviates(key, g.name)]
+        expanding = [g for g in long_names if not is_person(g) and abbreviates(key, g.name)]
         if len(expanding) == 1:
             return expanding[0]
     return None
@@ -300,7 +300,7 @@ def _first_name_key(key: str) -> str:
     return next((w for w in words if not is_initial(w)), words[0])
 
 
-def _abbreviates(acronym: str, name: str) -> bool:
+def abbreviates(acronym: str, name: str) -> bool:
     """ "ecb" for "European Central Bank", "fbi" for "Federal Bureau of Investigation"."""
     words = [w for w in re.split(r"[\s-]+", name) if w]
     every = "".join(w[0] for w in words).lower()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from herald.entities import wordlists
+from herald.entities.coreference import abbreviates
 from herald.entities.cues import EVENT, ORG, PERSON, PLACE, PRODUCT
 from herald.entities.document import (
     Choice,
@@ -201,7 +202,9 @@ def discovered(group: Group, group_kind: str, name: str) -> EntityRecord:
         id=entity_id_for(kind, name, f"discovered:{kind}:{alias_key(name)}"),
         display_name=name,
         entity_kind=kind,
-        aliases=_national_aliases(name) if kind in ORG_KINDS else _nicknamed(group, name),
+        aliases=(*_national_aliases(name), *_acronyms(group, name))
+        if kind in ORG_KINDS
+        else _nicknamed(group, name),
         origin="discovered",
     )
 
@@ -246,6 +249,15 @@ def _nicknamed(group: Group, name: str) -> tuple[str, ...]:
         if _ONE_WORD.fullmatch(nickname):
             return (f"{nickname} {name.split()[-1]}",)
     return ()
+
+
+def _acronyms(group: Group, name: str) -> tuple[str, ...]:
+    """The acronyms of ``name`` the item named it by ("KNP" of the "Khmer Nation Party"): the
+    organisation is known by them too."""
+    spellings = dict.fromkeys(clean_surface(s) for s in group.surfaces)
+    return tuple(
+        s for s in spellings if s != name and s.isupper() and abbreviates(alias_key(s), name)
+    )
 
 
 def _national_aliases(name: str) -> tuple[str, ...]:
