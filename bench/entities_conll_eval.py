@@ -46,17 +46,17 @@ from bench.entities_conll_score import (
     normalise,
     score_document,
 )
+from bench.linker_options import ADMISSION, add_admission_argument, linking_config
 from bench.public_data import add_dataset_argument
 from bench.recognizers import RECOGNIZERS, Unavailable, every_name, recognizer_for
 from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, LinkingConfig
+from herald.entities.linking import EntityLinker
 from herald.entities.model import EntityDraft
 from herald.entities.staging import ConfirmRule
 
 CLASSES = ("general", "sports", "all")
 CONFIRM = ConfirmRule()  # Herald's defaults (HERALD_ENTITY_CONFIRM_ITEMS, ..._SOURCES)
-ADMISSION = LinkingConfig().admission_threshold  # Herald's default; 1 admits no name
 CONLL_SOURCE = "Reuters"  # every CoNLL-2003 document is a Reuters story
 
 
@@ -84,10 +84,7 @@ def link(
     earlier rule: a new name joins the knowledge base as soon as a document names it, so later
     documents link to it."""
     kb = KnowledgeBase.from_seed() if kb is None else kb
-    config = LinkingConfig(
-        learned_kinds=kinds == "learned", admission_threshold=admission_threshold
-    )
-    linker = EntityLinker(kb, config)
+    linker = EntityLinker(kb, linking_config(kinds, admission_threshold))
     results = []
     if discovery == "immediate":
         for document, found in zip(documents, mentions, strict=True):
@@ -207,13 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="new names: staged until confirmed (Herald's rule), or added to the knowledge base"
         " at once (the earlier rule), or both side by side (with their paired difference)",
     )
-    parser.add_argument(
-        "--admission-threshold",
-        type=float,
-        default=ADMISSION,
-        metavar="P",
-        help="the probability a name the rules leave out needs to be admitted (1: none)",
-    )
+    add_admission_argument(parser)
     parser.add_argument("--confirm-items", type=int, default=CONFIRM.items, metavar="N")
     parser.add_argument("--confirm-sources", type=int, default=CONFIRM.sources, metavar="N")
     args = parser.parse_args(argv)

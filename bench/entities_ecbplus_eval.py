@@ -71,11 +71,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import bootstrap
 from bench.clusters_data import load_ecbplus
+from bench.linker_options import add_admission_argument, linking_config
 from bench.public_data import add_dataset_argument
 from bench.recognizers import RECOGNIZERS, recognizer_for
 from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, LinkingConfig, document_text, title_cased
+from herald.entities.linking import EntityLinker, document_text, title_cased
 from herald.entities.names import alias_key
 
 CACHE = Path(__file__).resolve().parent / "out"
@@ -339,13 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--dump-errors", type=Path, help="write the split's errors (JSON Lines; train/dev only)"
     )
-    parser.add_argument(
-        "--admission-threshold",
-        type=float,
-        default=LinkingConfig().admission_threshold,
-        metavar="P",
-        help="the probability a name the rules leave out needs to be admitted (1: none)",
-    )
+    add_admission_argument(parser)
     args = parser.parse_args(argv)
     wanted = SPLITS[args.split]
     if (args.show_errors or args.dump_errors) and "test" in wanted:
@@ -358,10 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     texts = [document_text(d.title, d.body) for d in docs]
     mentions = recognise(texts, args.recognizer)
     kb = KnowledgeBase.from_seed()
-    config = LinkingConfig(
-        learned_kinds=args.kinds == "learned", admission_threshold=args.admission_threshold
-    )
-    linker = EntityLinker(kb, config)
+    linker = EntityLinker(kb, linking_config(args.kinds, args.admission_threshold))
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
     link_seconds = 0.0
     shown = 0

@@ -43,9 +43,10 @@ from urllib.parse import unquote
 
 import bootstrap
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker, LinkingConfig, document_text
+from herald.entities.linking import EntityLinker, document_text
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key, name_keys, strip_corporate_suffix
+from linker_options import add_admission_argument, linking_config
 from public_data import add_dataset_argument
 from recognizers import RECOGNIZERS, recognizer_for
 
@@ -120,13 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="rules",
         help="how the linker decides a name's kind (HERALD_ENTITY_KINDS)",
     )
-    parser.add_argument(
-        "--admission-threshold",
-        type=float,
-        default=LinkingConfig().admission_threshold,
-        metavar="P",
-        help="the probability a name the rules leave out needs to be admitted (1: none)",
-    )
+    add_admission_argument(parser)
     args = parser.parse_args(argv)
     if args.show_errors:
         parser.error(
@@ -138,10 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     kb = KnowledgeBase.from_seed()
     loaded = time.perf_counter()
     recognizer = recognizer_for(args.recognizer)
-    config = LinkingConfig(
-        learned_kinds=args.kinds == "learned", admission_threshold=args.admission_threshold
-    )
-    linker = EntityLinker(kb, config)
+    linker = EntityLinker(kb, linking_config(args.kinds, args.admission_threshold))
     kb_keys: set[str] = set()
     for known in kb.records():
         kb_keys |= entity_keys(known)
