@@ -46,7 +46,7 @@ from bench.entities_conll_score import (
     normalise,
     score_document,
 )
-from bench.linker_options import ADMISSION, add_admission_argument, linking_config
+from bench.linker_options import HERALDS, LinkerOptions, add_linker_arguments, linking_config
 from bench.public_data import add_dataset_argument
 from bench.recognizers import RECOGNIZERS, Unavailable, every_name, recognizer_for
 from herald.enrich.ner import Mention
@@ -68,13 +68,13 @@ def link(
     *,
     discovery: str = "staged",
     confirm: ConfirmRule = CONFIRM,
-    admission_threshold: float = ADMISSION,
+    options: LinkerOptions = HERALDS,
 ) -> list[list[Named]]:
     """The entities Herald stores for each document, as scored names (person, organisation and
     place; display name and aliases), with the kind of each name decided by the trained model
     (``kinds="learned"``) or by the hand-set votes (``"rules"``). ``kb`` (the bundled seed when
-    not given) gains the entities confirmed on the way. ``admission_threshold``: the probability
-    a name the rules leave out needs to be admitted by the admission model (1: none).
+    not given) gains the entities confirmed on the way. ``options``: the admission threshold and
+    whether nationalities link to their country (Herald's defaults when not given).
 
     ``discovery="staged"`` follows Herald's rule for names the knowledge base lacks: each
     document links them as candidates of its own; a candidate named by ``confirm.items``
@@ -84,7 +84,7 @@ def link(
     earlier rule: a new name joins the knowledge base as soon as a document names it, so later
     documents link to it."""
     kb = KnowledgeBase.from_seed() if kb is None else kb
-    linker = EntityLinker(kb, linking_config(kinds, admission_threshold))
+    linker = EntityLinker(kb, linking_config(kinds, options))
     results = []
     if discovery == "immediate":
         for document, found in zip(documents, mentions, strict=True):
@@ -204,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="new names: staged until confirmed (Herald's rule), or added to the knowledge base"
         " at once (the earlier rule), or both side by side (with their paired difference)",
     )
-    add_admission_argument(parser)
+    add_linker_arguments(parser)
     parser.add_argument("--confirm-items", type=int, default=CONFIRM.items, metavar="N")
     parser.add_argument("--confirm-sources", type=int, default=CONFIRM.sources, metavar="N")
     args = parser.parse_args(argv)
@@ -245,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     w,
                     discovery=discovery,
                     confirm=rule,
-                    admission_threshold=args.admission_threshold,
+                    options=LinkerOptions.of(args),
                 )
                 for w in ways
             }
@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     mentions,
                     ways[0],
                     discovery="immediate",
-                    admission_threshold=args.admission_threshold,
+                    options=LinkerOptions.of(args),
                 ),
             )
         linking = time.process_time() - started

@@ -11,8 +11,10 @@ Document level (what Herald stores for an item): the distinct names per document
 alone joins the full name it ends ("Simmons" is "Phil Simmons" when the document names him so),
 on the gold side and the system's alike. A system entity is right when its display name or one
 of its aliases equals a gold name of its kind; a gold name is found when a system entity of its
-kind has it. Names are compared normalised (``normalise``: case, white space and punctuation
-ignored, a leading "the" and a closing possessive dropped).
+kind has it. Names are compared normalised (``normalise``: case, accents, white space and
+punctuation ignored, a leading "the" and a closing possessive dropped), as the ECB+ and WCEP
+scorers compare them: CoNLL-2003's text is plain ASCII, so "Liege" is the knowledge base's
+"Liège".
 """
 
 from __future__ import annotations
@@ -44,8 +46,11 @@ Counts4 = tuple[int, int, int, int]  # right, answers, found, gold (bench/bootst
 
 
 def normalise(name: str) -> str:
-    """A name's comparison key: "The U.S." -> "us", "Leicestershire's" -> "leicestershire"."""
-    text = unicodedata.normalize("NFKC", name).casefold().strip()
+    """A name's comparison key: "The U.S." -> "us", "Leicestershire's" -> "leicestershire",
+    "Liège" -> "liege"."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = unicodedata.normalize("NFKC", text).casefold().strip()
     text = re.sub(r"['’]s$", "", text)
     text = re.sub(r"[.'’`]", "", text)
     text = " ".join(re.sub(r"[^\w]+", " ", text).split())

@@ -71,7 +71,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import bootstrap
 from bench.clusters_data import load_ecbplus
-from bench.linker_options import add_admission_argument, linking_config
+from bench.linker_options import LinkerOptions, add_linker_arguments, linking_config
 from bench.public_data import add_dataset_argument
 from bench.recognizers import RECOGNIZERS, recognizer_for
 from herald.enrich.ner import Mention
@@ -340,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--dump-errors", type=Path, help="write the split's errors (JSON Lines; train/dev only)"
     )
-    add_admission_argument(parser)
+    add_linker_arguments(parser)
     args = parser.parse_args(argv)
     wanted = SPLITS[args.split]
     if (args.show_errors or args.dump_errors) and "test" in wanted:
@@ -353,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     texts = [document_text(d.title, d.body) for d in docs]
     mentions = recognise(texts, args.recognizer)
     kb = KnowledgeBase.from_seed()
-    linker = EntityLinker(kb, linking_config(args.kinds, args.admission_threshold))
+    linker = EntityLinker(kb, linking_config(args.kinds, LinkerOptions.of(args)))
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
     link_seconds = 0.0
     shown = 0

@@ -46,7 +46,7 @@ from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key, name_keys, strip_corporate_suffix
-from linker_options import add_admission_argument, linking_config
+from linker_options import LinkerOptions, add_linker_arguments, linking_config
 from public_data import add_dataset_argument
 from recognizers import RECOGNIZERS, recognizer_for
 
@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="rules",
         help="how the linker decides a name's kind (HERALD_ENTITY_KINDS)",
     )
-    add_admission_argument(parser)
+    add_linker_arguments(parser)
     args = parser.parse_args(argv)
     if args.show_errors:
         parser.error(
@@ -133,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     kb = KnowledgeBase.from_seed()
     loaded = time.perf_counter()
     recognizer = recognizer_for(args.recognizer)
-    linker = EntityLinker(kb, linking_config(args.kinds, args.admission_threshold))
+    linker = EntityLinker(kb, linking_config(args.kinds, LinkerOptions.of(args)))
     kb_keys: set[str] = set()
     for known in kb.records():
         kb_keys |= entity_keys(known)

@@ -16,11 +16,13 @@ from bench.entities_conll_score import (
 )
 
 
-def test_names_are_compared_without_case_spaces_or_punctuation() -> None:
+def test_names_are_compared_without_case_accents_spaces_or_punctuation() -> None:
     assert normalise("The  U.S.") == normalise("us") == "us"
     assert normalise("Leicestershire's") == "leicestershire"
     assert normalise("Chester-le-Street") == "chester le street"
     assert normalise("O'Brien") == normalise("OBRIEN")
+    assert normalise("Liège") == normalise("Liege") == "liege"
+    assert normalise("Bistriţa") == "bistrita"
 
 
 def test_a_surname_alone_joins_the_full_name_on_both_sides() -> None:

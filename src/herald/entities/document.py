@@ -61,6 +61,9 @@ class LinkingConfig:
     # A name the rules leave out is admitted as a new entity when the admission model
     # (herald.entities.admission) gives it at least this probability (chosen on dev); 1 admits none.
     admission_threshold: float = 0.8
+    # A nationality ("French officials") links to its country (``kb.lookup_demonym``); off by
+    # default: a nationality names a people, not a place (chosen on dev, docs/benchmarks.md).
+    nationalities: bool = False
 
 
 @dataclass(slots=True)
