@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/entities_ablation.py --data DATA/conll2003 --split dev
         [--kinds learned|rules] [--cache DIR] [--only NAME ...] [--markdown FILE]
+        [--ecbplus DATA/ecbplus]
 
 A rule is a function of the linker's stages that decides something a model does not: a test
 (``-> bool``), a repair of the recogniser's spans (``-> list[Mention]``) or a special way to
@@ -10,7 +11,10 @@ leave the spans as they were, the special way find nothing. Each switched-off li
 the split's documents with the recogniser's names computed once (``--cache`` keeps them between
 runs), and is compared with the whole linker by the paired 95% bootstrap interval of the
 difference in document-level micro F1, for all documents, general news and sports, and of the
-organisations' F1. A rule whose interval holds 0 in every column changes nothing measurable.
+organisations' F1. ``--ecbplus`` also scores the ECB+ train and dev topics (web news, whose
+errors may be read; ``bench/entities_ecbplus_eval.py`` says how): micro and organisations' F1,
+paired over their articles. A rule whose interval holds 0 in every column changes nothing
+measurable.
 
 Splits: ``train`` and ``dev`` only (the official test split is held out and refused).
 """
@@ -38,14 +42,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import herald.entities
 from bench import bootstrap
+from bench import entities_ecbplus_eval as ecbplus
+from bench.clusters_data import load_ecbplus
 from bench.conll_data import Document, RefusedSplit, read_split
 from bench.entities_conll_eval import document_counts, link
 from bench.entities_conll_score import DOCUMENT_KINDS
+from bench.linker_options import linking_config
 from bench.public_data import add_dataset_argument
 from bench.recognizers import recognizer_for
 from herald.enrich.ner import Mention
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import EntityLinker
+from herald.entities.linking import EntityLinker, document_text
 
 Counts = NDArray[np.float64]
 # Modules whose functions are the linker's rules (not storage, search or import).
@@ -162,14 +169,46 @@ def columns(documents: list[Document]) -> dict[str, tuple[NDArray[np.bool_], int
 
 
 def effects(
-    documents: list[Document], base: Counts, ablated: Counts
+    documents: list[Document],
+    base: tuple[Counts, Counts | None],
+    ablated: tuple[Counts, Counts | None],
 ) -> dict[str, bootstrap.Interval]:
     out = {}
     for name, (keep, kind) in columns(documents).items():
-        a = ablated[keep].sum(axis=1) if kind is None else ablated[keep][:, kind, :]
-        b = base[keep].sum(axis=1) if kind is None else base[keep][:, kind, :]
+        a = ablated[0][keep].sum(axis=1) if kind is None else ablated[0][keep][:, kind, :]
+        b = base[0][keep].sum(axis=1) if kind is None else base[0][keep][:, kind, :]
         out[name] = bootstrap.paired_difference(a, b, bootstrap.f1)
+    web_base, web_ablated = base[1], ablated[1]
+    if web_base is not None and web_ablated is not None:
+        org = WebNews.KINDS.index("org")
+        out["ECB+ F1"] = bootstrap.paired_difference(
+            web_ablated.sum(axis=1), web_base.sum(axis=1), bootstrap.f1
+        )
+        out["ECB+ org F1"] = bootstrap.paired_difference(
+            web_ablated[:, org, :], web_base[:, org, :], bootstrap.f1
+        )
     return out
+
+
+@dataclass(frozen=True)
+class WebNews:
+    """The ECB+ train and dev topics, their gold and the recogniser's names."""
+
+    KINDS = ecbplus.KINDS
+    docs: list[Any]
+    mentions: list[list[Mention]]
+    gold: dict[str, ecbplus.GoldDoc]
+
+    @staticmethod
+    def read(folder: Path) -> WebNews:
+        docs = load_ecbplus(folder / "docs.jsonl")
+        texts = [document_text(d.title, d.body) for d in docs]
+        return WebNews(docs, ecbplus.recognise(texts), ecbplus.read_gold(folder))
+
+    def counts(self, kinds: str, kb: KnowledgeBase) -> Counts:
+        linker = EntityLinker(kb, linking_config(kinds))
+        wanted = ecbplus.SPLITS["traindev"]
+        return ecbplus.score(self.docs, self.mentions, self.gold, linker, kb, wanted).counts()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -180,6 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="keep the recogniser's names here")
     parser.add_argument("--only", nargs="*", default=(), help="rules by name (module.function)")
     parser.add_argument("--markdown", type=Path, help="write the table here as well")
+    parser.add_argument(
+        "--ecbplus", type=Path, metavar="DIR", help="also score ECB+ train and dev topics"
+    )
     args = parser.parse_args(argv)
     try:
         documents = read_split(args.data, args.split)
@@ -188,8 +230,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     mentions = cached_mentions(documents, args.split, args.cache)
     seed = pickle.dumps(KnowledgeBase.from_seed())  # each run starts from the same seed
 
-    def linked() -> Counts:
-        return document_counts(documents, link(documents, mentions, args.kinds, pickle.loads(seed)))
+    web = WebNews.read(args.ecbplus) if args.ecbplus is not None else None
+
+    def linked() -> tuple[Counts, Counts | None]:
+        conll = document_counts(
+            documents, link(documents, mentions, args.kinds, pickle.loads(seed))
+        )
+        return conll, web.counts(args.kinds, pickle.loads(seed)) if web is not None else None
 
     base = linked()
     print(f"CoNLL-2003 {args.split}: {len(documents)} documents, kinds by {args.kinds}")
@@ -210,10 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells = "; ".join(f"{k} {v}" for k, v in found.items())
         print(f"{rule.name} ({rule.kind}){' *' if significant else ''}: {cells}", flush=True)
     rows.sort(key=lambda r: r[1]["all F1"].point)
-    lines = [
-        f"| rule | kind | {' | '.join(columns(documents))} |",
-        "|---|---|" + "---|" * len(columns(documents)),
-    ]
+    names = list(rows[0][1]) if rows else list(columns(documents))
+    lines = [f"| rule | kind | {' | '.join(names)} |", "|---|---|" + "---|" * len(names)]
     for rule, found, significant in rows:
         mark = "" if significant else " (none)"
         cells = " | ".join(f"{v.point:+.3f} [{v.low:+.3f}, {v.high:+.3f}]" for v in found.values())
@@ -226,12 +271,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _figures(documents: list[Document], counts: Counts) -> dict[str, str]:
-    return {
-        name: str(bootstrap.interval(counts[keep].sum(axis=1), bootstrap.f1))
+def _figures(documents: list[Document], counts: tuple[Counts, Counts | None]) -> dict[str, str]:
+    out = {
+        name: str(bootstrap.interval(counts[0][keep].sum(axis=1), bootstrap.f1))
         for name, (keep, kind) in columns(documents).items()
         if kind is None
     }
+    if counts[1] is not None:
+        out["ECB+ F1"] = str(bootstrap.interval(counts[1].sum(axis=1), bootstrap.f1))
+    return out
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -354,9 +355,69 @@ def main(argv: Sequence[str] | None = None) -> int:
     mentions = recognise(texts, args.recognizer)
     kb = KnowledgeBase.from_seed()
     linker = EntityLinker(kb, linking_config(args.kinds, LinkerOptions.of(args)))
+    scored = score(docs, mentions, gold, linker, kb, wanted, args.show_errors)
+    per_document, errors, dumped, link_seconds = (
+        scored.per_document,
+        scored.errors,
+        scored.dumped,
+        scored.link_seconds,
+    )
+    for line in scored.shown:
+        print(line)
+    print(f"ECB+ {args.split}: distinct named entities per article (gold: ECB+ entity chains)")
+    print(f"  95% bootstrap intervals over the {len(per_document)} articles")
+    for kind in [*KINDS, "micro"]:
+        kinds = KINDS if kind == "micro" else (kind,)
+        counts = bootstrap.as_counts([np.sum([r[k] for k in kinds], axis=0) for r in per_document])
+        scored = bootstrap.prf(counts)
+        total = counts.sum(axis=0).astype(int)
+        print(
+            f"  {kind:<7} P={scored['P']} R={scored['R']} F1={scored['F1']}"
+            f"  (herald {total[1]}, correct {total[0]}; gold {total[3]}, found {total[2]})"
+        )
+    print(f"errors: {dict(errors['fp'])} spurious, {dict(errors['fn'])} missed,")
+    print(f"        kind confusions (gold->herald) {dict(errors['kind'])}")
+    print(f"linking CPU {1000 * link_seconds / len(docs):.2f} ms per article (all {len(docs)})")
+    if args.dump_errors:
+        with args.dump_errors.open("w", encoding="utf-8") as out:
+            for error in dumped:
+                out.write(json.dumps(error, ensure_ascii=False) + "\n")
+        print(f"{len(dumped)} errors written to {args.dump_errors}")
+    return 0
+
+
+@dataclass(slots=True)
+class Scored:
+    """The per-article counts of the chosen topics and their errors."""
+
+    per_document: list[dict[str, list[int]]]  # kind -> [right, answers, found, gold]
+    errors: dict[str, Counter[str]]
+    dumped: list[dict[str, object]]
+    shown: list[str]
+    link_seconds: float
+
+    def counts(self) -> np.ndarray:
+        """(articles, kinds, 4) counts, for paired comparisons."""
+        return np.asarray(
+            [[r[k] for k in KINDS] for r in self.per_document], dtype=np.float64
+        ).reshape(len(self.per_document), len(KINDS), 4)
+
+
+def score(
+    docs: Sequence[Any],
+    mentions: Sequence[list[Mention]],
+    gold: dict[str, GoldDoc],
+    linker: EntityLinker,
+    kb: KnowledgeBase,
+    wanted: set[str],
+    show: int = 0,
+) -> Scored:
+    """Link every article in order (new entities join ``kb`` as they are found) and score the
+    articles of the ``wanted`` splits; ``show``: how many articles' errors to keep as text."""
     errors: dict[str, Counter[str]] = {k: Counter() for k in ("fp", "fn", "kind")}
     link_seconds = 0.0
     shown = 0
+    shown_lines: list[str] = []
     dumped: list[dict[str, object]] = []
     per_document: list[dict[str, list[int]]] = []
     for doc, found in zip(docs, mentions, strict=True):
@@ -436,29 +497,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "context": _context(e.names, g.annotated_text, keys=True),
                     }
                 )
-        if args.show_errors and shown < args.show_errors and (wrong or missed):
+        if show and shown < show and (wrong or missed):
             shown += 1
-            print(f"- {doc.doc_id}: wrong {wrong}\n    missed {missed}")
-    print(f"ECB+ {args.split}: distinct named entities per article (gold: ECB+ entity chains)")
-    print(f"  95% bootstrap intervals over the {len(per_document)} articles")
-    for kind in [*KINDS, "micro"]:
-        kinds = KINDS if kind == "micro" else (kind,)
-        counts = bootstrap.as_counts([np.sum([r[k] for k in kinds], axis=0) for r in per_document])
-        scored = bootstrap.prf(counts)
-        total = counts.sum(axis=0).astype(int)
-        print(
-            f"  {kind:<7} P={scored['P']} R={scored['R']} F1={scored['F1']}"
-            f"  (herald {total[1]}, correct {total[0]}; gold {total[3]}, found {total[2]})"
-        )
-    print(f"errors: {dict(errors['fp'])} spurious, {dict(errors['fn'])} missed,")
-    print(f"        kind confusions (gold->herald) {dict(errors['kind'])}")
-    print(f"linking CPU {1000 * link_seconds / len(docs):.2f} ms per article (all {len(docs)})")
-    if args.dump_errors:
-        with args.dump_errors.open("w", encoding="utf-8") as out:
-            for error in dumped:
-                out.write(json.dumps(error, ensure_ascii=False) + "\n")
-        print(f"{len(dumped)} errors written to {args.dump_errors}")
-    return 0
+            shown_lines.append(f"- {doc.doc_id}: wrong {wrong}\n    missed {missed}")
+    return Scored(per_document, errors, dumped, shown_lines, link_seconds)
 
 
 def _labels(found: list[Mention], keys: set[str]) -> list[str]:
