@@ -111,15 +111,17 @@ def ingest_json_lines_parallel(
     report: IngestReport | None = None,
 ) -> IngestReport:
     """A large JSON Lines file with parsing and fingerprinting spread over ``workers``
-    processes while this one stores, chunk by chunk, in file order (same results as
-    :func:`ingest_outcomes`; fingerprints are plain functions of the text)."""
+    processes (:mod:`herald.ingest.parse_workers`) while this one stores, chunk by chunk, in
+    file order (same results as :func:`ingest_outcomes`; fingerprints are plain functions of the
+    text)."""
     report = report if report is not None else IngestReport()
     lines = content.splitlines()
     chunks = [
         (start + 1, lines[start : start + chunk_size]) for start in range(0, len(lines), chunk_size)
     ]
-    # What is alive now (modules, the file's lines) is never garbage: frozen, the collector stops
-    # walking it again and again (full collections were a quarter of this process' CPU time).
+    # What is alive now (the loaded modules, the file's chunks) is never garbage: frozen, the
+    # collector stops walking it again and again (full collections were a quarter of this
+    # process' CPU time).
     gc.freeze()
     try:
         with ParserPool(workers) as pool:
