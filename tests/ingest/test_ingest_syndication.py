@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
@@ -105,7 +106,36 @@ def test_fingerprints_do_not_depend_on_the_word_hash_table(monkeypatch: pytest.M
     # Every text has more than 60 distinct words: each one found the table full and started a
     # new one, which holds the last text's words only.
     last = unicodedata.normalize("NFKC", DOCS[ids[-1]]["text"]).casefold()
-    assert set(syndication._WORD_HASHES) == set(re.findall(r"\w+", last))
+    assert set(syndication._WORD_HASHES) == {w.encode() for w in re.findall(r"\w+", last)}
+
+
+def test_fingerprints_are_the_ones_stored_before() -> None:
+    """Stored fingerprints and band keys stay comparable with new ones: the digest of these
+    texts' signatures, sizes and word counts was computed with the first implementation
+    (a regular expression over the text, a deduplication and a scatter-minimum)."""
+    digest = hashlib.sha256()
+    for doc in DOCS.values():
+        for text in (doc["text"], doc["text"].upper(), doc["text"][:600]):
+            fp = fingerprint(text)
+            digest.update(b"-" if fp is None else fp.to_bytes() + fp.words.to_bytes(4, "big"))
+    assert digest.hexdigest() == (
+        "f1fdc5131133b9a6b03703c515a0391cbebc707a393f47fb25b425b419611594"
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("aZ9_ -.,\t\n'\u2013\u2019\u00e9\u00df\u01c5\ufb01\u0130\u0663\u00a0\u20ac\ud800")
+        ),
+        max_size=60,
+    )
+    | st.text(max_size=60)
+)
+def test_words_are_the_regular_expressions_words(text: str) -> None:
+    expected = re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
+    assert syndication._words(text) == [w.encode("utf-8") for w in expected]
 
 
 def test_the_index_groups_the_reprints_of_the_fixture_corpus() -> None:

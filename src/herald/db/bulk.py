@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -24,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.schema import ColumnDefault
 from sqlalchemy.types import TypeEngine
 
 _COPY_BLOCK = 1 << 20  # characters sent per write
@@ -61,6 +63,49 @@ def copy_text(connection: Connection, target: str, chunks: Iterable[str]) -> Non
         # As SQLAlchemy raises a statement's error (OperationalError for a dropped connection,
         # IntegrityError for a duplicate key), so callers handle COPY like any statement.
         raise DBAPIError.instance(statement, None, exc, psycopg.Error) from exc
+
+
+def copy_rows(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (values keyed by column name, every row naming the same columns) with one
+    ``COPY``, storing what a Core ``INSERT`` of them stores: the columns the rows leave out get
+    their model default (a constant, or a function called for each row), else the database's
+    own. Values are written as :func:`column_formatter` writes their column's type."""
+    if not rows:
+        return
+    dialect = connection.dialect
+    named = list(rows[0])
+    given = set(named)
+    for row in rows:
+        if len(row) != len(named) or not given.issuperset(row):
+            raise ValueError("every row must name the same columns")
+    defaulted: list[tuple[str, Callable[[], Any]]] = []
+    for column in table.columns:
+        default = column.default
+        if column.name in given or default is None:
+            continue
+        if isinstance(default, ColumnDefault) and default.is_scalar:
+            defaulted.append((column.name, functools.partial(_constant, default.arg)))
+        elif isinstance(default, ColumnDefault) and default.is_callable:
+            defaulted.append((column.name, functools.partial(default.arg, None)))
+        else:
+            raise TypeError(f"no COPY for the default of {table.name}.{column.name}")
+    names = named + [name for name, _ in defaulted]
+    written = [column_formatter(table.c[name].type, dialect) for name in names]
+    makers = [make for _, make in defaulted]
+    quote = dialect.identifier_preparer.quote
+    target = f"{dialect.identifier_preparer.format_table(table)} ({', '.join(map(quote, names))})"
+
+    def lines() -> Iterator[str]:
+        for row in rows:
+            values = [row[name] for name in named]
+            values.extend(make() for make in makers)
+            yield "\t".join([fmt(value) for fmt, value in zip(written, values, strict=True)]) + "\n"
+
+    copy_text(connection, target, lines())
+
+
+def _constant(value: Any) -> Any:
+    return value
 
 
 def copy_target(table: Table, dialect: Dialect) -> str:

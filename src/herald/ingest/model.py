@@ -15,7 +15,13 @@ from typing import Literal
 
 from herald.core.ids import stable_id
 from herald.core.storable import text_problem
-from herald.db.models.content import ContentItem
+from herald.db.content_limits import (
+    EPISODE_ID_MAX,
+    EXTERNAL_ID_MAX,
+    LANGUAGE_MAX,
+    PODCAST_ID_MAX,
+    SOURCE_DOMAIN_MAX,
+)
 from herald.ingest.urls import canonical_url
 
 MediaType = Literal["news", "wire", "podcast"]
@@ -208,23 +214,16 @@ ParseOutcome = IncomingItem | ItemError | ItemWarning | KnownEntry
 # --- what the database can store ------------------------------------------------------------
 # The limits are the columns' own (SQLite would store anything; PostgreSQL fails the whole batch).
 
-
-def _column_limit(name: str) -> int:
-    length = getattr(ContentItem.__table__.c[name].type, "length", None)
-    assert isinstance(length, int), name
-    return length
-
-
 # Identifiers are refused when too long (cutting them could merge two items).
 LIMITED_FIELDS: dict[str, int] = {
-    "external_id": _column_limit("external_id"),
-    "episode_id": _column_limit("episode_id"),
-    "podcast.podcast_id": _column_limit("podcast_id"),
-    "language": _column_limit("language"),
-    "source.domain": _column_limit("source_domain"),
+    "external_id": EXTERNAL_ID_MAX,
+    "episode_id": EPISODE_ID_MAX,
+    "podcast.podcast_id": PODCAST_ID_MAX,
+    "language": LANGUAGE_MAX,
+    "source.domain": SOURCE_DOMAIN_MAX,
 }
-# A display name is cut to its column's length instead (documented in docs/ingestion.md).
-SOURCE_NAME_MAX = _column_limit("source_name")
+# A display name is cut to its column's length instead (``SOURCE_NAME_MAX``, documented in
+# docs/ingestion.md).
 
 
 def storage_problem(item: IncomingItem) -> tuple[str, str] | None:

@@ -28,10 +28,10 @@ from herald.content.changes import next_change_seq
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
+from herald.db.content_limits import SOURCE_NAME_MAX
 from herald.ingest import repository
 from herald.ingest.articles import word_count
 from herald.ingest.model import (
-    SOURCE_NAME_MAX,
     IncomingItem,
     ItemError,
     ItemWarning,

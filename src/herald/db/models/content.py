@@ -19,6 +19,14 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from herald.db.base import Base, JSONType
+from herald.db.content_limits import (
+    EPISODE_ID_MAX,
+    EXTERNAL_ID_MAX,
+    LANGUAGE_MAX,
+    PODCAST_ID_MAX,
+    SOURCE_DOMAIN_MAX,
+    SOURCE_NAME_MAX,
+)
 
 
 class ContentItem(Base):
@@ -36,13 +44,13 @@ class ContentItem(Base):
     canonical_key: Mapped[str] = mapped_column(Text)
     media_type: Mapped[str] = mapped_column(String(16))
     url: Mapped[str | None] = mapped_column(Text)
-    external_id: Mapped[str | None] = mapped_column(String(512))
+    external_id: Mapped[str | None] = mapped_column(String(EXTERNAL_ID_MAX))
     source_id: Mapped[str | None] = mapped_column(String(40), index=True)
-    source_name: Mapped[str] = mapped_column(String(300))
-    source_domain: Mapped[str] = mapped_column(String(253))
+    source_name: Mapped[str] = mapped_column(String(SOURCE_NAME_MAX))
+    source_domain: Mapped[str] = mapped_column(String(SOURCE_DOMAIN_MAX))
     title: Mapped[str] = mapped_column(Text)
     authors: Mapped[list[str]] = mapped_column(JSONType, default=list)
-    language: Mapped[str | None] = mapped_column(String(12))
+    language: Mapped[str | None] = mapped_column(String(LANGUAGE_MAX))
     published_at: Mapped[datetime]
     body: Mapped[str] = mapped_column(Text, default="")
     transcript_segments: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
@@ -54,10 +62,10 @@ class ContentItem(Base):
     word_count: Mapped[int] = mapped_column(Integer, default=0)
     content_hash: Mapped[str] = mapped_column(String(64))
     article_id: Mapped[str | None] = mapped_column(String(40), index=True)
-    podcast_id: Mapped[str | None] = mapped_column(String(200))
+    podcast_id: Mapped[str | None] = mapped_column(String(PODCAST_ID_MAX))
     podcast_title: Mapped[str | None] = mapped_column(Text)
     podcast_publisher: Mapped[str | None] = mapped_column(Text)
-    episode_id: Mapped[str | None] = mapped_column(String(200))
+    episode_id: Mapped[str | None] = mapped_column(String(EPISODE_ID_MAX))
     audio_url: Mapped[str | None] = mapped_column(Text)
     duration_seconds: Mapped[int | None] = mapped_column(Integer)
     cluster_id: Mapped[str | None] = mapped_column(String(40), index=True)
