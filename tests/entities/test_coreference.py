@@ -15,7 +15,7 @@ from herald.enrich.ner import Mention
 from herald.entities.coreference import group_mentions
 from herald.entities.document import Group
 from herald.entities.kb import KnowledgeBase
-from herald.entities.linking import document_text, title_cased
+from herald.entities.linking import document_text
 from herald.entities.repair import repaired
 from tests.enrich.models import fresh_knowledge_base, recognizer
 
@@ -28,9 +28,8 @@ def kb() -> KnowledgeBase:
 def grouped(kb: KnowledgeBase, title: str, body: str) -> list[Group]:
     """The item's groups, from the real recogniser's mentions, repaired as the linker does."""
     text = document_text(title, body)
-    title_cased_end = len(title) if title_cased(title) else 0
     found = recognizer().recognize([text])[0]
-    return group_mentions(text, repaired(text, title_cased_end, found, kb, dictionary=False), kb)
+    return group_mentions(text, repaired(text, found, kb, dictionary=False), kb)
 
 
 def built(kb: KnowledgeBase, body: str, *spans: tuple[str, str, int]) -> list[Group]:
@@ -142,20 +141,6 @@ def test_an_organisations_first_word_joins_it(kb: KnowledgeBase) -> None:
     assert names == {"Interior Department": {"Interior Department": 1, "Interior": 1}}
 
 
-def test_a_surname_after_a_nickname_joins_the_full_name(kb: KnowledgeBase) -> None:
-    groups = grouped(
-        kb,
-        "",
-        "Prosecutors said Vincent 'The Chin' Gigante ran the family for decades. Gigante"
-        " denied it.",
-    )
-    # Repair gave the surname its first name back; grouping reads the name without the
-    # nickname, and the surname alone joins it.
-    assert [g.key for g in groups] == ["vincent gigante"]
-    assert dict(groups[0].surfaces) == {"Vincent Gigante": 1, "Gigante": 1}
-    assert [m.text for m in groups[0].mentions] == ["Vincent 'The Chin' Gigante", "Gigante"]
-
-
 def test_a_first_name_alone_joins_the_one_full_name_it_starts(kb: KnowledgeBase) -> None:
     body = "Bettie Page was a model in the 1950s. Bettie later said she had no regrets."
     groups = built(kb, body, ("Bettie Page", "ORG", 0), ("Bettie", "ORG", 1))
@@ -174,22 +159,6 @@ def test_a_first_name_two_full_names_start_stays_apart(kb: KnowledgeBase) -> Non
         ("Bettie", "PERSON", 2),
     )
     assert "Bettie" in spellings(groups)
-
-
-def test_a_surname_called_a_nationality_joins_the_one_person_of_that_surname(
-    kb: KnowledgeBase,
-) -> None:
-    body = "Wladimir Klitschko defended his titles. Klitschko, 58-3, floored Thompson in the sixth."
-    groups = built(
-        kb,
-        body,
-        ("Wladimir Klitschko", "PERSON", 0),
-        ("Klitschko", "NORP", 1),
-        ("Thompson", "PERSON", 0),
-    )
-    names = spellings(groups)
-    assert names["Wladimir Klitschko"] == {"Wladimir Klitschko": 1, "Klitschko": 1}
-    assert "Klitschko" not in names
 
 
 def test_a_short_organisation_name_joins_the_one_longer_name_after_a_place(

@@ -7,7 +7,6 @@ from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, LinkingConfig
 from herald.entities.matcher import dictionary_mentions
 from herald.entities.model import EntityRecord, Tag
-from tests.enrich.models import fresh_knowledge_base
 
 
 def kb() -> KnowledgeBase:
@@ -140,47 +139,3 @@ def test_a_name_holding_a_possessive_keeps_it() -> None:
     text = "Shares of McDonald's fell as the People's Bank of China cut rates."
     found = dictionary_mentions(text, names, [])
     assert [m.text for m in found] == ["McDonald's", "People's Bank of China"]
-
-
-def test_a_word_ending_a_long_name_the_recogniser_cut_is_no_match() -> None:
-    """The last word of a long name the recogniser cut before it ("Saints" of "the Fundamentalist
-    Church of Jesus Christ of Latter-day Saints") is no team; after a one-word name it may be."""
-    known = KnowledgeBase(
-        [
-            EntityRecord(
-                "ent_saints",
-                "New Orleans Saints",
-                "organization",
-                "American football team",
-                aliases=("Saints",),
-                tags=(Tag("place_type", "country"),),  # prior 1.0: a well-known name
-            )
-        ]
-    )
-    text = "He led the Fundamentalist Church of Jesus Christ of Latter-day Saints for years."
-    cut = "the Fundamentalist Church of Jesus Christ of Latter-day"
-    start = text.index(cut)
-    assert dictionary_mentions(text, known, [Mention(cut, "ORG", start, start + len(cut))]) == []
-    text = "The fans in New Orleans cheered as Louisiana Saints fans sang."
-    start = text.index("Louisiana")
-    found = dictionary_mentions(text, known, [Mention("Louisiana", "GPE", start, start + 9)])
-    assert [m.text for m in found] == ["Saints"]
-
-
-def test_a_sentences_first_word_is_matched_where_the_words_after_it_say_its_kind() -> None:
-    wiki = Tag("wikipedia", "https://en.wikipedia.org/wiki/Houthis")  # a well-known name
-    known = KnowledgeBase(
-        [EntityRecord("ent_h", "Houthis", "organization", "", ("Houthi",), tags=(wiki,))]
-    )
-    text = "Houthi rebels release six foreign hostages."
-    assert [(m.text, m.label) for m in dictionary_mentions(text, known, [])] == [("Houthi", "ORG")]
-    # a first word the words after it do not name: capitalised anyway
-    assert dictionary_mentions("Houthi is spelt two ways.", known, []) == []
-
-
-def test_the_linker_links_a_known_organisation_opening_a_sentence_by_the_words_after_it() -> None:
-    body = "Houthi rebels release six foreign hostages; three Americans and a Briton."
-    entities = {
-        e.display_name: e for e in EntityLinker(fresh_knowledge_base()).link("", body, []).entities
-    }
-    assert entities["Houthis"].entity_kind == "organization"

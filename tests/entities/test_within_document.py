@@ -521,27 +521,6 @@ def test_a_teams_rank_or_result_reads_as_a_team(text: str, name: str, expected: 
     assert team_cue(text, start, start + len(name)) is expected
 
 
-def test_a_british_county_after_a_town_is_the_county(kb: KnowledgeBase) -> None:
-    body = (
-        "A man has been charged with arson after a fire at a supermarket in Wellington, "
-        "Somerset. Surrey Police said a second store in Surrey was closed."
-    )
-    found = mentions(
-        body,
-        ("Wellington", "GPE", 0),
-        ("Somerset", "GPE", 0),
-        ("Surrey Police", "PERSON", 0),
-        ("Surrey", "PERSON", 1),
-    )
-    entities = by_name(EntityLinker(kb).link("", body, found))
-    assert entities["Somerset"].entity_kind == "place"
-    assert kb.get(entities["Somerset"].entity_id).first_tag("country") == "GB"
-    # A place's name that opens an organisation's is not a person's first name.
-    assert entities["Surrey Police"].entity_kind == "organization"
-    assert entities["Surrey Police"].surfaces == ("Surrey Police",)
-    assert entities["Surrey"].entity_kind == "place"
-
-
 def test_a_college_teams_school_outside_sport_is_not_the_team(kb: KnowledgeBase) -> None:
     body = "Drake told the crowd in Toronto that the new album comes out on Friday."
     found = mentions(body, ("Drake", "PERSON", 0), ("Toronto", "GPE", 0))

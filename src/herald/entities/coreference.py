@@ -4,8 +4,7 @@ Mentions of one spelling are grouped by name key; a short form then joins the on
 stands for in the item: a surname ("Lagarde" after "Christine Lagarde"), a first name ("Bettie"
 after "Bettie Page"), a name without its initials ("Regina Benjamin", "Regina M. Benjamin"), an
 acronym ("ECB" after "European Central Bank"), an organisation's first or last words ("the
-Interior" after the "Interior Department", "the Post" after "the Washington Post"), and a
-surname the recogniser called a nationality or a first name it took for a place.
+Interior" after the "Interior Department", "the Post" after "the Washington Post").
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from herald.entities.document import (
     is_person,
     main_label,
 )
-from herald.entities.geography import abbreviated_state, placed
+from herald.entities.geography import abbreviated_state
 from herald.entities.kb import KnowledgeBase
 from herald.entities.known import (
     ends_like_a_persons_name,
@@ -71,11 +70,9 @@ def group_mentions(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) ->
             others = [g for g in long_names if g is not group]
             owner = _short_form_owner(probe, others, kb) if is_person(group) else None
         elif is_demonym(group):
-            owner = _surname_called_a_nationality(group, long_names, kb)
+            continue
         else:
-            owner = _short_form_owner(group, long_names, kb) or _first_name_called_a_place(
-                text, group, long_names, kb
-            )
+            owner = _short_form_owner(group, long_names, kb)
         if owner is not None:
             owner.surfaces.update(group.surfaces)
             owner.mentions.extend(group.mentions)
@@ -135,22 +132,6 @@ def _join_initials(groups: dict[str, Group]) -> None:
 
 # A common noun the recogniser kept after a place's name, in lower case as it is not part of it.
 _GENERIC_TAIL = re.compile(r"(?<=\w) (?:" + "|".join(wordlists.sequence("area_nouns")) + r")$")
-
-
-def _surname_called_a_nationality(
-    group: Group, long_names: list[Group], kb: KnowledgeBase
-) -> Group | None:
-    """The person whose surname the small model called a nationality ("Klitschko, 58-3,
-    floored Thompson" after "Wladimir Klitschko"): only a word that names no nationality nor
-    anything else the knowledge base knows, and the surname of exactly one person named here.
-    Its mentions become the person's."""
-    if kb.lookup_demonym(group.key) or kb.lookup(group.key):
-        return None
-    people = [g for g in long_names if g.key.split()[-1] == group.key and is_person(g)]
-    if len(people) != 1:
-        return None
-    group.mentions = [as_a_person(m) for m in group.mentions]
-    return people[0]
 
 
 def _short_form_owner(group: Group, long_names: list[Group], kb: KnowledgeBase) -> Group | None:
@@ -258,40 +239,6 @@ def _short_form_owner(group: Group, long_names: list[Group], kb: KnowledgeBase) 
         if len(expanding) == 1:
             return expanding[0]
     return None
-
-
-def _first_name_called_a_place(
-    text: str, group: Group, long_names: list[Group], kb: KnowledgeBase
-) -> Group | None:
-    """The person a first name alone stands for when that word is also a place's name
-    ("Regina's clinic" after "Regina Benjamin"; "Paris said" after "Paris Hilton"): exactly one
-    full name of the item starts with it, the recogniser called that name a person and it ends
-    as people's names do, the item wrote it before the word alone, the word is written as a
-    name (not "US" of "US Fish"), the knowledge base knows it as places only, and no mention
-    reads as a place ("in Regina", "Regina-based"). Its mentions become the person's."""
-    key = group.key
-    known = kb.lookup(key)
-    if not known or any(r.entity_kind == "person" for r in known):
-        return None
-    name = clean_surface(group.name)
-    if not all(r.entity_kind == "place" for r in known) or not (name.isalpha() and name.istitle()):
-        return None
-    first = min(m.start for m in group.mentions)
-    owners = [
-        g
-        for g in long_names
-        if key == _first_name_key(g.key)
-        and is_person(g)
-        and len(g.key.split()) <= 3
-        and ends_like_a_persons_name(g.key, kb)
-        and min(m.start for m in g.mentions) < first
-    ]
-    if len(owners) != 1:
-        return None
-    if placed(text, group):
-        return None
-    group.mentions = [as_a_person(m) for m in group.mentions]
-    return owners[0]
 
 
 def _first_name_key(key: str) -> str:

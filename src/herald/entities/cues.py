@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from herald.enrich.ner import stop_words
 from herald.enrich.text import content_terms
 from herald.entities import wordlists
 
@@ -140,12 +139,7 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     following = after_words[0] if after_words else ""
     if _ORG_AFTER_ROLE.search(before):
         votes[ORG] = votes.get(ORG, 0.0) + 0.5
-    if (
-        _AGE_APPOSITION.match(after)
-        or _AKA.match(after)
-        or _ROLE_APPOSITION.match(after)
-        or _aged(before, after)
-    ):
+    if _AGE_APPOSITION.match(after) or _AKA.match(after) or _ROLE_APPOSITION.match(after):
         votes[PERSON] = votes.get(PERSON, 0.0) + 1.0
     elif following in _PERSON_AFTER:
         # Weak: countries and cities "say" things too (their governments do).
@@ -159,25 +153,10 @@ def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
     return votes
 
 
-def said_to_be(text: str, start: int, end: int, group: str) -> bool:
-    """Whether the words around ``text[start:end]`` say outright that it names a ``group``
-    ("Houthi militants", "Paris residents"): enough for a sentence's capitalised first word to
-    count as a name of that kind."""
-    return kind_cues(text, start, end).get(group, 0.0) >= 0.75
-
-
 # Verbs of speech and argument that follow a person's name ("Heller argued", "Lyons said").
 _SPEECH_AFTER = wordlists.words("speech_after")
 # Kinship and partner nouns written right before a person's name ("my wife Portia").
 _RELATIVE_BEFORE = wordlists.words("relative_before")
-# An age written before a name ("the 63-year-old Madeline Kafoury").
-_AGE_BEFORE = re.compile(r"\b\d{1,3}\s*-\s*years?\s*-\s*old\s+$", re.IGNORECASE)
-
-
-def _aged(before: str, after: str) -> bool:
-    """Whether an age is written right before the name, which is no place a person lives in
-    ("the 63-year-old Madeline Kafoury", not "a 57-year-old Wasilla woman")."""
-    return _AGE_BEFORE.search(before) is not None and _RESIDENT_AFTER.match(after) is None
 
 
 # A verb, a capitalised word and "and" before a name; "and", a capitalised word and a verb after.
@@ -192,16 +171,6 @@ _RELATIVE_AFTER_POSSESSIVE = re.compile(
     + r"|lawyer|attorney)\b",
     re.IGNORECASE,
 )
-# A verb and "his" or a reflexive pronoun right after a name ("Bush tweaked his left knee",
-# "Gupta recused himself"): a man or a woman did it.
-_VERB_AND_HIS = re.compile(r"^ ([a-z]+) (?:his|himself|herself)\b")
-
-
-def _verb_and_his(after: str) -> bool:
-    """One word, no stop word, and "his" or a reflexive after a name ("tweaked his"; not "and
-    his team", "is his android companion", "family until his")."""
-    found = _VERB_AND_HIS.match(after)
-    return found is not None and found.group(1) not in stop_words()
 
 
 # A quotation's speaker written after its verb ("said Zadan and Meron jointly").
@@ -211,8 +180,7 @@ _SPEECH_BEFORE = wordlists.words("speech_before")
 def person_cue(text: str, start: int, end: int) -> bool:
     """Whether the words right around ``text[start:end]`` say a person is named: a title or a
     relative before it ("Mr Lyons", "my wife Portia"), an age or a role in apposition after it
-    ("Zadan, 61,", "Meron, the producer"), a verb and "his" or "himself" after it ("Bush
-    tweaked his knee"), or a verb of speech right before or after it ("said
+    ("Zadan, 61,", "Meron, the producer"), or a verb of speech right before or after it ("said
     Zadan", "Heller argued")."""
     before = text[max(0, start - 40) : start]
     before_words = [w.lower() for w in _WORD.findall(before[-30:])]
@@ -223,9 +191,7 @@ def person_cue(text: str, start: int, end: int) -> bool:
     if (
         _AGE_APPOSITION.match(after)
         or _ROLE_APPOSITION.match(after)
-        or _aged(before, after)
         or _RELATIVE_AFTER_POSSESSIVE.match(after)
-        or _verb_and_his(after)
     ):
         return True
     # The second of two names joined by "and" shares the first's verb ("said Zadan and Meron"),

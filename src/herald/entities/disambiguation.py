@@ -22,7 +22,6 @@ from herald.entities.document import (
     Document,
     Group,
     LinkingConfig,
-    has_person_label,
     is_demonym,
     needs_context,
     surface_key,
@@ -30,19 +29,15 @@ from herald.entities.document import (
 )
 from herald.entities.geography import (
     abbreviated_state,
-    after_a_place,
     geography_score,
     is_us_state,
-    item_names,
     lies_in,
-    placed_mentions,
 )
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kind_stage import half_decided
 from herald.entities.known import known_organisation, known_product
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key
-from herald.entities.vocabulary import AREAS
 
 # Words that signal a kind of entity in general (weaker evidence than an entity's own profile).
 GENERIC_CONTEXT: dict[str, frozenset[str]] = {
@@ -60,12 +55,10 @@ def choose_entity(
     located: EntityRecord | None,
 ) -> Choice | None:
     """The known entity a group names and the confidence, if any: the team a city or state
-    stands for in a sports report, the person a surname that is also the name of towns abroad
-    stands for, the best of the group's candidates (:func:`choose`), or the one well-known
-    person of a surname alone."""
+    stands for in a sports report, the best of the group's candidates (:func:`choose`), or the
+    one well-known person of a surname alone."""
     return (
         team(kb, doc, group)
-        or person_over_a_far_town(kb, doc, group, located)
         or choose(kb, config, doc, group, kinds, located)
         or by_surname(kb, doc, group, kinds)
     )
@@ -99,13 +92,7 @@ def choose(
         if any(m.label in ("GPE", "NORP") for m in group.mentions):
             return _choose_demonym(kb, group, config.nationalities)
         return None
-    # Written as a place's region ("Wellington, Somerset"): a region or country, if it can be.
-    regional = after_a_place(doc.text, group) and any(
-        r.first_tag("place_type") in AREAS for r, _ in candidates.values()
-    )
-    if regional:
-        candidates = {i: c for i, c in candidates.items() if c[0].first_tag("place_type") in AREAS}
-    risky = needs_context(doc, group) and not regional
+    risky = needs_context(doc, group)
     nickname = all(len(s.split()) == 1 for s in group.surfaces)
     beside = terms_beside(doc, group)
     scored: list[tuple[float, float, EntityRecord]] = []
@@ -184,47 +171,10 @@ def by_surname(
     if len(people) != 1:
         return None
     profile = kb.profile(people[0].id)
-    if profile and profile.isdisjoint(beside) and not _country_named(kb, doc, people[0]):
+    if profile and profile.isdisjoint(beside):
         return None
     count = len(group.mentions)
     return people[0], round(kinds[PERSON] * (0.6 + 0.4 * min(1.0, count / 3)), 3)
-
-
-def person_over_a_far_town(
-    kb: KnowledgeBase, doc: Document, group: Group, located: EntityRecord | None
-) -> Choice | None:
-    """A surname alone that is also the name of towns abroad is the person the knowledge
-    base describes by it when the item's words fit that description ("Palin stopped by the
-    church", beside "Republican" and "Alaska", is Sarah Palin, not Palín in Guatemala):
-    the recogniser called it a person at least once, nothing places it and the words
-    around most of its mentions do not, and the item names none of the towns' countries."""
-    if located is not None or len(group.key.split()) != 1 or not has_person_label(group):
-        return None
-    towns = kb.lookup(group.key)
-    if not towns or any(
-        r.entity_kind != "place"
-        or r.first_tag("place_type") in ("country", "region", "continent")
-        or (country := kb.country_of(r)) is None
-        or item_names(doc, country)
-        for r in towns
-    ):
-        return None
-    people = kb.lookup_surname(group.key)
-    if len(people) != 1:
-        return None
-    profile = kb.profile(people[0].id)
-    if not profile or profile.isdisjoint(terms_beside(doc, group)):
-        return None
-    if 2 * placed_mentions(doc.text, group) >= len(group.mentions):
-        return None  # "in Palin" ("directed at Palin" once is no place)
-    return people[0], round(0.5 + 0.4 * min(1.0, len(group.mentions) / 3), 3)
-
-
-def _country_named(kb: KnowledgeBase, doc: Document, record: EntityRecord) -> bool:
-    """Whether the item names the person's country ("the U.S. surgeon general's post"),
-    outside sports reports (where countries are teams: "Brown scored as England won")."""
-    country = kb.country_of(record)
-    return country is not None and not doc.sports and item_names(doc, country)
 
 
 def _best_known(

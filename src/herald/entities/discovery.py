@@ -28,7 +28,6 @@ from herald.entities.shapes import (
     edition_of,
     head_word,
     model_of,
-    starts_like_a_place,
     without_title,
 )
 from herald.entities.vocabulary import (
@@ -95,8 +94,6 @@ def new_entity(
         # "the 3rd Annual Tribeca Film Festival", "the Sundance Film Festival", "the Asian
         # Games": an event, whatever the recogniser called it
         group_kind, share = EVENT, a_name + kinds.get(EVENT, 0.0)
-    elif starts_like_a_place(name):
-        group_kind, share = PLACE, a_name  # "Mount Sefton", "Place Vendôme"
     elif last in NAMING_WORDS:
         # The name says what it is, whatever the label and the sentence suggest: no
         # person's name ends so ("Indiana State", "Matanuska Maid Creamery"), "Syntagma

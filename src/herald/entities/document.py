@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from herald.enrich.ner import Mention
 from herald.enrich.text import content_terms, split_sentences
-from herald.entities.cues import LABEL_GROUPS, SPORTS_WORDS, said_to_be
+from herald.entities.cues import SPORTS_WORDS
 from herald.entities.model import EntityKind, EntityRecord
-from herald.entities.names import alias_key, fold, word_positions
+from herald.entities.names import alias_key
 from herald.entities.vocabulary import LEADING, NICKNAME, POSSESSIVE, TITLE_CASE_LOWER
 
 
@@ -182,15 +182,6 @@ def is_person(group: Group) -> bool:
     return main_label(group) == "PERSON"
 
 
-def used_as_a_word(doc: Document, surfaces: Iterable[str]) -> bool:
-    """Whether the text also writes one of these capitalised words in lower case ("apple")."""
-    return any(
-        surface != surface.lower()
-        and bool(word_positions(doc.text, fold(surface), not_after=".", plural=True))
-        for surface in surfaces
-    )
-
-
 def terms_beside(doc: Document, group: Group) -> frozenset[str]:
     """The item's content words other than those of the group's own names."""
     own = {term for surface in group.surfaces for term in content_terms(surface)}
@@ -198,31 +189,18 @@ def terms_beside(doc: Document, group: Group) -> frozenset[str]:
 
 
 def needs_context(doc: Document, group: Group) -> bool:
-    """A one-word name that is also a common word here, or only ever opens a sentence (and
-    the words after it do not say what it names: "Houthi militants seize ...")."""
+    """A one-word name that only ever opens a sentence (or a title-cased headline's word)."""
     surfaces = [s for s in group.surfaces if len(s.split()) == 1]
     if not surfaces or len(group.surfaces) > len(surfaces):
         return False
-    if used_as_a_word(doc, surfaces):
-        return True
     if any(s.isupper() for s in surfaces):
         return False  # acronyms are names
-    kind = _label_group(main_label(group))
-    opening = [
+    return all(
         m.start < doc.title_cased_end  # a title-cased headline's capitals prove nothing
-        or (
-            (m.start in doc.sentence_starts or m.start == 0)
-            and not (kind and said_to_be(doc.text, m.start, m.end, kind))
-        )
+        or m.start in doc.sentence_starts
+        or m.start == 0
         for m in group.mentions
-    ]
-    return all(opening)
-
-
-def _label_group(label: str) -> str | None:
-    """The kind group a recogniser's label stands for, if it is one of them."""
-    groups = LABEL_GROUPS.get(label)
-    return max(groups, key=lambda g: groups[g]) if groups else None
+    )
 
 
 def only_in_headline(doc: Document, group: Group) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-from herald.enrich.ner import Mention
 from herald.entities import wordlists
 from herald.entities.cues import PLACE, kind_cues
 from herald.entities.document import Document, Group
@@ -55,7 +54,6 @@ def located_in(kb: KnowledgeBase, doc: Document, group: Group) -> EntityRecord |
     only one)."""
     for mention in group.mentions:
         state = AP_STATE.match(doc.text, mention.end)
-        ends: list[int] = []
         if state is not None:  # news style for a US state
             words = STATE_BY_KEY[alias_key(state.group(1))].split()
         elif (after := _AFTER_COMMA.match(doc.text, mention.end)) is not None:
@@ -63,7 +61,6 @@ def located_in(kb: KnowledgeBase, doc: Document, group: Group) -> EntityRecord |
             words = [m.group() for m in spans]
             if words[-1].endswith(("'s", "’s")):
                 continue  # "Hansbrough, North Carolina's career scoring leader": an owner
-            ends = [m.end() for m in spans]
         else:
             continue
         for n in range(len(words), 0, -1):
@@ -79,55 +76,16 @@ def located_in(kb: KnowledgeBase, doc: Document, group: Group) -> EntityRecord |
             if not places and not state and any(r.entity_kind == "place" for r in known):
                 break  # "Atlanta, Kansas City": a city, whose first word is no area here
             if len(places) == 1:
-                if ends and _listed(kb, doc, group, places[0], ends[n - 1]):
-                    break
                 return places[0]
             if places:
                 return None  # "Georgia": the state or the country
     return None
 
 
-def _listed(kb: KnowledgeBase, doc: Document, group: Group, area: EntityRecord, end: int) -> bool:
-    """Whether the group's name and the ``area`` written after it (ending at ``end``) are
-    items of a list, not a place and where it lies: two countries ("immigrants from
-    Vietnam, Cambodia and Laos"), or a well-known place followed, after the area, by
-    another place of its type or of the area's ("Budapest, Hamburg, Los Angeles", "Canada,
-    California, and Texas"), when none of the places the name has lies in that area. A
-    little-known namesake is taken at its word ("Northfield, Illinois, and Chicago")."""
-    own = [r for r in kb.lookup(group.key) if r.entity_kind == "place"]
-    if not own:
-        return False
-    if area.first_tag("place_type") == "country" and any(
-        r.first_tag("place_type") == "country" for r in own
-    ):
-        return True
-    if any(kb.country_of(r) == area or _in_region(r, area) for r in own):
-        return False
-    if max(kb.prior(r.id) for r in own) < _LISTED_MIN_PRIOR:
-        return False
-    following = _LIST_NEXT.match(doc.text, end)
-    if following is None:
-        return False
-    types = {r.first_tag("place_type") for r in own} | {area.first_tag("place_type")}
-    words = following.group(1).split()
-    for n in range(len(words), 0, -1):
-        others = kb.lookup(alias_key(" ".join(words[:n])))
-        if any(r.entity_kind == "place" and r.first_tag("place_type") in types for r in others):
-            return True
-    return False
-
-
 _AFTER_COMMA = re.compile(r",\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})")
-# How well known a place must be to be read as an item of a list rather than as a namesake in
-# the area after it (Florence in Italy 0.66, Atlanta 0.70; Northfield, Minnesota 0.33).
-_LISTED_MIN_PRIOR = 0.6
 # Words that open a longer place name ("South Wales", "North Carolina"): never an area alone
 # when more of the name follows.
 _COMPASS = wordlists.words("compass_words")
-# The next item of a list after a place: ", Atlanta", " and Laos", ", and Rome", " or Lyon".
-_LIST_NEXT = re.compile(
-    r"(?:,\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+)([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
-)
 
 
 def item_names(doc: Document, record: EntityRecord) -> bool:
@@ -139,11 +97,6 @@ def item_names(doc: Document, record: EntityRecord) -> bool:
 def _nationality_named(doc: Document, country: EntityRecord) -> bool:
     """Whether the item writes the country's nationality ("Italian" for Italy)."""
     return any(alias_key(d) in doc.keys for d in country.tag_values("demonym"))
-
-
-def _in_region(place: EntityRecord, area: EntityRecord) -> bool:
-    region = place.first_tag("region")
-    return region is not None and alias_key(region) == alias_key(area.display_name)
 
 
 def is_us_state(record: EntityRecord) -> bool:
@@ -164,15 +117,6 @@ def abbreviated_state(text: str, group: Group) -> str | None:
     return states.pop() if len(states) == 1 else None
 
 
-_PLACE_AND_COMMA = re.compile(r"\b[A-Z][\w'’.-]*,\s+$")
-
-
-def after_a_place(text: str, group: Group) -> bool:
-    """Whether each mention of the group follows a capitalised name and a comma, where a place's
-    region is written ("Wellington, Somerset")."""
-    return all(_PLACE_AND_COMMA.search(text, max(0, m.start - 40), m.start) for m in group.mentions)
-
-
 def lies_in(record: EntityRecord, located: EntityRecord) -> bool:
     """Whether ``record`` is another place that may lie in ``located``: nothing the knowledge
     base says of it puts it elsewhere."""
@@ -185,30 +129,6 @@ def lies_in(record: EntityRecord, located: EntityRecord) -> bool:
     return not (country and where) or country == where
 
 
-# Prepositions a place is written after ("on Mars", "near Louis"), wider than the kind cues'.
-_PLACE_PREPOSITION = re.compile(
-    r"\b(?:in|at|on|near|into|onto|across|around|inside|outside|towards?|throughout)\s+$",
-    re.IGNORECASE,
-)
-
-
-def after_a_preposition(text: str, mention: Mention) -> bool:
-    return _PLACE_PREPOSITION.search(text, max(0, mention.start - 12), mention.start) is not None
-
-
 def placed_mentions(text: str, group: Group) -> int:
     """How many mentions of the group the words around make a place ("in Regina")."""
     return sum(1 for m in group.mentions if kind_cues(text, m.start, m.end).get(PLACE))
-
-
-def placed(text: str, group: Group) -> bool:
-    return placed_mentions(text, group) > 0
-
-
-def near(doc: Document, place: EntityRecord, kb: KnowledgeBase) -> bool:
-    """Whether the item names the region a place lies in, or its country when it has none."""
-    region = place.first_tag("region")
-    if region is not None:
-        return alias_key(region) in doc.keys
-    country = kb.country_of(place)
-    return country is not None and item_names(doc, country)

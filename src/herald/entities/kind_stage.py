@@ -10,7 +10,6 @@ half decided by the one kind the knowledge base knows the name as, by a place wr
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
@@ -158,12 +157,6 @@ def kind_distribution(
     kb: KnowledgeBase,
 ) -> dict[str, float]:
     text = doc.text
-    named_place = starts_like_a_place(group.name)
-    # In a sports report, "the Jays", "the top-ranked Tar Heels": a plural name after "the" is
-    # a team.
-    team_name = (
-        doc.sports and group.name.endswith("s") and not group.name.endswith(("ss", "'s", "’s"))
-    )
     label_votes: dict[str, float] = defaultdict(float)
     cue_votes: dict[str, float] = defaultdict(float)
     # "Mo Cheeks" where the item calls "Cheeks" a person: the full name of a person.
@@ -171,8 +164,6 @@ def kind_distribution(
     family_name = (
         2 <= len(words) <= 3
         and alias_key(words[-1]) in doc.lone_people
-        and not named_place
-        and not (team_name and any(_after_the(text, m) for m in group.mentions))
         and all(w[:1].isupper() for w in words)
         and words[-1].lower() not in NAMING_WORDS
     )
@@ -192,14 +183,10 @@ def kind_distribution(
             and PLACE not in cues
         )
         label = "PERSON" if slip else mention.label
-        if team_name and _after_the(text, mention):
-            label = "ORG"
         for kind, p in LABEL_GROUPS.get(label, {}).items():
             label_votes[kind] += p
         for kind, vote in cues.items():
             cue_votes[kind] += vote
-        if named_place:
-            cue_votes[PLACE] += 1.0
         if family_name:
             cue_votes[PERSON] += 1.0
         # Coordination ("Lindsay Lohan and Paris Hilton"): listed names are of one kind.
@@ -210,14 +197,6 @@ def kind_distribution(
     scores = {k: label_votes[k] / n + 1.5 * cue_votes[k] / n for k in GROUPS}
     total = sum(scores.values()) or 1.0
     return {k: v / total for k, v in scores.items()}
-
-
-_AFTER_THE = re.compile(r"\b[Tt]he\s+(?:[\w-]+\s+)?$")
-
-
-def _after_the(text: str, mention: Mention) -> bool:
-    """Whether "the" (and maybe one word) comes right before the mention ("the Jays")."""
-    return _AFTER_THE.search(text, max(0, mention.start - 30), mention.start) is not None
 
 
 _COORDINATION = frozenset({"and", ",", "or", ", and", ", or", "&"})

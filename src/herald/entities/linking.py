@@ -166,7 +166,7 @@ class EntityLinker:
         text = document_text(title, body)
         title_cased_end = len(title) if title_cased(title) else 0
         found = mentions
-        mentions = repaired(text, title_cased_end, found, self._kb, self._config.dictionary)
+        mentions = repaired(text, found, self._kb, self._config.dictionary)
         groups = group_mentions(text, mentions, self._kb)
         doc = read_document(title, text, title_cased_end, mentions, groups)
         doc.pieces = pieces(found, mentions)

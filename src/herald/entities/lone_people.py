@@ -3,10 +3,8 @@ beside the person (or organisation) the item is about, never by the word alone."
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
-from herald.enrich.ner import Mention
 from herald.entities.cues import PERSON, person_cue
 from herald.entities.discovery import mention_weight
 from herald.entities.document import (
@@ -15,9 +13,8 @@ from herald.entities.document import (
     Resolved,
     clean_surface,
     only_in_headline,
-    used_as_a_word,
 )
-from herald.entities.geography import near, placed_mentions
+from herald.entities.geography import placed_mentions
 from herald.entities.jsonl import entity_id_for
 from herald.entities.kb import NAMED_WITH, KnowledgeBase
 from herald.entities.model import EntityRecord, Tag
@@ -85,7 +82,7 @@ def lone_person(
     the words around a mention say so too ("my wife Portia", "Heller argued", "Mr Lyons")."""
     person = kinds.get(PERSON, 0.0)
     labels = [m.label == "PERSON" for m in group.mentions]
-    if person < 0.5 or 2 * sum(labels) <= len(labels) or used_as_a_word(doc, group.surfaces):
+    if person < 0.5 or 2 * sum(labels) <= len(labels):
         return None
     words = clean_surface(group.name).split()
     titled = titled_surname(words)
@@ -110,8 +107,6 @@ def lone_person(
         return None  # a word of a name the item writes in full ("Kimani" of "Kimani Gray")
     if only_in_headline(doc, group):
         return None  # capitalisation proves nothing in a title-cased headline
-    if all(_part_of_a_name(doc.text, m) for m in group.mentions):
-        return None
     if not titled and not any(person_cue(doc.text, m.start, m.end) for m in group.mentions):
         return None
     confidence = round(min(1.0, person * mention_weight(len(group.mentions)) + 0.1), 3)
@@ -121,29 +116,11 @@ def lone_person(
 def _known_only_as_places_elsewhere(
     doc: Document, group: Group, key: str, kb: KnowledgeBase
 ) -> bool:
-    """Whether the knowledge base knows a word only as places the item neither writes as a place
-    nor puts it near: it names none of their regions, or countries where they have none
-    ("Jackson" of "said Jackson" in a story from San Diego; not "Gotcher of McAlester argued"
-    beside Oklahoma, nor "in Jackson")."""
+    """Whether the knowledge base knows a word only as places and the item does not write it as
+    a place ("Jackson" of "said Jackson"; not "in Jackson")."""
     records = kb.lookup(key)
     return (
         bool(records)
-        and all(r.entity_kind == "place" and not near(doc, r, kb) for r in records)
+        and all(r.entity_kind == "place" for r in records)
         and placed_mentions(doc.text, group) == 0
     )
-
-
-# A word abbreviated before a name ("Det. Colin Orpe", "Dist. Atty. Steve Cooley"), a tag
-# ("#DrWho", "@TheAcademy"), or an owner's name in a business's ("Hardester's Market").
-_ABBREVIATION_AFTER = re.compile(r"^\.\s+[A-Z]")
-_OWNER_OF_A_NAME = re.compile(r"^['’]s\s+[A-Z]")
-
-
-def _part_of_a_name(text: str, mention: Mention) -> bool:
-    after = text[mention.end : mention.end + 4]
-    if text[max(0, mention.start - 1) : mention.start] in ("#", "@"):
-        return True
-    owner = mention.text.endswith(("'s", "’s")) and after[:1].isspace() and after[1:2].isupper()
-    if owner or _OWNER_OF_A_NAME.match(after):
-        return True
-    return len(mention.text) <= 4 and bool(_ABBREVIATION_AFTER.match(after))

@@ -19,12 +19,11 @@ case: "People" beside "people"), and must name a well-known entity
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from itertools import chain
+from collections.abc import Sequence
 from typing import Final
 
 from herald.enrich.ner import Mention, stop_words
-from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT, said_to_be
+from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT
 from herald.entities.kb import KnowledgeBase
 from herald.entities.names import alias_key, word_positions
 
@@ -94,10 +93,8 @@ def dictionary_mentions(text: str, kb: KnowledgeBase, found: Sequence[Mention]) 
             overlapping = [m for m in found if m.start < span_end and start < m.end]
             if all(_covers(text, match_, m) for m in overlapping):
                 out.append(match_)
-        elif (
-            not _overlaps(taken, start, span_end)
-            and not _ends_a_cut_name(text, chain(found, out), start)
-            and _one_word_ok(text, start, surface, group, kb)
+        elif not _overlaps(taken, start, span_end) and _one_word_ok(
+            text, start, surface, group, kb
         ):
             out.append(match_)
         i = last + 1
@@ -137,18 +134,6 @@ def _goes_on(text: str, words: list[tuple[int, int]], last: int, end: int) -> bo
     return bool(_JOIN.match(text[end:following])) and _capitalised(text, following)
 
 
-def _ends_a_cut_name(text: str, found: Iterable[Mention], start: int) -> bool:
-    """Whether a word is the last of a long name the recogniser cut just before it ("Saints"
-    after "the Fundamentalist Church of Jesus Christ of Latter-day"): a found mention of three
-    words or more ends one space before it."""
-    return any(
-        sum(1 for w in m.text.split() if w[:1].isalpha()) >= 3
-        and _JOIN.match(text[m.end : start]) is not None
-        for m in found
-        if m.end < start <= m.end + 2
-    )
-
-
 def _capitalised(text: str, at: int) -> bool:
     """A word written as a name: a capital first, or second ("iPhone", "eBay")."""
     return text[at].isupper() or (text[at].islower() and text[at + 1 : at + 2].isupper())
@@ -160,12 +145,8 @@ def _one_word_ok(text: str, start: int, surface: str, group: str, kb: KnowledgeB
         return False
     if surface.lower() in stop_words() or surface.lower() in _CONNECTING:
         return False
-    if (start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start])) and not said_to_be(
-        text, start, start + len(surface), group
-    ):
-        # a sentence's first word is capitalised anyway, unless the words after it say what
-        # it names ("Houthi militants seize ...", "Houthi rebels release ...")
-        return False
+    if start == 0 or _SENTENCE_END.search(text[max(0, start - 3) : start]):
+        return False  # a sentence's first word is capitalised anyway
     if not surface.isupper() and word_positions(text, surface.lower(), not_after="."):
         return False  # "People" where "people" is a word of the text: maybe a title's word
     return max(kb.prior(r.id) for r in kb.lookup(alias_key(surface))) >= ONE_WORD_MIN_PRIOR

@@ -1,10 +1,9 @@
 """Stage 1, mention repair: the recogniser's spans cut or joined to the names they hold.
 
-:func:`repaired` runs the repairs in order. Cut here: two names glued into one span ("Governor
-of Wisconsin Scott Walker"), spans running across paragraphs or into a date, a title-cased
-headline's words around a name, and the words a recogniser keeps before or after a name (an
-article, a title, a nationality, a score). Joined (:mod:`herald.entities.repair_joins`): names
-cut at an "and", a surname and its first name, a nickname and its surname, names split in two.
+:func:`repaired` runs the repairs in order. Cut here: spans running across paragraphs or into a
+date, and the words a recogniser keeps before or after a name (an article, a title, a
+nationality, a score). Joined (:mod:`herald.entities.repair_joins`): names cut at an "and",
+names split in two.
 """
 
 from __future__ import annotations
@@ -22,65 +21,27 @@ from herald.entities.names import alias_key, fold
 from herald.entities.repair_joins import (
     joined_across_and,
     joined_split_names,
-    with_given_names,
-    with_state_mentions,
-    with_surnames_after_nicknames,
 )
 from herald.entities.shapes import particle
-from herald.entities.vocabulary import LEADING, NON_SPACE, ORG_KINDS, POST_NOMINALS, ROLES, TITLES
+from herald.entities.vocabulary import LEADING, NON_SPACE, POST_NOMINALS, ROLES, TITLES
 
 
 def repaired(
     text: str,
-    title_cased_end: int,
     mentions: Sequence[Mention],
     kb: KnowledgeBase,
     dictionary: bool = True,
 ) -> list[Mention]:
-    """The recogniser's mentions of ``text`` repaired, in this order: glued names split,
-    spans cut at paragraphs and without their openers, names cut at an "and" joined, first
-    names and surnames after nicknames taken back, split names joined, a title-cased
-    headline's names cut from its other words (``title_cased_end``: where it ends, or 0), US
-    states abbreviated after a place added; and, with ``dictionary``, the knowledge base's
-    names the recogniser missed (:mod:`herald.entities.matcher`)."""
-    mentions = split_glued(text, mentions, kb)
+    """The recogniser's mentions of ``text`` repaired, in this order: spans cut at paragraphs
+    and without their openers, names cut at an "and" joined, split names joined; and, with
+    ``dictionary``, the knowledge base's names the recogniser missed
+    (:mod:`herald.entities.matcher`)."""
     mentions = without_openers(within_paragraphs(mentions), kb)
-    mentions = with_given_names(text, joined_across_and(text, mentions), kb)
-    mentions = with_surnames_after_nicknames(text, mentions)
+    mentions = joined_across_and(text, mentions)
     mentions = joined_split_names(text, mentions, kb)
-    mentions = with_state_mentions(text, headline_names(mentions, kb, title_cased_end))
     if dictionary:
         mentions = with_dictionary_mentions(text, kb, mentions)
     return mentions
-
-
-def split_glued(text: str, mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Mention]:
-    """Mentions where the recogniser glued a name to the person after it as two: a well-known
-    place ("Governor of Wisconsin Scott Walker" read as the organisation "Wisconsin Scott
-    Walker"), what an office is of ("Secretary of the Interior Ken Salazar" read as "the
-    Interior Ken Salazar"), or an organisation and the person its title introduces ("Carolina
-    Panthers QB Cam Newton"). A person's name, and a name the knowledge base knows as a whole
-    ("San Diego Padres'", a team), are left whole."""
-    out: list[Mention] = []
-    for mention in mentions:
-        words = [(w.start(), w.end()) for w in NON_SPACE.finditer(mention.text)]
-        if mention.label == "PERSON" and len(words) >= 3:
-            out.extend(_split_team_member(mention, words, kb) or [mention])
-            continue
-        if (
-            mention.label in ("PERSON", "NORP")
-            or len(words) < 3
-            or kb.is_known_name(surface_key(mention.text))
-        ):
-            out.append(mention)
-            continue
-        office = _OFFICE_OF.search(text, max(0, mention.start - 40), mention.start) is not None
-        out.extend(
-            _split_at_title(mention, words, kb)
-            or _split_after_place(mention, words, kb, office)
-            or [mention]
-        )
-    return out
 
 
 # An office written before what it is of ("Secretary of the", "Minister of").
@@ -89,107 +50,6 @@ _OFFICE_OF = re.compile(
     r"(?:\s+the)?\s+$",
     re.IGNORECASE,
 )
-
-
-def _split_after_place(
-    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase, office: bool = False
-) -> list[Mention]:
-    """A well-known place of one or two words, or after an office what it is of (``office``),
-    then a person (a known first name and one or two more words)."""
-    if len(words) > 5:
-        return []
-    if office and mention.text.lower().startswith("the "):
-        words = words[1:]  # "the Interior Ken Salazar"
-    for n in (1, 2):
-        if n >= len(words):
-            break
-        place = mention.text[words[0][0] : words[n - 1][1]]
-        if not 2 <= len(words) - n <= 3 or not has_given_name(mention.text[words[n][0] :], kb):
-            continue
-        longer = alias_key(mention.text[: words[n][1]])
-        if any(r.entity_kind == "place" for r in kb.lookup(longer)):
-            continue  # "the San Diego Union-Tribune": the place goes on ("San Diego")
-        if office:  # what the office is of, a department or a place
-            return _then_a_person(mention, words[n - 1][1], words[n][0], "ORG")
-        if any(
-            r.entity_kind == "place" and kb.prior(r.id) >= 0.5 for r in kb.lookup(alias_key(place))
-        ):
-            return _then_a_person(mention, words[n - 1][1], words[n][0], "GPE")
-    return []
-
-
-def _split_at_title(
-    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase
-) -> list[Mention]:
-    """An organisation, then a title and the person it introduces ("ABC Entertainment Group
-    president Paul Lee"); the title is dropped."""
-    for i in range(1, len(words) - 2):
-        title = mention.text[words[i][0] : words[i][1]].lower().strip(".")
-        if title in TITLES and has_given_name(mention.text[words[i + 1][0] :], kb):
-            return _then_a_person(mention, words[i - 1][1], words[i + 1][0], mention.label)
-    return []
-
-
-def _split_team_member(
-    mention: Mention, words: list[tuple[int, int]], kb: KnowledgeBase
-) -> list[Mention]:
-    """A person's name after a team's, maybe with a title between ("Colts QB Andrew Luck",
-    "former Razorback Peyton Hillis", a team's player called by its name in the singular):
-    the team and the person. The team's word is no first name ("Chelsea Victoria Clinton"
-    stays whole), and the knowledge base knows it (or its plural) as teams only."""
-    head = mention.text[: words[0][1]]
-    titled = mention.text[words[1][0] : words[1][1]].lower().strip(".") in TITLES
-    at = 2 if titled else 1
-    if (
-        len(words) - at not in (2, 3)
-        or kb.is_given_name(fold(head))
-        or kb.is_known_name(surface_key(mention.text))
-        or not has_given_name(mention.text[words[at][0] :], kb)
-    ):
-        return []
-    key = alias_key(head)
-    known = kb.lookup(key) or kb.lookup(f"{key}s")
-    if not known or any(r.entity_kind not in ORG_KINDS or not r.first_tag("home") for r in known):
-        return []  # not only teams (a team's record says where it is at home)
-    return _then_a_person(mention, words[0][1], words[at][0], "ORG")
-
-
-def _then_a_person(mention: Mention, end: int, person_start: int, label: str) -> list[Mention]:
-    """The mention as two: its text up to ``end`` labelled ``label``, and from ``person_start``
-    a person."""
-    head, person = mention.text[:end], mention.text[person_start:]
-    at = mention.start + person_start
-    return [
-        Mention(head, label, mention.start, mention.start + len(head)),
-        Mention(person, "PERSON", at, at + len(person)),
-    ]
-
-
-def headline_names(
-    mentions: Sequence[Mention], kb: KnowledgeBase, title_cased_end: int
-) -> list[Mention]:
-    """Names in a title-cased headline cut from the words the recogniser ran them into
-    ("Lindsay Lohan Checks Into Rehab" is Lindsay Lohan, "Obama Reverses Bush" Obama): the
-    longest first words that the knowledge base knows or the item names elsewhere, else the
-    longest last words ("Flips Bush" is Bush)."""
-    named: set[str] | None = None  # the names of the body, read when a headline needs them
-    out: list[Mention] = []
-    for mention in mentions:
-        words = list(NON_SPACE.finditer(mention.text)) if mention.end <= title_cased_end else []
-        if len(words) >= 2:
-            if named is None:
-                named = {surface_key(m.text) for m in mentions if m.start >= title_cased_end}
-            # the whole name (kept), its first words, longest first, then its last words
-            heads = [(0, words[n - 1].end()) for n in range(len(words), 0, -1)]
-            tails = [(words[n].start(), len(mention.text)) for n in range(1, len(words))]
-            for start, end in heads + tails:
-                key = surface_key(mention.text[start:end])
-                if key in named or kb.is_known_name(key):
-                    at = mention.start + start
-                    mention = Mention(mention.text[start:end], mention.label, at, at + end - start)
-                    break
-        out.append(mention)
-    return out
 
 
 _DATE_WORDS = wordlists.words("date_words")

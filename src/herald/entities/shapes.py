@@ -1,6 +1,6 @@
 """What a name's own form and the words right around it say: an edition of a recurring event
 ("the 79th Academy Awards"), a place's first word ("Mount Cook"), a title before a surname, a
-product's model ("Galaxy S4"), a ship, a work's title ("'Catching Fire'"), and whether the words
+product's model ("Galaxy S4"), a work's title ("'Catching Fire'"), and whether the words
 read as a name at all."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from herald.enrich.ner import Mention
 from herald.entities import wordlists
 from herald.entities.document import Group, is_person
 from herald.entities.kb import KnowledgeBase
@@ -20,9 +19,7 @@ from herald.entities.vocabulary import (
     POSSESSIVE,
     ROLES,
     SURNAME_TITLES,
-    TITLE_CASE_LOWER,
     TITLES,
-    VESSEL_PREFIXES,
 )
 
 # First words of place names ("Mount Cook", "Place Vendôme", "Rue de Castiglione", "Fort Smith").
@@ -82,20 +79,9 @@ def starts_like_a_place(name: str) -> bool:
 _CLOSING_QUOTES = "\"'”’"
 
 
-def ship(text: str, group: Group) -> bool:
-    """Whether most of a group's mentions follow a ship's prefix ("INS Sukanya" where the
-    recogniser saw only "Sukanya")."""
-    ships = 0
-    for mention in group.mentions:
-        before = text[max(0, mention.start - 7) : mention.start].split()
-        ships += bool(before) and before[-1] in VESSEL_PREFIXES
-    return ships * 2 > len(group.mentions)
-
-
 def is_quoted(text: str, group: Group) -> bool:
     """Whether most of a group's mentions stand in quotation marks: a title ("'Catching
-    Fire'", "the "Deep Throat" source"), not the name of a person, place or organisation; also
-    as the end of a longer title ("Take Me Out to the Ball Game")."""
+    Fire'", "the "Deep Throat" source"), not the name of a person, place or organisation."""
     quoted = 0
     for mention in group.mentions:
         before = text[max(0, mention.start - 3) : mention.start].rstrip()
@@ -104,21 +90,9 @@ def is_quoted(text: str, group: Group) -> bool:
             continue
         # an opening quotation mark, not a possessive's apostrophe ("ABC News' Peter Jennings")
         opening = bool(before) and before[-1] in OPENING_QUOTES and not before[-2:-1].isalnum()
-        if opening or _ends_a_quoted_title(text, mention):
+        if opening:
             quoted += 1
     return quoted * 2 > len(group.mentions)
-
-
-def _ends_a_quoted_title(text: str, mention: Mention) -> bool:
-    """Whether the words from an opening quotation mark to the mention read as a title's: two
-    to eight, each capitalised or a small word ("“Take Me Out to the Ball Game”"; not "“We
-    met Barack Obama”")."""
-    before = text[max(0, mention.start - 60) : mention.start]
-    at = max(before.rfind(quote) for quote in OPENING_QUOTES)
-    if at == -1 or "\n" in before[at:]:
-        return False
-    words = before[at + 1 :].split()
-    return 2 <= len(words) <= 8 and all(w[:1].isupper() or w in TITLE_CASE_LOWER for w in words)
 
 
 # Words that say the name beside them is a work's title: "the 1999 movie American Pie", "the
