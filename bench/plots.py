@@ -102,9 +102,9 @@ def search_latency(data: dict[str, Any], out: Path, note: Note) -> None:
                 label=f"target {pct} (embedded)",
             )
         ax.set_xscale("log")
-        ax.set_ylim(bottom=0)
         ax.set_title(f"{query} queries")
         ax.set_xlabel("items in the store")
+    axes[0].set_ylim(bottom=0)  # once both panels hold their points (the axes are shared)
     axes[0].set_ylabel("latency (ms)")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, 0.04))

@@ -60,3 +60,18 @@ def test_a_one_version_plot_with_mixed_points_is_refused(tmp_path: Path) -> None
     with pytest.raises(MixedVersions, match="search_latency"):
         draw(results, tmp_path / "plots")
     assert not (tmp_path / "plots").exists() or not list((tmp_path / "plots").glob("*.svg"))
+
+
+def test_the_search_latency_plot_is_of_one_recorded_version() -> None:
+    data = json.loads(RESULTS.read_text())["search_latency"]
+    assert data["one_version"] is True
+    found = versions(data["points"])
+    assert len(found) == 1
+    assert found[0] != UNRECORDED
+    sizes = {(p["items"], p["backend"], p["query"]) for p in data["points"]}
+    assert sizes == {
+        (items, backend, query)
+        for items in (100_000, 1_000_000)
+        for backend in ("embedded", "postgresql")
+        for query in ("first-time", "repeated")
+    }
