@@ -4,6 +4,12 @@
 
 The SVGs are deterministic (fixed hash salt, no date), so a re-run with the same figures gives
 the same files and a test can check the committed plots are current.
+
+Each plot states the code version its points were measured with (their ``commit``,
+bench/results.py). A section marked ``"one_version": true`` must hold points of one recorded
+version, or the plots are not drawn; any other plot whose points mix versions (or predate the
+recording of versions) is drawn with that said in red across its foot, so a reader never takes
+a comparison of two code versions for one of sizes or backends.
 """
 
 from __future__ import annotations
@@ -18,21 +24,61 @@ import matplotlib
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # after use(): the backend must be chosen first
 
+try:
+    from bench.results import UNRECORDED, versions
+except ImportError:  # run as a script: bench/ itself is on the path
+    from results import UNRECORDED, versions
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results.json"
 OUT = ROOT / "docs" / "images" / "benchmarks"
 
 
-def _save(fig: Any, path: Path) -> None:
-    fig.tight_layout()
+class MixedVersions(ValueError):
+    """A section that must be plotted from one code version holds points of several."""
+
+
+def version_note(name: str, section: dict[str, Any]) -> tuple[str, bool]:
+    """The caption stating the code version of a section's points, and whether they mix
+    versions (or lack one); raises :class:`MixedVersions` for a ``one_version`` section."""
+    found = versions(section["points"])
+    if len(found) == 1 and found[0] != UNRECORDED:
+        return f"all points: code version {found[0]}", False
+    if section.get("one_version"):
+        raise MixedVersions(
+            f"{name}: the points come from code versions {', '.join(found)}; re-run the "
+            "benchmark for every point at one version (see docs/benchmarks.md)"
+        )
+    if found == [UNRECORDED]:
+        return "code version of the points not recorded", True
+    return f"points mix code versions: {', '.join(found)}", True
+
+
+Note = tuple[str, bool]
+
+
+def _save(fig: Any, path: Path, note: Note, bottom: float = 0.06) -> None:
+    """Lay out and write ``fig``, the version caption across its foot (``bottom``: the part
+    of the height kept free below the axes, for the caption and a figure legend)."""
+    caption, mixed = note
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig.text(
+        0.01,
+        0.01,
+        caption,
+        fontsize=7,
+        color="red" if mixed else "dimgrey",
+        fontweight="bold" if mixed else "normal",
+    )
     fig.savefig(path, format="svg", metadata={"Date": None})
     plt.close(fig)
 
 
-def search_latency(data: dict[str, Any], out: Path) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
+def search_latency(data: dict[str, Any], out: Path, note: Note) -> None:
+    """Colour: the store; line: the percentile (solid p50, dashed p95)."""
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), sharey=True)
     for ax, query in zip(axes, ("first-time", "repeated"), strict=True):
-        for backend, marker in (("embedded", "o"), ("postgresql", "s")):
+        for backend, marker, colour in (("embedded", "o", "C0"), ("postgresql", "s", "C1")):
             points = sorted(
                 (p for p in data["points"] if p["backend"] == backend and p["query"] == query),
                 key=lambda p: p["items"],
@@ -40,25 +86,32 @@ def search_latency(data: dict[str, Any], out: Path) -> None:
             sizes = [p["items"] for p in points]
             for pct, style in (("p50", "-"), ("p95", "--")):
                 ax.plot(
-                    sizes, [p[pct] for p in points], style, marker=marker, label=f"{backend} {pct}"
+                    sizes,
+                    [p[pct] for p in points],
+                    style,
+                    marker=marker,
+                    color=colour,
+                    label=f"{backend} {pct}",
                 )
-        for pct, colour in (("p50", "green"), ("p95", "grey")):
+        for pct, style in (("p50", ":"), ("p95", "-.")):
             ax.axhline(
                 data["target_ms"][pct],
-                color=colour,
+                color="grey",
                 linewidth=0.8,
-                linestyle=":",
+                linestyle=style,
                 label=f"target {pct} (embedded)",
             )
         ax.set_xscale("log")
         ax.set_title(f"{query} queries")
         ax.set_xlabel("items in the store")
+    axes[0].set_ylim(bottom=0)  # once both panels hold their points (the axes are shared)
     axes[0].set_ylabel("latency (ms)")
-    axes[1].legend(fontsize=7)
-    _save(fig, out / "search-latency.svg")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, 0.04))
+    _save(fig, out / "search-latency.svg", note, bottom=0.17)
 
 
-def enrichment(data: dict[str, Any], out: Path) -> None:
+def enrichment(data: dict[str, Any], out: Path, note: Note) -> None:
     fig, ax = plt.subplots(figsize=(5, 3.5))
     points = data["points"]
     ax.bar([str(p["worker_processes"]) for p in points], [p["articles_per_s"] for p in points])
@@ -66,10 +119,10 @@ def enrichment(data: dict[str, Any], out: Path) -> None:
     ax.set_xlabel("worker processes (2 cores)")
     ax.set_ylabel("articles enriched per second")
     ax.legend()
-    _save(fig, out / "enrichment-throughput.svg")
+    _save(fig, out / "enrichment-throughput.svg", note)
 
 
-def ingestion(data: dict[str, Any], out: Path) -> None:
+def ingestion(data: dict[str, Any], out: Path, note: Note) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 3.5))
     points = data["points"]
     labels = [f"{p['backend']}\n{p['mode']}" for p in points]
@@ -78,10 +131,10 @@ def ingestion(data: dict[str, Any], out: Path) -> None:
     ax.set_ylabel("items stored per second")
     ax.tick_params(axis="x", labelsize=7)
     ax.legend()
-    _save(fig, out / "ingestion-rate.svg")
+    _save(fig, out / "ingestion-rate.svg", note)
 
 
-def webhooks(data: dict[str, Any], out: Path) -> None:
+def webhooks(data: dict[str, Any], out: Path, note: Note) -> None:
     fig, (rate, latency) = plt.subplots(1, 2, figsize=(9, 3.5))
     points = data["points"]
     labels = [f"{p['backend']}\n{p['run']}" for p in points]
@@ -98,10 +151,10 @@ def webhooks(data: dict[str, Any], out: Path) -> None:
     latency.legend(fontsize=7)
     for ax in (rate, latency):
         ax.tick_params(axis="x", labelsize=7)
-    _save(fig, out / "webhooks.svg")
+    _save(fig, out / "webhooks.svg", note)
 
 
-def clusters(data: dict[str, Any], out: Path) -> None:
+def clusters(data: dict[str, Any], out: Path, note: Note) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 3.5))
     points = data["points"]
     x = range(len(points))
@@ -120,7 +173,7 @@ def clusters(data: dict[str, Any], out: Path) -> None:
     ax.set_ylabel("B-cubed F1")
     ax.set_ylim(0, 1.15)  # room for the legend above the bars
     ax.legend(fontsize=7, loc="upper right", ncol=3)
-    _save(fig, out / "clusters-quality.svg")
+    _save(fig, out / "clusters-quality.svg", note)
 
 
 def draw(results: Path, out: Path) -> list[Path]:
@@ -129,11 +182,16 @@ def draw(results: Path, out: Path) -> list[Path]:
     plt.rcParams["svg.fonttype"] = "none"  # text stays text: small, searchable files
     data = json.loads(results.read_text())
     out.mkdir(parents=True, exist_ok=True)
-    search_latency(data["search_latency"], out)
-    enrichment(data["enrichment"], out)
-    ingestion(data["ingestion"], out)
-    webhooks(data["webhooks"], out)
-    clusters(data["clusters"], out)
+    plots = {
+        "search_latency": search_latency,
+        "enrichment": enrichment,
+        "ingestion": ingestion,
+        "webhooks": webhooks,
+        "clusters": clusters,
+    }
+    notes = {name: version_note(name, data[name]) for name in plots}  # refuse before drawing
+    for name, plot in plots.items():
+        plot(data[name], out, notes[name])
     return sorted(out.glob("*.svg"))
 
 

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/search_latency.py --data DATA [--items 1000000]
         [--backend both|embedded|postgresql] [--queries 400] [--work DIR] [--fresh] [--build-only]
+        [--postgresql-by-copy] [--record]
 
 DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-2015-09`` datasets
 (docs/benchmarks.md, "Datasets").
@@ -10,6 +11,9 @@ DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-
    written straight into Herald's tables (items, entities and links, embeddings, change
    sequence), as ingestion and enrichment would leave them: SQLite under ``WORK/embedded`` and a
    PostgreSQL database named after the work directory (``herald_bench_search_<hash>``).
+   With ``--postgresql-by-copy`` the PostgreSQL database is instead filled by ``herald db copy``
+   from the SQLite store (built first if missing): the same rows, copied at tens of thousands of
+   rows a second instead of written a second time, which matters at a million items.
 2. Indexing: ``herald index rebuild`` builds each adapter's index from the database through the
    production catch-up path; the rate (wall and CPU) and the index size on disk are reported.
    Data and index are built once per work directory and kept (``WORK/<backend>/loaded.ok``,
@@ -23,6 +27,9 @@ DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-
    server's CPU time per search (from /proc), which does not depend on what else the machine
    runs; on PostgreSQL also the CPU time of the database's server processes per search, and
    the server's resident memory after the passes.
+
+``--record`` writes the p50/p95/p99 of each backend and pass into bench/results.json with the
+code version measured (bench/results.py), for the plot of docs/benchmarks.md.
 
 The search adapter is the default (``HERALD_SEARCH_BACKEND=auto``: the embedded index, also on
 PostgreSQL) unless ``HERALD_SEARCH_BACKEND`` is set in the environment; the report names it.
@@ -93,13 +100,18 @@ def env_for(backend: str, work: Path) -> dict[str, str]:
     }
 
 
-def load_data(backend: str, work: Path, count: int, fresh: bool, data: Path) -> None:
+def load_data(
+    backend: str, work: Path, count: int, fresh: bool, data: Path, by_copy: bool = False
+) -> None:
     home = work / backend
     done = home / "loaded.ok"
     if done.exists() and not fresh:
         loaded = int(done.read_text().split()[0])
         if loaded != count:
             raise SystemExit(f"{home} holds {loaded:,} items: pass --items {loaded} or --fresh")
+        return
+    if backend == "postgresql" and by_copy:
+        copy_embedded_store(work, count, fresh, data)
         return
     (home / "index.json").unlink(missing_ok=True)
     home.mkdir(parents=True, exist_ok=True)
@@ -158,6 +170,33 @@ def load_data(backend: str, work: Path, count: int, fresh: bool, data: Path) -> 
     engine.dispose()
     seconds = time.monotonic() - started
     done.write_text(f"{count} items written in {seconds:.0f} s\n")
+
+
+def copy_embedded_store(work: Path, count: int, fresh: bool, data: Path) -> None:
+    """Fill the PostgreSQL store with the SQLite store's rows through ``herald db copy``
+    (the SQLite store is built first if missing); the index is built afterwards, as usual."""
+    load_data("embedded", work, count, fresh, data)
+    home = work / "postgresql"
+    (home / "index.json").unlink(missing_ok=True)
+    subprocess.run(["rm", "-rf", str(home / "index")], check=True)
+    home.mkdir(parents=True, exist_ok=True)
+    name = pg_database(work)
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = database_url("postgresql", work)
+    started = time.monotonic()
+    subprocess.run(
+        [HERALD, "db", "copy", "--from", database_url("embedded", work), "--to", url, "--no-index"],
+        env=env_for("postgresql", work),
+        check=True,
+    )
+    with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute("ANALYZE")
+    seconds = time.monotonic() - started
+    (home / "loaded.ok").write_text(
+        f"{count} items copied from the embedded store in {seconds:.0f} s\n"
+    )
 
 
 def rebuild_index(backend: str, work: Path, count: int) -> dict[str, Any]:
@@ -383,6 +422,16 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=scifact.cache_dir() / "latency")
     parser.add_argument("--fresh", action="store_true", help="regenerate the data and index")
     parser.add_argument("--build-only", action="store_true", help="build data and indexes only")
+    parser.add_argument(
+        "--postgresql-by-copy",
+        action="store_true",
+        help="fill the PostgreSQL store by `herald db copy` of the SQLite one (same rows, faster)",
+    )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="write the latencies into bench/results.json with the code version",
+    )
     args = parser.parse_args()
     backends = ("embedded", "postgresql") if args.backend == "both" else (args.backend,)
     queries = make_queries(args.queries, args.data)
@@ -395,7 +444,7 @@ def main() -> None:
     }
     for backend in backends:
         started = time.monotonic()
-        load_data(backend, args.work, args.items, args.fresh, args.data)
+        load_data(backend, args.work, args.items, args.fresh, args.data, args.postgresql_by_copy)
         print(f"{backend}: data ready ({time.monotonic() - started:.0f} s)", file=sys.stderr)
         built = rebuild_index(backend, args.work, args.items)
         report[f"{backend}_index"] = built
@@ -409,6 +458,30 @@ def main() -> None:
         if not args.build_only:
             report[backend] = measure(backend, args.work, queries)
     print(json.dumps(report, indent=2))
+    if args.record and not args.build_only:
+        record_latencies(report, backends)
+
+
+PASSES = {"cold": "first-time", "warm": "repeated"}
+
+
+def record_latencies(report: dict[str, Any], backends: tuple[str, ...]) -> None:
+    """Write each backend's and pass's percentiles into bench/results.json (with the load)."""
+    from results import record
+
+    for backend in backends:
+        for label, query in PASSES.items():
+            figures = report[backend][label]
+            record(
+                "search_latency",
+                {"items": report["items"], "backend": backend, "query": query},
+                {
+                    "p50": figures["p50_ms"],
+                    "p95": figures["p95_ms"],
+                    "p99": figures["p99_ms"],
+                    "load": f"{figures['load_before']} / {figures['load_after']}",
+                },
+            )
 
 
 if __name__ == "__main__":

@@ -152,7 +152,13 @@ def cached_embeddings(texts: Sequence[str], embedder: TextEncoder) -> np.ndarray
 
 
 PG_ADMIN = os.environ.get("HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
-PG_DB = "herald_bench_scifact"
+
+
+def pg_database() -> str:
+    """One PostgreSQL database per cache folder, so runs from other folders leave it alone."""
+    import hashlib
+
+    return "herald_bench_scifact_" + hashlib.sha256(str(cache_dir()).encode()).hexdigest()[:8]
 
 
 def postgres_copy(home: Path) -> str:
@@ -167,13 +173,14 @@ def postgres_copy(home: Path) -> str:
     from herald.db.base import Base
     from herald.db.migrate import upgrade
 
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DB}"
+    name = pg_database()
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
     done = home / "postgres-copy.ok"
     if done.exists():
         return url
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{PG_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{PG_DB}"')
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
     upgrade(url)
     source = create_engine(f"sqlite:///{home / 'herald.db'}")
     target = create_engine(url)

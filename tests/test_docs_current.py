@@ -218,13 +218,27 @@ def test_a_benchmark_run_records_its_figures(tmp_path: Path) -> None:
 
     copy = tmp_path / "results.json"
     copy.write_text(RESULTS.read_text())
-    record("ingestion", {"backend": "SQLite", "mode": "one process"}, {"items_per_s": 1}, copy)
-    record("webhooks", {"backend": "SQLite", "run": "latest"}, {"per_s": 2}, copy)
+    record(
+        "ingestion",
+        {"backend": "SQLite", "mode": "one process"},
+        {"items_per_s": 1},
+        copy,
+        version="0123456789ab",
+    )
+    record("webhooks", {"backend": "SQLite", "run": "latest"}, {"per_s": 2}, copy, version="x")
     recorded = json.loads(copy.read_text())
-    assert {"backend": "SQLite", "mode": "one process", "items_per_s": 1} in recorded["ingestion"][
-        "points"
-    ]
+    assert {
+        "backend": "SQLite",
+        "mode": "one process",
+        "items_per_s": 1,
+        "commit": "0123456789ab",
+    } in recorded["ingestion"]["points"]
     assert len(recorded["ingestion"]["points"]) == len(
         json.loads(RESULTS.read_text())["ingestion"]["points"]
     )
-    assert recorded["webhooks"]["points"][-1] == {"backend": "SQLite", "run": "latest", "per_s": 2}
+    assert recorded["webhooks"]["points"][-1] == {
+        "backend": "SQLite",
+        "run": "latest",
+        "per_s": 2,
+        "commit": "x",
+    }
