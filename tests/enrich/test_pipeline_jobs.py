@@ -136,6 +136,36 @@ def test_enriching_again_is_idempotent(enrich_runtime: Runtime, clock: FrozenClo
         assert session.scalars(select(ContentEmbedding)).all().__len__() == 1
 
 
+def test_a_batch_enriched_again_keeps_each_items_own_results(
+    enrich_runtime: Runtime, clock: FrozenClock
+) -> None:
+    # A batch's links and embeddings are written for all its items at once: each item must
+    # keep exactly its own, and a second run replaces them without leaving the first's.
+    runtime = enrich_runtime
+    ids = add_articles(runtime, "apple_company_macworld", "paris_city_heist", "hp_united_kingdom")
+    Worker(runtime).drain()
+
+    def stored() -> dict[str, tuple[dict[str, tuple[int, float]], bytes]]:
+        with runtime.sessions.read() as session:
+            vectors = {e.content_id: e.vector for e in session.scalars(select(ContentEmbedding))}
+        found = {i: links(runtime, i) for i in ids}
+        return {
+            i: ({k: (v.mention_count, v.salience) for k, v in found[i].items()}, vectors[i])
+            for i in ids
+        }
+
+    first = stored()
+    assert all(entities for entities, _ in first.values())
+    assert len({vector for _, vector in first.values()}) == len(ids)
+    clock.advance(timedelta(hours=1))
+    with runtime.sessions.write() as session:
+        assert queue_enrichment(session, ids, clock=runtime.clock) == len(ids)
+    Worker(runtime).drain()
+    assert stored() == first
+    with runtime.sessions.read() as session:
+        assert len(session.scalars(select(ContentEmbedding)).all()) == len(ids)
+
+
 class FlakyEmbedder:
     """The real embedder, failing its first call as a crash in the middle of a batch would."""
 

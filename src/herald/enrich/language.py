@@ -34,7 +34,7 @@ class LanguageDetector:
 
     def detect(self, text: str) -> LanguageGuess:
         sample = text[:_SAMPLE_CHARS]
-        if sum(ch.isalpha() for ch in sample) < _MIN_LETTERS:
+        if not _has_letters(sample, _MIN_LETTERS):
             return LanguageGuess(None, 0.0)
         with self._lock:
             code, confidence = self._identifier.classify(sample)
@@ -45,3 +45,14 @@ class LanguageDetector:
 
     def detect_many(self, texts: Sequence[str]) -> list[LanguageGuess]:
         return [self.detect(text) for text in texts]
+
+
+def _has_letters(text: str, needed: int) -> bool:
+    """Whether ``text`` holds at least ``needed`` letters (stops counting there: an article's
+    first letters decide, instead of a pass over its whole sample)."""
+    for ch in text:
+        if ch.isalpha():
+            needed -= 1
+            if needed <= 0:
+                return True
+    return needed <= 0

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from herald.content.changes import mark_changed
@@ -166,13 +166,16 @@ def store(
     }
     wanted = {e.entity_id for item in result.items for e in item.entities}
     known = entity_repository.existing_ids(session, wanted)
-    stored: list[str] = []
-    for item in result.items:
-        row = rows.get(item.content_id)
-        if row is None or row.deleted_at is not None or row.content_hash != hashes.get(row.id):
-            continue
-        _apply(session, row, item, known, model=result.embedding_model, now=now)
-        stored.append(row.id)
+    kept = [
+        (rows[item.content_id], item)
+        for item in result.items
+        if item.content_id in rows
+        and rows[item.content_id].deleted_at is None
+        and rows[item.content_id].content_hash == hashes.get(item.content_id)
+    ]
+    stored = [row.id for row, _ in kept]
+    if kept:
+        _apply(session, kept, known, model=result.embedding_model, now=now)
     if stored:
         mark_changed(session, stored)
         _hand_on(session, [rows[i] for i in stored], clock=clock)
@@ -209,54 +212,65 @@ def _merged_entities_redirected(session: Session, result: BatchResult) -> BatchR
 
 def _apply(
     session: Session,
-    row: ContentItem,
-    item: EnrichedItem,
+    kept: Sequence[tuple[ContentItem, EnrichedItem]],
     known: set[str],
     *,
     model: str,
     now: datetime,
 ) -> None:
-    row.language = item.language
-    row.summary = item.summary
-    row.summaries = item.summaries
-    row.key_points = item.key_points
-    row.segments = item.segments
-    row.word_count = item.word_count
-    row.enriched_at = now
-    row.updated_at = now
-    session.execute(delete(ContentEntity).where(ContentEntity.content_id == row.id))
-    staging.write_names(session, row.id, item.names)
-    for linked in item.entities:
-        if linked.entity_id not in known:
-            continue
-        session.add(
-            ContentEntity(
-                content_id=row.id,
-                entity_id=linked.entity_id,
-                mention_count=linked.mention_count,
-                salience=linked.salience,
-                confidence=linked.confidence,
-                published_at=row.published_at,
-                media_type=row.media_type,
-            )
+    """Store the batch's results: each row's fields and names, then the entity links and the
+    embeddings of all rows in a few statements (one delete and one insert of links, one read of
+    the embeddings) instead of a round of statements and objects per item."""
+    ids = [row.id for row, _ in kept]
+    for row, item in kept:
+        row.language = item.language
+        row.summary = item.summary
+        row.summaries = item.summaries
+        row.key_points = item.key_points
+        row.segments = item.segments
+        row.word_count = item.word_count
+        row.enriched_at = now
+        row.updated_at = now
+    session.execute(delete(ContentEntity).where(ContentEntity.content_id.in_(ids)))
+    for row, item in kept:
+        staging.write_names(session, row.id, item.names)
+    links = [
+        {
+            "content_id": row.id,
+            "entity_id": linked.entity_id,
+            "mention_count": linked.mention_count,
+            "salience": linked.salience,
+            "confidence": linked.confidence,
+            "published_at": row.published_at,
+            "media_type": row.media_type,
+        }
+        for row, item in kept
+        for linked in item.entities
+        if linked.entity_id in known
+    ]
+    if links:
+        session.execute(insert(ContentEntity), links)
+    embeddings = {
+        e.content_id: e
+        for e in session.scalars(
+            select(ContentEmbedding).where(ContentEmbedding.content_id.in_(ids))
         )
-    vector = vector_to_bytes(item.embedding)
-    embedding = session.get(ContentEmbedding, row.id)
-    if embedding is None:
-        session.add(
-            ContentEmbedding(
-                content_id=row.id,
-                model=model,
-                dim=int(item.embedding.shape[0]),
-                vector=vector,
-                updated_at=now,
+    }
+    for row, item in kept:
+        vector = vector_to_bytes(item.embedding)
+        dim = int(item.embedding.shape[0])
+        embedding = embeddings.get(row.id)
+        if embedding is None:
+            session.add(
+                ContentEmbedding(
+                    content_id=row.id, model=model, dim=dim, vector=vector, updated_at=now
+                )
             )
-        )
-    else:
-        embedding.model = model
-        embedding.dim = int(item.embedding.shape[0])
-        embedding.vector = vector
-        embedding.updated_at = now
+        else:
+            embedding.model = model
+            embedding.dim = dim
+            embedding.vector = vector
+            embedding.updated_at = now
 
 
 def _hand_on(session: Session, rows: Sequence[ContentItem], *, clock: Clock) -> None:
