@@ -3,7 +3,9 @@ by them, and searchable by them. Real text through Herald's own recogniser."""
 
 from __future__ import annotations
 
+from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker
+from herald.entities.model import EntityDraft
 from herald.entities.names import alias_key
 from tests.enrich.models import fresh_knowledge_base, trained_recognizer
 
@@ -13,11 +15,15 @@ UNION = (
 )
 
 
+def new_entities(text: str, kb: KnowledgeBase | None = None) -> list[EntityDraft]:
+    """The new entities Herald's recogniser and linker find in ``text``."""
+    mentions = trained_recognizer().recognize([text])[0]
+    return EntityLinker(kb or fresh_knowledge_base()).link("", text, mentions).new_entities
+
+
 def test_a_new_organisation_keeps_the_acronym_the_item_names_it_by() -> None:
     kb = fresh_knowledge_base()
-    mentions = trained_recognizer().recognize([UNION])[0]
-    result = EntityLinker(kb).link("", UNION, mentions)
-    (union,) = [d for d in result.new_entities if d.display_name.endswith("Workers Union")]
+    (union,) = [d for d in new_entities(UNION, kb) if d.display_name.endswith("Workers Union")]
     assert "NTWU" in union.aliases
     kb.add(union.to_record())
     assert union.id in {r.id for r in kb.lookup(alias_key("NTWU"))}
@@ -25,9 +31,7 @@ def test_a_new_organisation_keeps_the_acronym_the_item_names_it_by() -> None:
 
 def test_a_word_in_capitals_that_abbreviates_nothing_is_no_alias() -> None:
     text = UNION.replace("NTWU", "UNICEF")
-    mentions = trained_recognizer().recognize([text])[0]
-    result = EntityLinker(fresh_knowledge_base()).link("", text, mentions)
-    assert all("UNICEF" not in d.aliases for d in result.new_entities)
+    assert all("UNICEF" not in d.aliases for d in new_entities(text))
 
 
 FIRM = (
@@ -38,9 +42,7 @@ FIRM = (
 
 def test_a_new_organisation_keeps_the_short_form_the_item_names_it_by() -> None:
     kb = fresh_knowledge_base()
-    mentions = trained_recognizer().recognize([FIRM])[0]
-    result = EntityLinker(kb).link("", FIRM, mentions)
-    (firm,) = [d for d in result.new_entities if d.display_name.startswith("Harwick")]
+    (firm,) = [d for d in new_entities(FIRM, kb) if d.display_name.startswith("Harwick")]
     assert firm.display_name == "Harwick Tooling Corp"
     assert "Harwick" in firm.aliases
     kb.add(firm.to_record())
@@ -49,6 +51,4 @@ def test_a_new_organisation_keeps_the_short_form_the_item_names_it_by() -> None:
 
 def test_a_shorter_name_that_is_not_the_names_beginning_is_no_alias() -> None:
     text = FIRM.replace("Harwick shares", "Tooling shares").replace("and Harwick", "and Tooling")
-    mentions = trained_recognizer().recognize([text])[0]
-    result = EntityLinker(fresh_knowledge_base()).link("", text, mentions)
-    assert all("Tooling" not in d.aliases for d in result.new_entities)
+    assert all("Tooling" not in d.aliases for d in new_entities(text))

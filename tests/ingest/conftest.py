@@ -23,6 +23,8 @@ import pytest
 
 from herald.core.clock import SystemClock
 from herald.ingest.fetch import FetchPolicy, FetchResult, HttpFetcher
+from herald.ingest.model import IncomingItem
+from herald.ingest.normalize import item_from_mapping
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -196,6 +198,23 @@ def fixture_bytes(name: str) -> bytes:
 def ecbplus_docs() -> dict[str, dict[str, str]]:
     lines = (FIXTURES / "ecbplus_syndication.jsonl").read_text(encoding="utf-8").splitlines()
     return {doc["doc_id"]: doc for doc in map(json.loads, lines)}
+
+
+def ecbplus_item(doc_id: str, **overrides: object) -> IncomingItem:
+    """The fixture's article ``doc_id`` as a news item (its first line the title), with
+    ``overrides`` of the ingestion fields."""
+    doc = ecbplus_docs()[doc_id]
+    lines = doc["text"].split("\n")
+    raw: dict[str, object] = {
+        "url": doc["source_url"],
+        "media_type": "news",
+        "title": lines[0],
+        "published_date": "2012-12-23T23:00:00Z",
+        "source": {"name": doc["source_domain"], "domain": doc["source_domain"]},
+        "body": "\n".join(lines[1:]),
+    }
+    raw.update(overrides)
+    return item_from_mapping(raw)
 
 
 def article_page(

@@ -19,24 +19,9 @@ from herald.ingest.service import store_items
 from herald.ingest.sources import Document
 from herald.runtime import Runtime
 
-from .conftest import ecbplus_docs
+from .conftest import ecbplus_docs, ecbplus_item
 
 DOCS = ecbplus_docs()
-
-
-def _item(doc_id: str, **overrides: object) -> IncomingItem:
-    doc = DOCS[doc_id]
-    lines = doc["text"].split("\n")
-    raw: dict[str, object] = {
-        "url": doc["source_url"],
-        "media_type": "news",
-        "title": lines[0],
-        "published_date": "2012-12-23T23:00:00Z",
-        "source": {"name": doc["source_domain"], "domain": doc["source_domain"]},
-        "body": "\n".join(lines[1:]),
-    }
-    raw.update(overrides)
-    return item_from_mapping(raw)
 
 
 def _store(runtime: Runtime, items: list[IncomingItem]):  # type: ignore[no-untyped-def]
@@ -55,11 +40,11 @@ def _jobs(runtime: Runtime, kind: str = "enrich.item") -> list[Job]:
 
 
 def test_new_items_are_stored_with_marks_and_enrichment_jobs(runtime: Runtime) -> None:
-    report = _store(runtime, [_item("29_1ecbplus"), _item("24_5ecbplus")])
+    report = _store(runtime, [ecbplus_item("29_1ecbplus"), ecbplus_item("24_5ecbplus")])
     assert (report.accepted, report.updated, report.duplicates) == (2, 0, 0)
     rows = _rows(runtime)
     assert len(rows) == 2
-    row = rows[_item("29_1ecbplus").content_id]
+    row = rows[ecbplus_item("29_1ecbplus").content_id]
     assert row.source_domain == "yahoo.com"
     assert row.published_at.tzinfo is not None
     assert row.change_seq > 0
@@ -75,14 +60,14 @@ def test_new_items_are_stored_with_marks_and_enrichment_jobs(runtime: Runtime) -
 
 
 def test_reingesting_changes_nothing(runtime: Runtime) -> None:
-    _store(runtime, [_item("29_1ecbplus")])
-    before = _rows(runtime)[_item("29_1ecbplus").content_id]
+    _store(runtime, [ecbplus_item("29_1ecbplus")])
+    before = _rows(runtime)[ecbplus_item("29_1ecbplus").content_id]
     # The enrichment job ran meanwhile (simulated: the queue is empty again).
     with runtime.sessions.write() as session:
         session.query(Job).delete()
     assert isinstance(runtime.clock, FrozenClock)
     runtime.clock.advance(timedelta(hours=1))
-    report = _store(runtime, [_item("29_1ecbplus"), _item("29_1ecbplus")])
+    report = _store(runtime, [ecbplus_item("29_1ecbplus"), ecbplus_item("29_1ecbplus")])
     assert (report.accepted, report.updated, report.duplicates) == (0, 0, 2)
     after = _rows(runtime)[before.id]
     assert (after.updated_at, after.change_seq, after.version) == (
@@ -94,11 +79,11 @@ def test_reingesting_changes_nothing(runtime: Runtime) -> None:
 
 
 def test_an_updated_article_replaces_its_earlier_version(runtime: Runtime) -> None:
-    _store(runtime, [_item("29_1ecbplus")])
-    first = _rows(runtime)[_item("29_1ecbplus").content_id]
+    _store(runtime, [ecbplus_item("29_1ecbplus")])
+    first = _rows(runtime)[ecbplus_item("29_1ecbplus").content_id]
     assert isinstance(runtime.clock, FrozenClock)
     runtime.clock.advance(timedelta(minutes=5))
-    updated = _item(
+    updated = ecbplus_item(
         "29_1ecbplus",
         url=DOCS["29_1ecbplus"]["source_url"] + "?utm_source=twitter",
         title="UPDATED: Colts beat Chiefs 20-13 to clinch playoff berth",
@@ -120,16 +105,20 @@ def test_an_updated_article_replaces_its_earlier_version(runtime: Runtime) -> No
 
 
 def test_reprints_share_an_article_and_keep_their_items(runtime: Runtime) -> None:
-    _store(runtime, [_item("29_1ecbplus")])
-    report = _store(runtime, [_item("29_5ecbplus"), _item("29_9ecbplus"), _item("24_5ecbplus")])
+    _store(runtime, [ecbplus_item("29_1ecbplus")])
+    report = _store(
+        runtime,
+        [ecbplus_item("29_5ecbplus"), ecbplus_item("29_9ecbplus"), ecbplus_item("24_5ecbplus")],
+    )
     assert report.accepted == 3
     assert report.syndicated == 2
     rows = _rows(runtime)
     articles = {
-        rows[_item(d).content_id].article_id for d in ("29_1ecbplus", "29_5ecbplus", "29_9ecbplus")
+        rows[ecbplus_item(d).content_id].article_id
+        for d in ("29_1ecbplus", "29_5ecbplus", "29_9ecbplus")
     }
     assert len(articles) == 1
-    assert rows[_item("24_5ecbplus").content_id].article_id not in articles
+    assert rows[ecbplus_item("24_5ecbplus").content_id].article_id not in articles
     assert len(rows) == 4
     with runtime.sessions.read() as session:
         assert (
@@ -147,7 +136,11 @@ def _bands(runtime: Runtime) -> dict[str, int]:
 
 
 def test_deleting_an_item_deletes_its_fingerprint_and_band_keys(runtime: Runtime) -> None:
-    kept, deleted, updated = _item("29_1ecbplus"), _item("29_5ecbplus"), _item("24_5ecbplus")
+    kept, deleted, updated = (
+        ecbplus_item("29_1ecbplus"),
+        ecbplus_item("29_5ecbplus"),
+        ecbplus_item("24_5ecbplus"),
+    )
     _store(runtime, [kept, deleted, updated])
     assert _bands(runtime) == {kept.content_id: 42, deleted.content_id: 42, updated.content_id: 42}
     # A new version replaces the item's band keys; deleting the row (retention, a purge) drops
@@ -160,7 +153,7 @@ def test_deleting_an_item_deletes_its_fingerprint_and_band_keys(runtime: Runtime
         stored = set(session.scalars(select(ContentFingerprint.content_id)))
     assert stored == {kept.content_id, updated.content_id}
     # The reprint's copy is still found through the kept item's band keys.
-    report = _store(runtime, [_item("29_9ecbplus")])
+    report = _store(runtime, [ecbplus_item("29_9ecbplus")])
     assert report.syndicated == 1
 
 
@@ -184,11 +177,11 @@ def test_reprints_within_one_batch_and_podcasts_without_article(runtime: Runtime
             ],
         }
     )
-    _store(runtime, [_item("22_12ecbplus"), _item("22_14ecbplus"), podcast])
+    _store(runtime, [ecbplus_item("22_12ecbplus"), ecbplus_item("22_14ecbplus"), podcast])
     rows = _rows(runtime)
     assert (
-        rows[_item("22_12ecbplus").content_id].article_id
-        == rows[_item("22_14ecbplus").content_id].article_id
+        rows[ecbplus_item("22_12ecbplus").content_id].article_id
+        == rows[ecbplus_item("22_14ecbplus").content_id].article_id
     )
     episode = rows[podcast.content_id]
     assert episode.article_id is None
@@ -209,7 +202,7 @@ def test_reprints_within_one_batch_and_podcasts_without_article(runtime: Runtime
 
 
 def test_an_estimated_date_never_moves_a_stored_item(runtime: Runtime) -> None:
-    first = dataclasses.replace(_item("24_5ecbplus"), published_is_estimate=True)
+    first = dataclasses.replace(ecbplus_item("24_5ecbplus"), published_is_estimate=True)
     _store(runtime, [first])
     assert isinstance(runtime.clock, FrozenClock)
     runtime.clock.advance(timedelta(days=1))
@@ -252,7 +245,7 @@ def test_chunked_ingest_of_a_file_with_bad_lines(runtime: Runtime) -> None:
 
 
 def test_a_removed_item_comes_back_on_reingest(runtime: Runtime) -> None:
-    item = _item("24_1ecbplus")
+    item = ecbplus_item("24_1ecbplus")
     _store(runtime, [item])
     with runtime.sessions.write() as session:
         row = session.get(ContentItem, item.content_id)
@@ -264,7 +257,7 @@ def test_a_removed_item_comes_back_on_reingest(runtime: Runtime) -> None:
 
 
 def test_source_override_keeps_the_same_identity(runtime: Runtime) -> None:
-    item = _item("24_1ecbplus")
+    item = ecbplus_item("24_1ecbplus")
     renamed = dataclasses.replace(item, source=SourceRef("Yahoo News", "yahoo.com"))
     _store(runtime, [item])
     report = _store(runtime, [renamed])
@@ -297,11 +290,11 @@ def test_parallel_json_lines_ingest_matches_the_serial_one(runtime: Runtime) -> 
     assert [(e.line, e.location) for e in report.rejected] == [(6, "line 6")]
     rows = _rows(runtime)
     assert (
-        rows[_item("29_1ecbplus").content_id].article_id
-        == rows[_item("29_9ecbplus").content_id].article_id
+        rows[ecbplus_item("29_1ecbplus").content_id].article_id
+        == rows[ecbplus_item("29_9ecbplus").content_id].article_id
     )
     assert (
-        rows[_item("22_12ecbplus").content_id].article_id
-        == rows[_item("22_14ecbplus").content_id].article_id
+        rows[ecbplus_item("22_12ecbplus").content_id].article_id
+        == rows[ecbplus_item("22_14ecbplus").content_id].article_id
     )
     assert len({row.article_id for row in rows.values()}) == 6

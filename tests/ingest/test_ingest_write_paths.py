@@ -22,24 +22,9 @@ from herald.ingest.syndication import fingerprint
 from herald.jobs import queue
 from herald.runtime import Runtime
 
-from .conftest import ecbplus_docs
+from .conftest import ecbplus_docs, ecbplus_item
 
 DOCS = ecbplus_docs()
-
-
-def _news(doc_id: str, **overrides: object) -> IncomingItem:
-    doc = DOCS[doc_id]
-    lines = doc["text"].split("\n")
-    raw: dict[str, object] = {
-        "url": doc["source_url"],
-        "media_type": "news",
-        "title": lines[0],
-        "published_date": "2012-12-23T23:00:00Z",
-        "source": {"name": doc["source_domain"], "domain": doc["source_domain"]},
-        "body": "\n".join(lines[1:]),
-    }
-    raw.update(overrides)
-    return item_from_mapping(raw)
 
 
 def _batches() -> list[list[IncomingItem]]:
@@ -59,7 +44,7 @@ def _batches() -> list[list[IncomingItem]]:
             ],
         }
     )
-    odd = _news(
+    odd = ecbplus_item(
         ids[1],
         url="https://example.org/a\\b?x=1",
         title="Tabs\tnewlines\nand \\backslashes\\ \u00fcber \u2019quotes\u2019",
@@ -68,12 +53,12 @@ def _batches() -> list[list[IncomingItem]]:
         external_id="ext-\u00e9-1",
         language="fr",
     )
-    first = [_news(i) for i in ids[:6]] + [podcast, odd]
+    first = [ecbplus_item(i) for i in ids[:6]] + [podcast, odd]
     # A reprint of a stored story (found through the stored band keys), an edited item (updated,
     # its fingerprint replaced), an unchanged one (a duplicate) and new ones.
     edited = dataclasses.replace(first[0], body=first[0].body + "\nA late paragraph.")
-    reprint = _news(ids[2], url="https://reprints.example.com/copy", title="A reprint")
-    second = [edited, first[3], reprint] + [_news(i) for i in ids[6:]]
+    reprint = ecbplus_item(ids[2], url="https://reprints.example.com/copy", title="A reprint")
+    second = [edited, first[3], reprint] + [ecbplus_item(i) for i in ids[6:]]
     return [first, second]
 
 
@@ -142,9 +127,9 @@ def test_postgres_picks_the_candidates_the_portable_path_picks(
 ) -> None:
     ids = list(DOCS)
     # Six copies of one story (at most three are candidates), and the other stories once.
-    copies = [_news(ids[0], url=f"https://copy{n}.example.com/story") for n in range(6)]
+    copies = [ecbplus_item(ids[0], url=f"https://copy{n}.example.com/story") for n in range(6)]
     with runtime.sessions.write() as session:
-        store_items(session, copies + [_news(i) for i in ids[1:]], clock=runtime.clock)
+        store_items(session, copies + [ecbplus_item(i) for i in ids[1:]], clock=runtime.clock)
     wanted = [fp for fp in (fingerprint(doc["text"]) for doc in DOCS.values()) if fp is not None]
     keys = [key for fp in wanted for key in fp.band_keys()]
 

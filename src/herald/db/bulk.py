@@ -92,8 +92,7 @@ def copy_rows(connection: Connection, table: Table, rows: Sequence[Mapping[str, 
     names = named + [name for name, _ in defaulted]
     written = [column_formatter(table.c[name].type, dialect) for name in names]
     makers = [make for _, make in defaulted]
-    quote = dialect.identifier_preparer.quote
-    target = f"{dialect.identifier_preparer.format_table(table)} ({', '.join(map(quote, names))})"
+    target = copy_target(table, dialect, names)
 
     def lines() -> Iterator[str]:
         for row in rows:
@@ -108,10 +107,11 @@ def _constant(value: Any) -> Any:
     return value
 
 
-def copy_target(table: Table, dialect: Dialect) -> str:
-    """``table (column, ...)`` for :func:`copy_text`, every name quoted where it needs it."""
+def copy_target(table: Table, dialect: Dialect, names: Sequence[str] | None = None) -> str:
+    """``table (column, ...)`` for :func:`copy_text` (``names``, or every column in the table's
+    order), every name quoted where it needs it."""
     quote = dialect.identifier_preparer.quote
-    columns = ", ".join(quote(c.name) for c in table.columns)
+    columns = ", ".join(quote(n) for n in (names or [c.name for c in table.columns]))
     return f"{dialect.identifier_preparer.format_table(table)} ({columns})"
 
 

@@ -167,26 +167,19 @@ def store(
     wanted = {e.entity_id for item in result.items for e in item.entities}
     known = entity_repository.existing_ids(session, wanted)
     kept = [
-        (rows[item.content_id], item)
+        (row, item)
         for item in result.items
-        if item.content_id in rows
-        and rows[item.content_id].deleted_at is None
-        and rows[item.content_id].content_hash == hashes.get(item.content_id)
+        if (row := rows.get(item.content_id)) is not None
+        and row.deleted_at is None
+        and row.content_hash == hashes.get(row.id)
     ]
     stored = [row.id for row, _ in kept]
     if kept:
         _apply(session, kept, known, model=result.embedding_model, now=now)
-    if stored:
         mark_changed(session, stored)
-        _hand_on(session, [rows[i] for i in stored], clock=clock)
+        _hand_on(session, [row for row, _ in kept], clock=clock)
         staged = {d.id for d in result.new_entities}
-        named = {
-            e.entity_id
-            for item in result.items
-            if item.content_id in stored
-            for e in item.entities
-            if e.entity_id in staged
-        }
+        named = {e.entity_id for _, item in kept for e in item.entities if e.entity_id in staged}
         staging.confirm_reached(session, named, confirm or ConfirmRule(), clock=clock)
     return stored
 

@@ -193,11 +193,11 @@ def _best_known(
 
 
 def _choose_demonym(kb: KnowledgeBase, group: Group, nationalities: bool) -> Choice | None:
-    found = {
-        r.id: r
-        for s in group.surfaces
-        for r in (kb.lookup_demonym(surface_key(s)) if nationalities else ())
-    }
+    found = (
+        {r.id: r for s in group.surfaces for r in kb.lookup_demonym(surface_key(s))}
+        if nationalities
+        else {}
+    )
     if not found:
         # spaCy also calls a country's own name a nationality ("Tajikistan's capital").
         countries = {

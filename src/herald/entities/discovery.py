@@ -254,18 +254,15 @@ def _short_forms(group: Group, name: str) -> tuple[str, ...]:
     ("Lear" of "Lear Corp", "Caltex" of "Caltex Petroleum Corp")."""
     spellings = dict.fromkeys(clean_surface(s) for s in group.surfaces)
     words = alias_key(name).split()
-    return tuple(
-        s
-        for s in spellings
-        if s != name
-        and (
-            (s.isupper() and abbreviates(alias_key(s), name))
-            or (
-                0 < len(alias_key(s).split()) < len(words)
-                and words[: len(alias_key(s).split())] == alias_key(s).split()
-            )
-        )
-    )
+
+    def shortens(spelling: str) -> bool:
+        key = alias_key(spelling)
+        if spelling.isupper() and abbreviates(key, name):
+            return True
+        start = key.split()
+        return 0 < len(start) < len(words) and words[: len(start)] == start
+
+    return tuple(s for s in spellings if s != name and shortens(s))
 
 
 def _national_aliases(name: str) -> tuple[str, ...]:

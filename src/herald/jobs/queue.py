@@ -153,21 +153,20 @@ def enqueue_many(
     now = clock.now()
     if _ONE_STATEMENT_ON_POSTGRES and session.get_bind().dialect.name == "postgresql":
         enqueue_many_postgres(session, kind, jobs, now=now, priority=priority)
-        session.info["herald_jobs_enqueued"] = True
-        return
-    rows = [
-        _job_row(
-            kind,
-            payload,
-            now=now,
-            unique_key=key,
-            run_at=None,
-            priority=priority,
-            team_id=None,
-        )
-        for payload, key in jobs
-    ]
-    session.execute(_insert_dropping_queued_duplicates(session), rows)
+    else:
+        rows = [
+            _job_row(
+                kind,
+                payload,
+                now=now,
+                unique_key=key,
+                run_at=None,
+                priority=priority,
+                team_id=None,
+            )
+            for payload, key in jobs
+        ]
+        session.execute(_insert_dropping_queued_duplicates(session), rows)
     session.info["herald_jobs_enqueued"] = True
 
 
