@@ -19,7 +19,7 @@ from herald.ingest.model import IncomingItem
 from herald.ingest.normalize import item_from_mapping
 from herald.ingest.service import store_items
 from herald.ingest.syndication import fingerprint
-from herald.jobs import queue
+from herald.jobs import enqueueing
 from herald.runtime import Runtime
 
 from .conftest import ecbplus_docs, ecbplus_item
@@ -110,7 +110,7 @@ def test_bulk_writes_store_the_rows_the_statements_store(
 ) -> None:
     bulk_reports, bulk = _ingest(runtime, clock)
     monkeypatch.setattr(repository, "_COPY_ON_POSTGRES", False)
-    monkeypatch.setattr(queue, "_ONE_STATEMENT_ON_POSTGRES", False)
+    monkeypatch.setattr(enqueueing, "_ONE_STATEMENT_ON_POSTGRES", False)
     reports, statements = _ingest(runtime, clock)
     assert bulk_reports == reports
     assert reports[1]["syndicated"] >= 1  # the stored copy was found

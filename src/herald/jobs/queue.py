@@ -1,4 +1,5 @@
-"""The durable job queue: enqueue in the caller's transaction; claim with leases; finish or fail.
+"""The durable job queue: enqueue in the caller's transaction (:mod:`herald.jobs.enqueueing`,
+whose ``enqueue`` and ``enqueue_many`` this module re-exports); claim with leases; finish or fail.
 
 PostgreSQL claims with ``FOR UPDATE SKIP LOCKED`` so many workers on many machines share the
 work; SQLite serialises claims through its single writer (write units of work BEGIN IMMEDIATE).
@@ -32,10 +33,8 @@ from sqlalchemy import (
     delete,
     exists,
     func,
-    insert,
     or_,
     select,
-    text,
     true,
     update,
 )
@@ -46,10 +45,9 @@ from sqlalchemy.orm import Session, aliased
 from herald.core.clock import Clock
 from herald.db.dialect import insert_for
 from herald.db.models.job import Job, JobTurn
-from herald.jobs.enqueue_pg import enqueue_many_postgres
+from herald.jobs.enqueueing import enqueue as enqueue
+from herald.jobs.enqueueing import enqueue_many as enqueue_many
 from herald.jobs.registry import get_kind, kinds_in_lane, known_kinds
-
-QUEUED_PREDICATE = text("status = 'queued'")
 
 
 class LeaseLost(Exception):
@@ -67,112 +65,6 @@ class ClaimedJob:
     unique_key: str | None
     worker_id: str
     created_at: datetime
-
-
-def _job_row(
-    kind: str,
-    payload: dict[str, Any],
-    *,
-    now: datetime,
-    unique_key: str | None,
-    run_at: datetime | None,
-    priority: int,
-    team_id: str | None,
-) -> dict[str, Any]:
-    spec = get_kind(kind)
-    return {
-        "kind": kind,
-        "lane": spec.lane,
-        "payload": payload,
-        "unique_key": unique_key,
-        "team_id": team_id,
-        "status": "queued",
-        "priority": priority,
-        "run_at": run_at or now,
-        "attempts": 0,
-        "max_attempts": spec.retry.max_attempts,
-        "created_at": now,
-        "updated_at": now,
-    }
-
-
-def _insert_dropping_queued_duplicates(session: Session) -> Any:
-    upsert = insert_for(session, Job)
-    return upsert.on_conflict_do_nothing(
-        index_elements=["unique_key"], index_where=QUEUED_PREDICATE
-    )
-
-
-def enqueue(
-    session: Session,
-    kind: str,
-    payload: dict[str, Any],
-    *,
-    clock: Clock,
-    unique_key: str | None = None,
-    run_at: datetime | None = None,
-    priority: int = 0,
-    team_id: str | None = None,
-) -> int | None:
-    """Add a job in the caller's transaction; returns its id, or None if an equal job is queued."""
-    values = _job_row(
-        kind,
-        payload,
-        now=clock.now(),
-        unique_key=unique_key,
-        run_at=run_at,
-        priority=priority,
-        team_id=team_id,
-    )
-    job_id: int | None
-    if unique_key is None:
-        job_id = session.execute(insert(Job).values(**values).returning(Job.id)).scalar_one()
-    else:
-        statement = _insert_dropping_queued_duplicates(session).values(**values).returning(Job.id)
-        job_id = session.execute(statement).scalar_one_or_none()
-    if job_id is not None:
-        session.info["herald_jobs_enqueued"] = True
-    return job_id
-
-
-def enqueue_many(
-    session: Session,
-    kind: str,
-    jobs: Sequence[tuple[dict[str, Any], str | None]],
-    *,
-    clock: Clock,
-    priority: int = 0,
-) -> None:
-    """Enqueue many ``(payload, unique_key)`` jobs of one kind in one statement.
-
-    The same rows and the same drop-if-queued rule as :func:`enqueue`, without a round trip per
-    job (bulk ingestion enqueues one enrichment job per item).
-    """
-    if not jobs:
-        return
-    now = clock.now()
-    if _ONE_STATEMENT_ON_POSTGRES and session.get_bind().dialect.name == "postgresql":
-        enqueue_many_postgres(session, kind, jobs, now=now, priority=priority)
-    else:
-        rows = [
-            _job_row(
-                kind,
-                payload,
-                now=now,
-                unique_key=key,
-                run_at=None,
-                priority=priority,
-                team_id=None,
-            )
-            for payload, key in jobs
-        ]
-        session.execute(_insert_dropping_queued_duplicates(session), rows)
-    session.info["herald_jobs_enqueued"] = True
-
-
-# Whether PostgreSQL takes a batch of jobs as one statement (tests compare its rows with the
-# portable path's).
-_ONE_STATEMENT_ON_POSTGRES = True
 
 
 def claim(
