@@ -23,22 +23,13 @@ from typing import Final
 
 from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE
 from herald.entities.discovery import discovered, new_name
-from herald.entities.document import (
-    Choice,
-    Document,
-    Group,
-    LinkingConfig,
-    Neighbours,
-    is_demonym,
-)
-from herald.entities.kb import KnowledgeBase
-from herald.entities.kind_stage import kind_distribution, kind_evidence
+from herald.entities.document import Choice, Reading, is_demonym
+from herald.entities.kind_stage import evidence_of, likeliest
 from herald.entities.kinds import CLASSES
 from herald.entities.kinds import FEATURES as KIND_FEATURES
 from herald.entities.kinds import bundled as kinds_model
 from herald.entities.kinds import features as kind_features
 from herald.entities.logistic import LogisticModel
-from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key
 from herald.entities.refusals import not_a_name, refused_as
 from herald.entities.shapes import without_title
@@ -64,15 +55,10 @@ class Candidate:
     features: list[float]
 
 
-def candidate(
-    kb: KnowledgeBase,
-    doc: Document,
-    group: Group,
-    neighbours: Neighbours,
-    located: EntityRecord | None,
-) -> Candidate | None:
+def candidate(read: Reading) -> Candidate | None:
     """What the admission model reads of a group the rules left out, or None when no model
     may admit it: a nationality, or a name the lists or its form refuse."""
+    kb, doc, group = read.kb, read.doc, read.group
     if is_demonym(group):
         return None  # nationalities link to known places only
     if all((m.start, m.end) in doc.pieces for m in group.mentions):
@@ -80,9 +66,9 @@ def candidate(
     name = new_name(doc, group)
     if not_a_name(doc, group, name):
         return None
-    evidence = kind_evidence(kb, doc, group, kind_distribution(doc, group, neighbours, kb), located)
+    evidence = evidence_of(read)
     p = kinds_model().probabilities(kind_features(evidence))
-    kind = max(KINDS, key=lambda k: p[k])
+    kind = likeliest(p, KINDS)
     if kind == PERSON:
         name = without_title(name)
         if len(name.split()) < 2:
@@ -102,25 +88,18 @@ def candidate(
     return Candidate(kind, name, row)
 
 
-def admit(
-    kb: KnowledgeBase,
-    config: LinkingConfig,
-    doc: Document,
-    group: Group,
-    neighbours: Neighbours,
-    located: EntityRecord | None,
-) -> Choice | None:
+def admit(read: Reading) -> Choice | None:
     """A new entity for a group the rules left out, with the model's probability that it is
     right as its confidence, or None."""
-    if config.admission_threshold >= 1.0:
+    if read.config.admission_threshold >= 1.0:
         return None
-    found = candidate(kb, doc, group, neighbours, located)
+    found = candidate(read)
     if found is None:
         return None
     confidence = round(probability(found.features), 3)
-    if confidence < config.admission_threshold:
+    if confidence < read.config.admission_threshold:
         return None
-    return discovered(group, found.kind, found.name), confidence
+    return discovered(read.group, found.kind, found.name), confidence
 
 
 def read_model(data: Mapping[str, object]) -> LogisticModel:

@@ -16,12 +16,13 @@ import math
 from herald.enrich.text import content_terms
 from herald.entities import wordlists
 from herald.entities.candidates import candidates_of
-from herald.entities.cues import KIND_GROUP, ORG, PERSON, SPORT_WORDS, team_cue
+from herald.entities.cues import KIND_GROUP, PERSON, SPORT_WORDS, team_cue
 from herald.entities.document import (
     Choice,
     Document,
     Group,
-    LinkingConfig,
+    Kinds,
+    Reading,
     is_demonym,
     needs_context,
     surface_key,
@@ -34,7 +35,6 @@ from herald.entities.geography import (
     lies_in,
 )
 from herald.entities.kb import KnowledgeBase
-from herald.entities.kind_stage import half_decided
 from herald.entities.known import known_organisation, known_product
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key
@@ -46,42 +46,29 @@ GENERIC_CONTEXT: dict[str, frozenset[str]] = {
 }
 
 
-def choose_entity(
-    kb: KnowledgeBase,
-    config: LinkingConfig,
-    doc: Document,
-    group: Group,
-    kinds: dict[str, float],
-    located: EntityRecord | None,
-) -> Choice | None:
+def choose_entity(read: Reading, kinds: Kinds) -> Choice | None:
     """The known entity a group names and the confidence, if any: the team a city or state
     stands for in a sports report, the best of the group's candidates (:func:`choose`), or the
     one well-known person of a surname alone."""
     return (
-        team(kb, doc, group)
-        or choose(kb, config, doc, group, kinds, located)
-        or by_surname(kb, doc, group, kinds)
+        team(read.kb, read.doc, read.group)
+        or choose(read, kinds)
+        or by_surname(read.kb, read.doc, read.group, kinds)
     )
 
 
-def choose(
-    kb: KnowledgeBase,
-    config: LinkingConfig,
-    doc: Document,
-    group: Group,
-    kinds: dict[str, float],
-    located: EntityRecord | None,
-) -> Choice | None:
+def choose(read: Reading, kinds: Kinds) -> Choice | None:
+    """The candidate of the group the item means, scored by kind fit, prior, context,
+    geography and how well the name matches, if one is good enough."""
+    kb, config, doc, group, located = read.kb, read.config, read.doc, read.group, read.located
     if is_demonym(group):
         demonym = _choose_demonym(kb, group, config.nationalities)
         if demonym is not None:
             return demonym
-        if known_organisation(kb, group):
-            # "Lionsgate", "Democratic", which the small model may call a nationality.
-            kinds = half_decided(kinds, ORG)
-        elif not known_product(kb, group):
+        if not (known_organisation(kb, group) or known_product(kb, group)):
             return None
-        # "Windows Vista", which the small model may call a nationality, is the product.
+        # "Lionsgate", "Windows Vista", which the small model may call a nationality, are the
+        # organisation and the product (the kind stage has half decided the organisation's).
     state = abbreviated_state(doc.text, group)
     if state is not None:  # "Springfield, Mo.": the US state
         states = [r for r in kb.lookup(alias_key(state)) if is_us_state(r)]

@@ -7,61 +7,39 @@ import re
 
 from herald.entities import wordlists
 from herald.entities.coreference import abbreviates
-from herald.entities.cues import EVENT, ORG, PERSON, PLACE, PRODUCT
+from herald.entities.cues import PERSON, PLACE
 from herald.entities.document import (
     Choice,
     Document,
     Group,
+    Kinds,
     LinkingConfig,
+    Reading,
     clean_surface,
     is_demonym,
     needs_context,
 )
 from herald.entities.jsonl import entity_id_for
-from herald.entities.kb import KnowledgeBase
+from herald.entities.kind_stage import entity_kind, new_kind, top
 from herald.entities.kinds import NONE
-from herald.entities.known import whole_name_of
-from herald.entities.model import EntityKind, EntityRecord, Tag
+from herald.entities.model import EntityRecord, Tag
 from herald.entities.names import alias_key
 from herald.entities.refusals import not_a_name, refused_as
-from herald.entities.shapes import (
-    edition_of,
-    head_word,
-    model_of,
-    without_title,
-)
-from herald.entities.vocabulary import (
-    COMPANY_WORDS,
-    EITHER_ENDINGS,
-    EVENT_ENDINGS,
-    FIRM_ENDINGS,
-    NAMING_WORDS,
-    NICKNAME,
-    OPENING_QUOTES,
-    ORG_KINDS,
-    PLACE_ENDINGS,
-)
-
-_COMPANY = frozenset({"company"})
+from herald.entities.shapes import without_title
+from herald.entities.vocabulary import NICKNAME, OPENING_QUOTES, ORG_KINDS
 
 
-def new_entity(
-    kb: KnowledgeBase,
-    config: LinkingConfig,
-    doc: Document,
-    group: Group,
-    kinds: dict[str, float],
-    located: EntityRecord | None,
-) -> Choice | None:
+def new_entity(read: Reading, kinds: Kinds) -> Choice | None:
+    """A new entity for a group that links nowhere, and its confidence, when the rules find
+    it a confidently named thing; its kind is :func:`herald.entities.kind_stage.new_kind`'s."""
+    kb, config, doc, group, located = read.kb, read.config, read.doc, read.group, read.located
     if is_demonym(group):
         return None  # nationalities and groups ("Icelanders") only link to known places
     name = new_name(doc, group)
     key = alias_key(name)
     if not_a_name(doc, group, name):
         return None
-    group_kind, share = max(
-        ((k, v) for k, v in kinds.items() if k != NONE), key=lambda item: item[1]
-    )
+    group_kind, share = top(kinds)
     # How sure the kind model is that the group names a thing of that kind (0 without it).
     sure = round(share * (1.0 - kinds[NONE]), 3) if NONE in kinds else 0.0
     if sure < config.kind_threshold:
@@ -72,39 +50,7 @@ def new_entity(
         # A known name that did not fit here is not a new entity, unless the kind model is
         # sure of its kind: a club named after its city ("Somerset won by six wickets").
         return None
-    last = head_word(name)
-    several = len(name.split()) > 1
-    # A name that says what it is needs only to read as a name: any of the three kinds.
-    a_name = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
-    if several and model_of(name, kb):
-        # A model of a known product line ("BlackBerry Q10", "Galaxy S4", "Windows 8"),
-        # whatever the recogniser called it.
-        group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
-    elif (
-        group_kind == ORG
-        and len(name.split()) == 2
-        and last not in NAMING_WORDS
-        and whole_name_of(kb, name.split()[0], _COMPANY)
-    ):
-        # A company's whole name and one more word is what it makes ("Intel Atom", "AMD
-        # Opteron"), not a part of it ("Intel Capital", "Sony Pictures"); "Apple TV" is not
-        # caught so, the company being "Apple Inc." in full
-        group_kind, share = PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
-    elif edition_of(name) is not None or (several and last in EVENT_ENDINGS):
-        # "the 3rd Annual Tribeca Film Festival", "the Sundance Film Festival", "the Asian
-        # Games": an event, whatever the recogniser called it
-        group_kind, share = EVENT, a_name + kinds.get(EVENT, 0.0)
-    elif last in NAMING_WORDS:
-        # The name says what it is, whatever the label and the sentence suggest: no
-        # person's name ends so ("Indiana State", "Matanuska Maid Creamery"), "Syntagma
-        # Square" is a place, the "American Medical Association" an organisation (a
-        # university or a court is either: the text decides).
-        if group_kind == PERSON or (
-            several and group_kind in (PLACE, ORG) and last not in EITHER_ENDINGS
-        ):
-            group_kind = PLACE if last in PLACE_ENDINGS else ORG
-        if several:
-            share = a_name
+    group_kind, share = new_kind(read, kinds, name)
     if group_kind == PERSON:
         name = without_title(name)
         key = alias_key(name)
@@ -174,27 +120,9 @@ def mention_weight(count: int) -> float:
     return 0.55 + 0.45 * min(1.0, count / 3)
 
 
-def _entity_kind(group: str, name: str) -> EntityKind:
-    if _STORM.match(name):
-        return "event"  # the recogniser calls storms organisations or people
-    words = {w.strip(".,").lower() for w in name.split()}
-    if (_YEAR_FIRST.match(name) and not words & COMPANY_WORDS) or edition_of(name) is not None:
-        return "event"  # "2013 Academy Awards", "2014 World Cup", "the 81st Academy Awards"
-    if group == ORG:
-        last = name.split()[-1].strip(".,").lower() if name.split() else ""
-        return "company" if words & COMPANY_WORDS or last in FIRM_ENDINGS else "organization"
-    if group == PERSON:
-        return "person"
-    if group == "product":
-        return "product"
-    if group == "event":
-        return "event"
-    return "place"
-
-
 def discovered(group: Group, group_kind: str, name: str) -> EntityRecord:
     """A new entity of the kind group ``group_kind`` named ``name``."""
-    kind = _entity_kind(group_kind, name)
+    kind = entity_kind(group_kind, name)
     return EntityRecord(
         id=entity_id_for(kind, name, f"discovered:{kind}:{alias_key(name)}"),
         display_name=name,
@@ -220,9 +148,6 @@ def _storm_named_in_full(text: str, group: Group, name: str) -> str:
 
 _STORM_CUT = re.compile(r"^(?:storm|depression)\s", re.I)
 _TROPICAL_BEFORE = re.compile(r"\b((?:sub|post-)?tropical)\s+$", re.I)
-_STORM_WORDS = wordlists.sequence("storm_words")
-_STORM = re.compile(r"^(?:" + "|".join(re.escape(w) for w in _STORM_WORDS) + r")\s", re.I)
-_YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 
 
 # How a country is written before an organisation's name (by name key: "U.S.", "U.S" and

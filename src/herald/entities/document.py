@@ -13,6 +13,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from herald.enrich.ner import Mention
 from herald.enrich.text import content_terms, split_sentences
@@ -20,6 +21,9 @@ from herald.entities.cues import SPORTS_WORDS
 from herald.entities.model import EntityKind, EntityRecord
 from herald.entities.names import alias_key
 from herald.entities.vocabulary import LEADING, NICKNAME, POSSESSIVE, TITLE_CASE_LOWER
+
+if TYPE_CHECKING:
+    from herald.entities.kb import KnowledgeBase
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,24 @@ class Document:
 Neighbours = dict[int, tuple[Mention | None, Mention | None]]
 Choice = tuple[EntityRecord, float]
 Resolved = tuple[EntityRecord, float, Group]
+# Stage 3's hand-off: how likely the group names each kind group (person, org, place, product,
+# event), with the trained model's probability of no entity ("none") when it decided.
+Kinds = dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One group of mentions as the stages after grouping read it: the knowledge base, the
+    linker's settings, the item, the group, the recogniser's mentions either side of each of
+    its mentions, and the region or country the text writes after its name ("Harriman,
+    Tennessee"), if any. Stage 3 hands on its :data:`Kinds` beside it."""
+
+    kb: KnowledgeBase
+    config: LinkingConfig
+    doc: Document
+    group: Group
+    neighbours: Neighbours
+    located: EntityRecord | None
 
 
 def read_document(

@@ -1,19 +1,29 @@
 """Stage 3, kind: what sort of thing a group names (person, organisation, place, product,
-event), as a distribution over the kind groups.
+event). Every decision of a name's kind is made here.
 
-The hand-set vote reads the recogniser's labels and the words around each mention
-(:mod:`herald.entities.cues`); with ``LinkingConfig.learned_kinds`` the trained model
-(:mod:`herald.entities.kinds`) decides from what :func:`kind_evidence` reads. Either is then
-half decided by the one kind the knowledge base knows the name as, by a place written after it
-(a place) or by an edition (an event).
+- :func:`group_kinds`, the distribution over the kind groups that the later stages weigh
+  candidates by: the hand-set vote reads the recogniser's labels and the words around each
+  mention (:mod:`herald.entities.cues`); with ``LinkingConfig.learned_kinds`` the trained model
+  (:mod:`herald.entities.kinds`) decides from what :func:`evidence_of` reads. Either is then half
+  decided by the one kind the knowledge base knows the name as, by a place written after it (a
+  place) or by an edition (an event), and a known organisation's name that reads as a
+  nationality ("Democratic") is half decided an organisation.
+- :func:`new_kind`, the kind of a new entity the rules make: the distribution's likeliest,
+  unless the name says what it is (a model of a known product line, an event's ending, a word
+  that names organisations or places).
+- :func:`likeliest`, the kind the admission model reads a name as: the trained model's.
+- :func:`entity_kind`, the kind a new entity is stored as (a company or another organisation,
+  a storm or a dated edition as an event).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from herald.enrich.ner import Mention
+from herald.entities import wordlists
 from herald.entities.cues import (
     EVENT,
     GROUPS,
@@ -22,19 +32,33 @@ from herald.entities.cues import (
     ORG,
     PERSON,
     PLACE,
+    PRODUCT,
     kind_cues,
     team_cue,
 )
-from herald.entities.document import Document, Group, LinkingConfig, Neighbours, surface_key
+from herald.entities.document import (
+    Document,
+    Group,
+    Kinds,
+    Neighbours,
+    Reading,
+    is_demonym,
+    surface_key,
+)
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kinds import NONE, KindEvidence, kind_groups
 from herald.entities.kinds import bundled as kinds_model
 from herald.entities.kinds import features as kind_features
-from herald.entities.known import has_given_name, products_in_plural
+from herald.entities.known import (
+    has_given_name,
+    known_organisation,
+    products_in_plural,
+    whole_name_of,
+)
 from herald.entities.matcher import ONE_WORD_MIN_PRIOR
-from herald.entities.model import EntityRecord
+from herald.entities.model import EntityKind, EntityRecord
 from herald.entities.names import alias_key, fold
-from herald.entities.shapes import edition_of, starts_like_a_place
+from herald.entities.shapes import edition_of, head_word, model_of, starts_like_a_place
 from herald.entities.vocabulary import (
     COMPANY_WORDS,
     EITHER_ENDINGS,
@@ -48,32 +72,111 @@ from herald.entities.vocabulary import (
 )
 
 
-def group_kinds(
-    kb: KnowledgeBase,
-    config: LinkingConfig,
-    doc: Document,
-    group: Group,
-    neighbours: Neighbours,
-    located: EntityRecord | None,
-) -> dict[str, float]:
+def group_kinds(read: Reading) -> Kinds:
     """The group's kind distribution (over the kind groups): the trained model's when the
     configuration asks for it (with its probability of no entity), else the hand-set
     votes'; half decided by the one kind the knowledge base knows the name as, by a place
     written after it (a place) or by an edition (an event)."""
-    kinds = kind_distribution(doc, group, neighbours, kb)
+    kb, doc, group = read.kb, read.doc, read.group
+    kinds = kind_distribution(doc, group, read.neighbours, kb)
     learned: dict[str, float] = {}
-    if config.learned_kinds:
-        evidence = kind_evidence(kb, doc, group, kinds, located)
+    if read.config.learned_kinds:
+        evidence = kind_evidence(kb, doc, group, kinds, read.located)
         p = kinds_model().probabilities(kind_features(evidence))
         kinds, learned = kind_groups(p, evidence), {NONE: p[NONE]}
     # In a sports report a place's name stands for its club as often as for the place
     # ("Somerset beat Kent"): there the model, which reads the report, is not overruled.
     kinds = _with_kb_kind(kb, group, kinds, keep_places_open=bool(learned) and doc.sports)
-    if located is not None:  # and so a place, whatever the recogniser called it
+    if is_demonym(group) and known_organisation(kb, group):
+        # "Lionsgate", "Democratic", which the small model may call a nationality.
+        kinds = half_decided(kinds, ORG)
+    if read.located is not None:  # and so a place, whatever the recogniser called it
         kinds = half_decided(kinds, PLACE)
     elif edition_of(group.name) is not None:  # "the 79th Academy Awards": an event
         kinds = half_decided(kinds, EVENT)
     return kinds | learned
+
+
+def evidence_of(read: Reading) -> KindEvidence:
+    """What the kind model reads of the group (:mod:`herald.entities.kinds`)."""
+    kinds = kind_distribution(read.doc, read.group, read.neighbours, read.kb)
+    return kind_evidence(read.kb, read.doc, read.group, kinds, read.located)
+
+
+def likeliest(p: Mapping[str, float], kinds: Sequence[str]) -> str:
+    """The kind of ``kinds`` the trained model's probabilities ``p`` make likeliest (the
+    first of equals)."""
+    return max(kinds, key=lambda k: p[k])
+
+
+def top(kinds: Kinds) -> tuple[str, float]:
+    """The likeliest kind group of a distribution, and its share."""
+    return max(((k, v) for k, v in kinds.items() if k != NONE), key=lambda kv: kv[1])
+
+
+def new_kind(read: Reading, kinds: Kinds, name: str) -> tuple[str, float]:
+    """The kind group of a new entity named ``name`` the rules make, and how likely it is:
+    the distribution's likeliest, unless the name says what it is."""
+    kind, share = top(kinds)
+    words = name.split()
+    last = head_word(name)
+    several = len(words) > 1
+    # A name that says what it is needs only to read as a name: any of the three kinds.
+    a_name = kinds.get(PERSON, 0.0) + kinds.get(PLACE, 0.0) + kinds.get(ORG, 0.0)
+    if several and model_of(name, read.kb):
+        # A model of a known product line ("BlackBerry Q10", "Galaxy S4", "Windows 8"),
+        # whatever the recogniser called it.
+        return PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
+    if (
+        kind == ORG
+        and len(words) == 2
+        and last not in NAMING_WORDS
+        and whole_name_of(read.kb, words[0], _COMPANY)
+    ):
+        # A company's whole name and one more word is what it makes ("Intel Atom", "AMD
+        # Opteron"), not a part of it ("Intel Capital", "Sony Pictures"); "Apple TV" is not
+        # caught so, the company being "Apple Inc." in full
+        return PRODUCT, a_name + kinds.get(PRODUCT, 0.0)
+    if edition_of(name) is not None or (several and last in EVENT_ENDINGS):
+        # "the 3rd Annual Tribeca Film Festival", "the Sundance Film Festival", "the Asian
+        # Games": an event, whatever the recogniser called it
+        return EVENT, a_name + kinds.get(EVENT, 0.0)
+    if last in NAMING_WORDS:
+        # The name says what it is, whatever the label and the sentence suggest: no
+        # person's name ends so ("Indiana State", "Matanuska Maid Creamery"), "Syntagma
+        # Square" is a place, the "American Medical Association" an organisation (a
+        # university or a court is either: the text decides).
+        if kind == PERSON or (several and kind in (PLACE, ORG) and last not in EITHER_ENDINGS):
+            kind = PLACE if last in PLACE_ENDINGS else ORG
+        if several:
+            share = a_name
+    return kind, share
+
+
+def entity_kind(group: str, name: str) -> EntityKind:
+    """The kind a new entity of the kind group ``group`` named ``name`` is stored as."""
+    if _STORM.match(name):
+        return "event"  # the recogniser calls storms organisations or people
+    words = {w.strip(".,").lower() for w in name.split()}
+    if (_YEAR_FIRST.match(name) and not words & COMPANY_WORDS) or edition_of(name) is not None:
+        return "event"  # "2013 Academy Awards", "2014 World Cup", "the 81st Academy Awards"
+    if group == ORG:
+        last = name.split()[-1].strip(".,").lower() if name.split() else ""
+        return "company" if words & COMPANY_WORDS or last in FIRM_ENDINGS else "organization"
+    if group == PERSON:
+        return "person"
+    if group == PRODUCT:
+        return "product"
+    if group == EVENT:
+        return "event"
+    return "place"
+
+
+_COMPANY = frozenset({"company"})
+_STORM = re.compile(
+    r"^(?:" + "|".join(re.escape(w) for w in wordlists.sequence("storm_words")) + r")\s", re.I
+)
+_YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\s+[A-Z]")
 
 
 def kind_evidence(

@@ -8,7 +8,8 @@
    thing are one group ("Tara Reid" ... "Reid", "European Central Bank" ... "ECB");
 3. kind (:mod:`herald.entities.kind_stage`): what sort of thing each group names, from the
    recogniser's labels and the words around it (:mod:`herald.entities.cues`) or by the trained
-   model (:mod:`herald.entities.kinds`);
+   model (:mod:`herald.entities.kinds`); every decision of a name's kind is made there, the
+   kind a new entity gets included;
 4. candidates (:mod:`herald.entities.candidates`): the knowledge base's entities of that name;
 5. disambiguation (:mod:`herald.entities.disambiguation`): the candidate the item means, scored
    by kind fit, prior, context and geography;
@@ -16,7 +17,9 @@
    that link nowhere but are confidently named things;
 7. salience (:mod:`herald.entities.salience`): how much the item is about each entity.
 
-The stages share the item's types (:mod:`herald.entities.document`) and read the knowledge
+Each group is handed from stage to stage as one :class:`~herald.entities.document.Reading`
+with the kinds stage 3 found. The stages share the item's types
+(:mod:`herald.entities.document`) and read the knowledge
 base (:mod:`herald.entities.known`, :mod:`herald.entities.geography`), the form of names
 (:mod:`herald.entities.shapes`) and the word lists (:mod:`herald.entities.vocabulary`).
 """
@@ -38,6 +41,7 @@ from herald.entities.document import (
     LinkedEntity,
     LinkingConfig,
     Neighbours,
+    Reading,
     Resolved,
     document_text,
     pieces,
@@ -46,7 +50,7 @@ from herald.entities.document import (
 )
 from herald.entities.geography import located_in
 from herald.entities.kb import KnowledgeBase
-from herald.entities.kind_stage import group_kinds, kind_distribution, kind_evidence, neighbours_of
+from herald.entities.kind_stage import evidence_of, group_kinds, neighbours_of
 from herald.entities.kinds import KindEvidence
 from herald.entities.lone_people import lone_person, named_with
 from herald.entities.model import EntityDraft
@@ -114,25 +118,24 @@ class EntityLinker:
         lone: list[tuple[Group, str, float]] = []  # people named by one word only
         admitted: set[str] = set()  # entities admitted by the admission model
         for group in groups:
-            # The region or country the text puts the name in ("Harriman, Tennessee").
-            located = located_in(kb, doc, group)
+            read = self._reading(doc, group, neighbours)
             # 3: kind
-            kinds = group_kinds(kb, config, doc, group, neighbours, located)
+            kinds = group_kinds(read)
             # 4-5: candidates and the choice among them
-            choice = choose_entity(kb, config, doc, group, kinds, located)
+            choice = choose_entity(read, kinds)
             if (choice is None or choice[0].origin == "discovered") and (
                 a_work(doc.text, group) or is_quoted(doc.text, group)
             ):
                 continue  # a work's title ("the Hunger Games sequel"), which no kind here fits
             if choice is None:
                 # 6: a new entity, or a person named by one word only
-                draft = new_entity(kb, config, doc, group, kinds, located)
+                draft = new_entity(read, kinds)
                 if draft is None:  # 6b: or one the rules left out, admitted by a model
-                    draft = admit(kb, config, doc, group, neighbours, located)
+                    draft = admit(read)
                     if draft is not None:
                         admitted.add(draft[0].id)
                 if draft is None:
-                    one_word = lone_person(doc, group, kinds, kb)
+                    one_word = lone_person(read, kinds)
                     if one_word is not None:
                         lone.append((group, *one_word))
                     continue
@@ -172,24 +175,29 @@ class EntityLinker:
         doc.pieces = pieces(found, mentions)
         return doc, groups, neighbours_of(mentions)
 
+    def _reading(self, doc: Document, group: Group, neighbours: Neighbours) -> Reading:
+        """The group as the stages after grouping read it, with the region or country the
+        text puts its name in ("Harriman, Tennessee")."""
+        located = located_in(self._kb, doc, group)
+        return Reading(self._kb, self._config, doc, group, neighbours, located)
+
     def left_out(
         self, title: str, body: str, mentions: Sequence[Mention]
     ) -> list[tuple[list[Mention], Candidate]]:
         """The groups the rules leave out that the admission model reads: each one's mentions
         and what the model reads of it (for training it)."""
-        kb, config = self._kb, self._config
         doc, groups, neighbours = self._prepare(title, body, mentions)
         out = []
         for group in groups:
-            located = located_in(kb, doc, group)
-            kinds = group_kinds(kb, config, doc, group, neighbours, located)
-            if choose_entity(kb, config, doc, group, kinds, located) is not None:
+            read = self._reading(doc, group, neighbours)
+            kinds = group_kinds(read)
+            if choose_entity(read, kinds) is not None:
                 continue
             if a_work(doc.text, group) or is_quoted(doc.text, group):
                 continue
-            if new_entity(kb, config, doc, group, kinds, located) is not None:
+            if new_entity(read, kinds) is not None:
                 continue
-            found = candidate(kb, doc, group, neighbours, located)
+            found = candidate(read)
             if found is not None:
                 out.append((list(group.mentions), found))
         return out
@@ -200,16 +208,7 @@ class EntityLinker:
         """Each group's mentions and what the kind model reads of it (for training it)."""
         doc, groups, neighbours = self._prepare(title, body, mentions)
         return [
-            (
-                list(group.mentions),
-                kind_evidence(
-                    self._kb,
-                    doc,
-                    group,
-                    kind_distribution(doc, group, neighbours, self._kb),
-                    located_in(self._kb, doc, group),
-                ),
-            )
+            (list(group.mentions), evidence_of(self._reading(doc, group, neighbours)))
             for group in groups
         ]
 

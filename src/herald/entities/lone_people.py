@@ -10,6 +10,8 @@ from herald.entities.discovery import mention_weight
 from herald.entities.document import (
     Document,
     Group,
+    Kinds,
+    Reading,
     Resolved,
     clean_surface,
     only_in_headline,
@@ -74,12 +76,11 @@ def named_with(
         yield group, record, confidence
 
 
-def lone_person(
-    doc: Document, group: Group, kinds: dict[str, float], kb: KnowledgeBase
-) -> tuple[str, float] | None:
+def lone_person(read: Reading, kinds: Kinds) -> tuple[str, float] | None:
     """The one word a person is named by, and the confidence, when the item names someone by
     that word only: the recogniser calls most of its mentions a person, the kinds agree, and
     the words around a mention say so too ("my wife Portia", "Heller argued", "Mr Lyons")."""
+    kb, doc, group = read.kb, read.doc, read.group
     person = kinds.get(PERSON, 0.0)
     labels = [m.label == "PERSON" for m in group.mentions]
     if person < 0.5 or 2 * sum(labels) <= len(labels):
