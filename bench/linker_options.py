@@ -1,6 +1,6 @@
 """The linker's settings the entity benchmarks share: how kinds are decided, the admission
-threshold and whether a nationality links to its country, as command-line options and one
-configuration."""
+threshold, the link model's threshold and whether a nationality links to its country, as
+command-line options and one configuration."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from herald.entities.linking import LinkingConfig
 
 DEFAULT = LinkingConfig()
 ADMISSION = DEFAULT.admission_threshold  # Herald's default; 1 admits no name
+LINK = DEFAULT.link_threshold  # Herald's default; 0 leaves linking to the hand-set confidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,10 +20,13 @@ class LinkerOptions:
 
     admission_threshold: float = ADMISSION
     nationalities: bool = DEFAULT.nationalities
+    link_threshold: float = LINK
 
     @staticmethod
     def of(args: argparse.Namespace) -> LinkerOptions:
-        return LinkerOptions(args.admission_threshold, args.nationalities == "link")
+        return LinkerOptions(
+            args.admission_threshold, args.nationalities == "link", args.link_threshold
+        )
 
 
 HERALDS = LinkerOptions()  # Herald's defaults
@@ -35,6 +39,13 @@ def add_linker_arguments(parser: argparse.ArgumentParser) -> None:
         default=ADMISSION,
         metavar="P",
         help="the probability a name the rules leave out needs to be admitted (1: none)",
+    )
+    parser.add_argument(
+        "--link-threshold",
+        type=float,
+        default=LINK,
+        metavar="P",
+        help="the probability the link model must give a known entity to link it (0: off)",
     )
     parser.add_argument(
         "--nationalities",
@@ -51,4 +62,5 @@ def linking_config(kinds: str, options: LinkerOptions = HERALDS) -> LinkingConfi
         learned_kinds=kinds == "learned",
         admission_threshold=options.admission_threshold,
         nationalities=options.nationalities,
+        link_threshold=options.link_threshold,
     )

@@ -12,9 +12,10 @@ one well-known person of that surname.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from herald.enrich.text import content_terms
-from herald.entities import wordlists
+from herald.entities import link_model, wordlists
 from herald.entities.candidates import candidates_of
 from herald.entities.cues import KIND_GROUP, PERSON, SPORT_WORDS, team_cue
 from herald.entities.document import (
@@ -60,7 +61,7 @@ def choose_entity(read: Reading, kinds: Kinds) -> Choice | None:
 def choose(read: Reading, kinds: Kinds) -> Choice | None:
     """The candidate of the group the item means, scored by kind fit, prior, context,
     geography and how well the name matches, if one is good enough."""
-    kb, config, doc, group, located = read.kb, read.config, read.doc, read.group, read.located
+    kb, config, doc, group = read.kb, read.config, read.doc, read.group
     if is_demonym(group):
         demonym = _choose_demonym(kb, group, config.nationalities)
         if demonym is not None:
@@ -79,10 +80,39 @@ def choose(read: Reading, kinds: Kinds) -> Choice | None:
         if any(m.label in ("GPE", "NORP") for m in group.mentions):
             return _choose_demonym(kb, group, config.nationalities)
         return None
+    first = ranked(read, kinds, candidates)
+    if first is None or first.confidence < config.min_confidence:
+        return None
+    if (
+        config.link_threshold > 0.0
+        and link_model.probability(first.signals) < config.link_threshold
+    ):
+        return None
+    return first.record, first.confidence
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """The candidate ranked first, what the link model reads of it
+    (:data:`herald.entities.link_model.FEATURES`: kind fit, prior, context, geography, name
+    match, its lead over the second, and whether the item is a sports report) and the
+    confidence of linking it."""
+
+    record: EntityRecord
+    signals: tuple[float, ...]
+    confidence: float
+
+
+def ranked(
+    read: Reading, kinds: Kinds, candidates: dict[str, tuple[EntityRecord, float]]
+) -> Ranked | None:
+    """The first of the group's candidates by kind fit, prior, context, geography and name
+    match, of those its kind, place and context allow."""
+    kb, doc, group, located = read.kb, read.doc, read.group, read.located
     risky = needs_context(doc, group)
     nickname = all(len(s.split()) == 1 for s in group.surfaces)
     beside = terms_beside(doc, group)
-    scored: list[tuple[float, float, EntityRecord]] = []
+    scored: list[tuple[float, float, EntityRecord, tuple[float, ...]]] = []
     for record, name_match in candidates.values():
         fit = kinds.get(KIND_GROUP[record.entity_kind], 0.0)
         if fit < 0.3:
@@ -99,17 +129,18 @@ def choose(read: Reading, kinds: Kinds) -> Choice | None:
         score = 0.30 * fit + 0.25 * prior + 0.25 * context + 0.10 * geography + 0.10 * name_match
         # Confidence: how well name, kind and prior fit, plus what the text adds.
         support = 0.45 * fit + 0.35 * prior + 0.20 * name_match
-        scored.append((score, support + 0.25 * context + 0.10 * geography, record))
+        signals = (fit, prior, context, geography, name_match)
+        scored.append((score, support + 0.25 * context + 0.10 * geography, record, signals))
     if not scored:
         return None
     scored.sort(key=lambda item: (-item[0], item[2].id))
-    best, evidence, record = scored[0]
+    best, evidence, record, signals = scored[0]
     runner_up = scored[1][0] if len(scored) > 1 else 0.0
     margin = (best - runner_up) / best if best > 0 else 0.0
     confidence = round(min(1.0, evidence * (0.7 + 0.3 * margin)), 3)
-    if confidence < config.min_confidence:
-        return None
-    return record, confidence
+    sports = float(doc.sports)
+    fit, prior = signals[0], signals[1]
+    return Ranked(record, (*signals, margin, sports, sports * fit, sports * prior), confidence)
 
 
 def team(kb: KnowledgeBase, doc: Document, group: Group) -> Choice | None:

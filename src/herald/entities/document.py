@@ -51,6 +51,9 @@ class LinkedEntity:
 @dataclass(frozen=True, slots=True)
 class LinkingConfig:
     min_confidence: float = 0.6  # below this a candidate is not linked
+    # A known entity is linked when the link model (herald.entities.link_model) gives it at
+    # least this probability (chosen on dev); 0 leaves the decision to min_confidence alone.
+    link_threshold: float = 0.15
     new_entity_min_confidence: float = 0.65
     # The most salient links an item keeps (a results table names over a hundred people).
     max_entities: int = 250

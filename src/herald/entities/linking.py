@@ -32,8 +32,9 @@ from dataclasses import dataclass, replace
 from herald.enrich.ner import Mention
 from herald.entities import calibration
 from herald.entities.admission import Candidate, admit, candidate
+from herald.entities.candidates import candidates_of
 from herald.entities.coreference import group_mentions
-from herald.entities.disambiguation import choose_entity
+from herald.entities.disambiguation import Ranked, choose_entity, ranked
 from herald.entities.discovery import new_entity
 from herald.entities.document import (
     Document,
@@ -44,11 +45,12 @@ from herald.entities.document import (
     Reading,
     Resolved,
     document_text,
+    is_demonym,
     pieces,
     read_document,
     title_cased,
 )
-from herald.entities.geography import located_in
+from herald.entities.geography import abbreviated_state, located_in
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kind_stage import evidence_of, group_kinds, neighbours_of
 from herald.entities.kinds import KindEvidence
@@ -200,6 +202,23 @@ class EntityLinker:
             found = candidate(read)
             if found is not None:
                 out.append((list(group.mentions), found))
+        return out
+
+    def ranked_first(
+        self, title: str, body: str, mentions: Sequence[Mention]
+    ) -> list[tuple[list[Mention], Ranked]]:
+        """The groups whose first-ranked known entity the link model decides on: each one's
+        mentions and that candidate with what ranked it (for training the model)."""
+        doc, groups, neighbours = self._prepare(title, body, mentions)
+        out = []
+        for group in groups:
+            read = self._reading(doc, group, neighbours)
+            if is_demonym(group) or abbreviated_state(doc.text, group) is not None:
+                continue
+            candidates = candidates_of(self._kb, group)
+            first = ranked(read, group_kinds(read), candidates) if candidates else None
+            if first is not None and first.confidence >= self._config.min_confidence:
+                out.append((list(group.mentions), first))
         return out
 
     def evidence(
