@@ -20,7 +20,6 @@ admitted and how many of them are right.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from herald.entities.admission import CLASSES_ADMITTED, FEATURES, KINDS  # noqa:
 from herald.entities.kb import KnowledgeBase  # noqa: E402
 from herald.entities.linking import EntityLinker, document_text  # noqa: E402
 from herald.entities.names import alias_key  # noqa: E402
+from scripts.logistic_file import write_binary  # noqa: E402
 from scripts.train_kind_model import GOLD, mentions_of  # noqa: E402
 
 OUT = ROOT / "src/herald/data/linker/admission.json"
@@ -129,22 +129,22 @@ def main() -> int:
             f">={t:g}: {int((p >= t).sum())} ({int(right[p >= t].sum())} right)" for t in THRESHOLDS
         )
         print(f"{name}: {len(y)} groups, {int(right.sum())} right; admitted {shown}")
-    data = {
-        "what": "the linker's admission model: logistic regression over groups the rules left out",
-        "trained_on": "CoNLL-2003 English train split and ECB+ train topics; C chosen on their"
-        " dev splits",
-        "C": c,
-        "dev": {"log_loss": round(loss, 4), "roc_auc": round(auc, 4), "groups": len(y_dev)},
-        # two classes, "wrong" with zero weights: the softmax of (0, z) is the logistic of z
-        "classes": list(CLASSES_ADMITTED),
-        "features": list(FEATURES),
-        "weights": [[0.0] * len(FEATURES), [round(float(w), 6) for w in model.coef_[0]]],
-        "bias": [0.0, round(float(model.intercept_[0]), 6)],
-        "mean": [round(float(m), 6) for m in mean],
-        "scale": [round(float(s), 6) for s in scale],
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_binary(
+        args.out,
+        model,
+        classes=CLASSES_ADMITTED,
+        features=FEATURES,
+        mean=mean,
+        scale=scale,
+        about={
+            "what": "the linker's admission model: logistic regression over groups the rules"
+            " left out",
+            "trained_on": "CoNLL-2003 English train split and ECB+ train topics; C chosen on their"
+            " dev splits",
+            "C": c,
+            "dev": {"log_loss": round(loss, 4), "roc_auc": round(auc, 4), "groups": len(y_dev)},
+        },
+    )
     print(f"kept C={c:g} -> {args.out}")
     return 0
 

@@ -21,7 +21,6 @@ this prints, for a few thresholds, how many dev rows would be linked and how man
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from herald.entities.cues import KIND_GROUP  # noqa: E402
 from herald.entities.kb import KnowledgeBase  # noqa: E402
 from herald.entities.link_model import CLASSES, FEATURES  # noqa: E402
 from herald.entities.linking import EntityLinker, LinkingConfig  # noqa: E402
+from scripts.logistic_file import write_binary  # noqa: E402
 from scripts.train_kind_model import gold_class, mentions_of  # noqa: E402
 
 OUT = ROOT / "src/herald/data/linker/links.json"
@@ -84,21 +84,20 @@ def main() -> int:
         f">={t:g}: {int((p >= t).sum())} ({int(y_dev[p >= t].sum())} right)" for t in THRESHOLDS
     )
     print(f"dev: {len(y_dev)} rows, {int(y_dev.sum())} right; linked {shown}")
-    data = {
-        "what": "the linker's link model: logistic regression over the first-ranked candidate",
-        "trained_on": "CoNLL-2003 English train split; C chosen on its dev split",
-        "C": c,
-        "dev": {"log_loss": round(loss, 4), "roc_auc": round(auc, 4), "rows": len(y_dev)},
-        # two classes, "wrong" with zero weights: the softmax of (0, z) is the logistic of z
-        "classes": list(CLASSES),
-        "features": list(FEATURES),
-        "weights": [[0.0] * len(FEATURES), [round(float(w), 6) for w in model.coef_[0]]],
-        "bias": [0.0, round(float(model.intercept_[0]), 6)],
-        "mean": [round(float(m), 6) for m in mean],
-        "scale": [round(float(s), 6) for s in scale],
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_binary(
+        args.out,
+        model,
+        classes=CLASSES,
+        features=FEATURES,
+        mean=mean,
+        scale=scale,
+        about={
+            "what": "the linker's link model: logistic regression over the first-ranked candidate",
+            "trained_on": "CoNLL-2003 English train split; C chosen on its dev split",
+            "C": c,
+            "dev": {"log_loss": round(loss, 4), "roc_auc": round(auc, 4), "rows": len(y_dev)},
+        },
+    )
     print(f"kept C={c:g} -> {args.out}")
     return 0
 

@@ -5,12 +5,6 @@ Real text through Herald's own recogniser and the bundled admission model."""
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
-import pytest
-
-from herald.entities.admission import MODEL_FILE, bundled, read_model
 from herald.entities.linking import LinkingConfig
 from tests.enrich.models import linked_by_name
 
@@ -50,12 +44,3 @@ def test_what_the_lists_say_is_no_name_is_never_admitted() -> None:
     assert "Mon" not in found
     assert "EDT" not in found
     assert found["Reno Fire Department"].entity_kind == "organization"
-
-
-def test_a_model_for_other_features_is_refused() -> None:
-    text = resources.files("herald.data").joinpath(f"linker/{MODEL_FILE}").read_text("utf-8")
-    data = json.loads(text)
-    assert read_model(data) == bundled()
-    data["features"] = data["features"][:-1]
-    with pytest.raises(ValueError, match="retrain"):
-        read_model(data)

@@ -5,12 +5,6 @@ Real text through Herald's own recogniser and the bundled link model."""
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
-import pytest
-
-from herald.entities.link_model import MODEL_FILE, bundled, read_model
 from herald.entities.linking import LinkingConfig
 from tests.enrich.models import linked_by_name
 
@@ -50,12 +44,3 @@ def test_in_general_news_the_cities_are_places() -> None:
     found = linked_by_name(NEWS)
     for city in CITIES:
         assert found[city].entity_kind == "place"
-
-
-def test_a_model_for_other_features_is_refused() -> None:
-    text = resources.files("herald.data").joinpath(f"linker/{MODEL_FILE}").read_text("utf-8")
-    data = json.loads(text)
-    assert read_model(data) == bundled()
-    data["features"] = data["features"][:-1]
-    with pytest.raises(ValueError, match="retrain"):
-        read_model(data)

@@ -129,7 +129,7 @@ def ranked(
         score = 0.30 * fit + 0.25 * prior + 0.25 * context + 0.10 * geography + 0.10 * name_match
         # Confidence: how well name, kind and prior fit, plus what the text adds.
         support = 0.45 * fit + 0.35 * prior + 0.20 * name_match
-        signals = (fit, prior, context, geography, name_match)
+        signals: tuple[float, ...] = (fit, prior, context, geography, name_match)
         scored.append((score, support + 0.25 * context + 0.10 * geography, record, signals))
     if not scored:
         return None
