@@ -19,7 +19,7 @@ from typing import Any
 from psycopg.pq import ConnStatus, Trace
 from sqlalchemy import Engine, event
 
-_SENT = re.compile(r"^F\t\d+\t(?:Query|Parse)\t (?:\"\" )?\"?(.*)$")
+_SENT = re.compile(r"^F\t\d+\t(?:Query|Parse)\t (?:\"\" )?\"?(.*?)\"?$")
 
 
 @dataclass

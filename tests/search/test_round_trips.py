@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from herald.api.app import create_app
 from herald.config import Settings
 from herald.core.clock import FrozenClock
+from herald.db.models.workspace import ApiKey
 from herald.runtime import Runtime
-from herald.workspaces.service import create_key
+from herald.workspaces.service import create_key, revoke_key
 from tests.db.round_trips import RoundTripCounter
 from tests.enrich.models import embedder
 from tests.search.support import put_item
@@ -29,10 +31,10 @@ QUERY = {"query": "central bank interest rates"}
 
 # (backend, rate limit on) -> round trips (PostgreSQL) or statements (SQLite) of one search
 PINNED = {
-    ("postgres", False): 9,
-    ("postgres", True): 10,
-    ("sqlite", False): 5,
-    ("sqlite", True): 5,
+    ("postgres", False): 4,
+    ("postgres", True): 5,
+    ("sqlite", False): 4,
+    ("sqlite", True): 4,
 }
 
 
@@ -85,3 +87,40 @@ def test_one_search_costs_what_is_pinned(
     assert response.json()["results"] == first.json()["results"]
     assert {r["content_item"]["id"] for r in response.json()["results"]} == ids
     assert trips.count == PINNED[(backend, limited)], str(trips)
+
+
+def test_fewer_round_trips_keep_revocation_immediate(
+    searching: tuple[Runtime, TestClient, dict[str, str]],
+) -> None:
+    runtime, client, auth = searching
+    assert client.post("/v1/content/search", json=QUERY, headers=auth).status_code == 200
+    with runtime.sessions.write() as session:
+        key_id = session.scalars(select(ApiKey.id)).one()
+        revoke_key(session, key_id, runtime.clock)
+    refused = client.post("/v1/content/search", json=QUERY, headers=auth)
+    assert refused.status_code == 401
+    assert refused.json()["error"] == "unauthorized"
+
+
+def test_fewer_round_trips_keep_one_rate_limit_for_every_process(
+    settings: Settings, clock: FrozenClock, backend: str
+) -> None:
+    # Two runtimes are two API processes (each its own pool); on SQLite there is one process.
+    limited = settings.model_copy(update={"rate_limit_per_minute": 5})
+    runtimes = [Runtime(limited, clock=clock) for _ in range(2 if backend == "postgres" else 1)]
+    with runtimes[0].sessions.write() as session:
+        key = create_key(session, workspace="acme", role="member", clock=clock)
+    clients = [TestClient(create_app(r), raise_server_exceptions=False) for r in runtimes]
+    try:
+        statuses = [
+            clients[n % len(clients)]
+            .post("/v1/content/search", json=QUERY, headers={"x-api-key": key.api_key})
+            .status_code
+            for n in range(8)
+        ]
+    finally:
+        for client, runtime in zip(clients, runtimes, strict=True):
+            client.close()
+            runtime.close()
+    # The clock stands still: nothing refills, and the processes share one bucket of 5.
+    assert statuses == [200] * 5 + [429] * 3
