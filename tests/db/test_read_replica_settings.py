@@ -36,7 +36,7 @@ def test_without_a_replica_reads_run_on_the_primary(runtime: Runtime) -> None:
     assert not runtime.reads.configured
 
     def read(session: Session) -> object:
-        assert session.get_bind() is runtime.engine
+        assert session.get_bind().pool is runtime.engine.pool  # the primary's connections
         return session.execute(text("SELECT 1")).scalar_one()
 
     assert runtime.reads.run(read) == 1

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable, Iterator
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
+from sqlalchemy.orm import Session
 
 from herald.core.clock import Clock
+from herald.db.replica import ReadRouter
 from herald.db.session import SessionFactory
 from herald.errors import NotFound, Unauthorized
 from herald.runtime import Runtime
 from herald.workspaces.rate_limits import LocalBuckets, take_shared
 from herald.workspaces.service import Principal, authenticate
+
+T = TypeVar("T")
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -62,25 +67,47 @@ def take_token(runtime: Runtime, bucket: str, per_minute: int) -> None:
         take_shared(session, bucket, per_minute, now=runtime.clock.now().timestamp())
 
 
-def get_principal(request: Request, runtime: RuntimeDep) -> Principal:
-    key = presented_key(request)
+def _authenticated(request: Request, runtime: Runtime, session: Session) -> Principal:
+    """The principal of the request's key, checked on ``session`` (the primary) on every
+    request: a revoked key is refused from the moment its revocation commits."""
+    principal = authenticate(session, presented_key(request))
+    request.state.team_id = principal.team_id
     per_minute = runtime.settings.rate_limit_per_minute
     if per_minute > 0 and runtime.engine.dialect.name == "postgresql":
-        # The key and its shared bucket in one transaction: a connection checkout and a round
-        # trip fewer on every request than a read followed by a write.
-        with runtime.sessions.write() as session:
-            principal = authenticate(session, key)
-            request.state.team_id = principal.team_id
-            take_shared(
-                session, f"key:{principal.key_id}", per_minute, now=runtime.clock.now().timestamp()
-            )
+        # The shared bucket on the same connection: one upsert, which commits on its own.
+        take_shared(
+            session, f"key:{principal.key_id}", per_minute, now=runtime.clock.now().timestamp()
+        )
     else:
-        with runtime.sessions.read() as session:
-            principal = authenticate(session, key)
-        request.state.team_id = principal.team_id
         take_token(runtime, f"key:{principal.key_id}", per_minute)
     _check_path_ids(request)
     return principal
+
+
+def get_principal(request: Request, runtime: RuntimeDep) -> Principal:
+    with runtime.sessions.autocommit() as session:
+        return _authenticated(request, runtime, session)
+
+
+class Reader:
+    """The principal of a request whose work is a replica-eligible read, with the connection its
+    key was checked on: a read that runs on the primary runs there too (one connection checked
+    out per request, not two)."""
+
+    def __init__(self, principal: Principal, session: Session, reads: ReadRouter) -> None:
+        self.principal = principal
+        self._session = session
+        self._reads = reads
+
+    def run(self, work: Callable[[Session], T]) -> T:
+        """``work(session)`` where :class:`~herald.db.replica.ReadRouter` sends it; an admin's
+        read must see every write made before it (the primary, or a replica caught up)."""
+        return self._reads.run(work, primary=self.principal.is_admin, session=self._session)
+
+
+def get_reader(request: Request, runtime: RuntimeDep) -> Iterator[Reader]:
+    with runtime.sessions.autocommit() as session:
+        yield Reader(_authenticated(request, runtime, session), session, runtime.reads)
 
 
 def _check_path_ids(request: Request) -> None:
@@ -113,3 +140,5 @@ def get_admin(principal: PrincipalDep) -> Principal:
 
 
 AdminDep = Annotated[Principal, Depends(get_admin)]
+# Ends when the route returns, before the response is sent: the connection goes back at once.
+ReaderDep = Annotated[Reader, Depends(get_reader, scope="function")]

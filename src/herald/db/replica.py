@@ -2,6 +2,7 @@
 
 Only work handed to :meth:`ReadRouter.run` may run on the replica; everything else (writes,
 jobs, claims, authentication) uses the primary through :class:`~herald.db.session.SessionFactory`.
+That work only reads, so it runs outside a transaction (``sessions.autocommit()``) on both.
 ``run`` takes the work as a function of a session so that it can run it again on the primary:
 
 - the replica is not configured, is down, or lags more than ``HERALD_DATABASE_READ_MAX_LAG_SECONDS``
@@ -102,7 +103,11 @@ class ReadRouter:
             if "connect_timeout" not in make_url(read_url).query:
                 connect_args["connect_timeout"] = CONNECT_TIMEOUT_SECONDS
             self.engine = make_engine(read_url, connect_args=connect_args)
-            self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+            # Outside a transaction, as on the primary: a replica takes no writes anyway.
+            self._sessions = sessionmaker(
+                bind=self.engine.execution_options(isolation_level="AUTOCOMMIT"),
+                expire_on_commit=False,
+            )
             for reason in REASONS:
                 FALLBACKS.labels(reason)  # exported from the start, at 0
         self._usable = False
@@ -115,25 +120,35 @@ class ReadRouter:
     def configured(self) -> bool:
         return self._sessions is not None
 
-    def run(self, work: Callable[[Session], T], *, primary: bool = False) -> T:
+    def run(
+        self,
+        work: Callable[[Session], T],
+        *,
+        primary: bool = False,
+        session: Session | None = None,
+    ) -> T:
         """``work(session)`` on the replica when it may answer, otherwise on the primary.
-        ``primary=True``: the work must see every write made before it began."""
+        ``primary=True``: the work must see every write made before it began. ``session``: a
+        primary session of the caller's (from ``sessions.autocommit()``) that work on the
+        primary runs in, instead of checking out a connection of its own; left open."""
         if self._sessions is None or (primary and self.wait_seconds <= 0):
-            return self._on_primary(work)
+            return self._on_primary(work, session)
+        if session is not None:
+            session.close()  # its connection back to the pool; a fall-back checks one out again
         if not self._replica_usable():
-            return self._fall_back(work, self._reason)
+            return self._fall_back(work, self._reason, session)
         if primary:
             reason = self._replay_awaited()
             if reason is not None:
-                return self._fall_back(work, reason)
+                return self._fall_back(work, reason, session)
         try:
             result = self._on_replica(work)
         except NotFound:
-            return self._fall_back(work, "not_found")
+            return self._fall_back(work, "not_found", session)
         except SQLAlchemyError as exc:  # a database error, or no connection free in time
             self._next_check = 0.0  # the next read measures the replica again (down? lagging?)
             self._warn("error", f"a read failed on the replica ({type(exc).__name__}: {exc})")
-            return self._fall_back(work, "error")
+            return self._fall_back(work, "error", session)
         READS.labels("replica").inc()
         return result
 
@@ -225,16 +240,19 @@ class ReadRouter:
         finally:
             session.close()
 
-    def _on_primary(self, work: Callable[[Session], T]) -> T:
-        with self.primary.read() as session:
+    def _on_primary(self, work: Callable[[Session], T], session: Session | None) -> T:
+        if session is not None:
             result = work(session)
+        else:
+            with self.primary.autocommit() as own:
+                result = work(own)
         if self._sessions is not None:
             READS.labels("primary").inc()
         return result
 
-    def _fall_back(self, work: Callable[[Session], T], reason: str) -> T:
+    def _fall_back(self, work: Callable[[Session], T], reason: str, session: Session | None) -> T:
         FALLBACKS.labels(reason).inc()
-        return self._on_primary(work)
+        return self._on_primary(work, session)
 
     def _warn(self, reason: str, message: str) -> None:
         now = time.monotonic()

@@ -3,6 +3,8 @@
 ``with sessions.write() as s:`` opens a write transaction (IMMEDIATE on SQLite) and commits on
 success, rolls back on error. ``sessions.read()`` is for read-only work. After a write commits,
 ``on_commit`` callbacks run (the job queue uses one to wake local workers).
+``sessions.autocommit()`` runs each statement on its own, outside a transaction, on PostgreSQL:
+for work that needs neither one snapshot nor a lock across its statements.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ class SessionFactory:
         write_engine = engine.execution_options(**{WRITE_OPTION: True})
         self._read = sessionmaker(bind=engine, expire_on_commit=False, autoflush=True)
         self._write = sessionmaker(bind=write_engine, expire_on_commit=False, autoflush=True)
+        self._autocommit = self._read
+        if not is_sqlite(engine):
+            self._autocommit = sessionmaker(
+                bind=engine.execution_options(isolation_level="AUTOCOMMIT"),
+                expire_on_commit=False,
+                autoflush=True,
+            )
         self._commit_listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         # SQLite has one writer. Threads of this process queue on a lock instead of in SQLite's
@@ -59,6 +68,21 @@ class SessionFactory:
         finally:
             # close() ends the transaction and detaches objects without expiring them, so rows
             # read here stay usable after the block.
+            session.close()
+
+    @contextmanager
+    def autocommit(self) -> Iterator[Session]:
+        """Statements that each stand alone. On PostgreSQL they run outside a transaction: no
+        BEGIN and no ROLLBACK, two round trips fewer than :meth:`read`; each statement sees
+        every commit made before it began, as it would inside a READ COMMITTED transaction
+        (Herald's), and a write commits when its statement ends. For reads that need no single
+        snapshot and single-statement writes that need no lock held after them (an API key
+        and its rate bucket). On SQLite, whose rate buckets are in memory, this is :meth:`read`.
+        """
+        session = self._autocommit()
+        try:
+            yield session
+        finally:
             session.close()
 
     def _after_commit(self, session: Session) -> None:

@@ -1,6 +1,6 @@
 """Enqueuing: a job (or a batch of one kind) added in the caller's transaction, a job equal to
-one still queued (the same unique key) dropped. :mod:`herald.jobs.queue` claims, leases and
-finishes them."""
+one still queued (the same unique key) dropped. :mod:`herald.jobs.claiming` claims them,
+:mod:`herald.jobs.queue` finishes and fails them."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from sqlalchemy.orm import Session
 
-from herald.api.deps import PrincipalDep, RuntimeDep
+from herald.api.deps import ReaderDep, RuntimeDep
 from herald.api.schemas.common import DateText, Meta, ResponseModel, UtcTimestamp, current_meta
 from herald.api.schemas.content import ContentItemOut, search_form
 from herald.clusters.queries import (
@@ -120,7 +120,7 @@ def member_out(member: StoryClusterMember, item: ContentItem) -> ClusterMemberOu
     ),
 )
 def list_story_clusters(
-    principal: PrincipalDep,
+    reader: ReaderDep,
     runtime: RuntimeDep,
     start_date: Annotated[
         DateText | None,
@@ -145,7 +145,7 @@ def list_story_clusters(
         result = list_clusters(session, window, page)
         return result, [cluster_out(row) for row in result.items]
 
-    result, clusters = runtime.reads.run(read, primary=principal.is_admin)
+    result, clusters = reader.run(read)
     return ClusterListResponse(
         clusters=clusters,
         limit=result.limit,
@@ -169,12 +169,11 @@ def list_story_clusters(
 )
 def get_story_cluster(
     cluster_id: str,
-    principal: PrincipalDep,
-    runtime: RuntimeDep,
+    reader: ReaderDep,
 ) -> ClusterDetailResponse:
     def read(session: Session) -> tuple[ClusterOut, list[ClusterMemberOut]]:
         detail = cluster_detail(session, cluster_id)
         return cluster_out(detail.cluster), [member_out(m, item) for m, item in detail.members]
 
-    cluster, members = runtime.reads.run(read, primary=principal.is_admin)
+    cluster, members = reader.run(read)
     return ClusterDetailResponse(cluster=cluster, members=members, meta=current_meta())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
-from herald.api.deps import PrincipalDep, RuntimeDep
+from herald.api.deps import ReaderDep
 from herald.api.schemas.common import Meta, ResponseModel, current_meta
 from herald.api.schemas.content import ContentItemOut, full_form
 from herald.content.repository import get_item, linked_entities
@@ -32,8 +32,7 @@ class ContentItemResponse(ResponseModel):
 )
 def get_content_item(
     content_id: str,
-    principal: PrincipalDep,
-    runtime: RuntimeDep,
+    reader: ReaderDep,
 ) -> ContentItemResponse:
     # Content is shared by all workspaces; a valid key is enough.
     def read(session: Session) -> ContentItemOut:
@@ -42,5 +41,5 @@ def get_content_item(
             raise NotFound(f"no content item {content_id!r}")
         return full_form(item, linked_entities(session, content_id))
 
-    item = runtime.reads.run(read, primary=principal.is_admin)
+    item = reader.run(read)
     return ContentItemResponse(content_item=item, meta=current_meta())

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from herald.api.deps import PrincipalDep, RuntimeDep
+from herald.api.deps import ReaderDep, RuntimeDep
 from herald.api.schemas.common import DateText, Meta, RequestModel, ResponseModel, current_meta
 from herald.api.schemas.content import SearchResult, search_form
 from herald.api.schemas.search_fields import QUERY_SCHEMA, Domains, EntityIds, MediaTypes
@@ -65,7 +65,7 @@ class ContentSearchResponse(ResponseModel):
     ),
 )
 def search_content(
-    body: ContentSearchRequest, principal: PrincipalDep, runtime: RuntimeDep
+    body: ContentSearchRequest, reader: ReaderDep, runtime: RuntimeDep
 ) -> ContentSearchResponse:
     # Content is shared by all workspaces; a valid key is enough.
     request = build_content_search(
@@ -90,5 +90,5 @@ def search_content(
             if hit.content_id in items
         ]
 
-    results = runtime.reads.run(read, primary=principal.is_admin)
+    results = reader.run(read)
     return ContentSearchResponse(results=results, meta=current_meta())

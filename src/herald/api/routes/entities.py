@@ -11,7 +11,7 @@ from fastapi import APIRouter, Query
 from pydantic import Field, field_validator
 from sqlalchemy.orm import Session
 
-from herald.api.deps import PrincipalDep, RuntimeDep
+from herald.api.deps import PrincipalDep, ReaderDep, RuntimeDep
 from herald.api.schemas.common import (
     NOT_BLANK_SCHEMA,
     DateText,
@@ -133,7 +133,7 @@ def search(
 @router.get("/{entity_id}/timeline", summary="Content in which an entity appears, newest first")
 def timeline(
     entity_id: str,
-    principal: PrincipalDep,
+    reader: ReaderDep,
     runtime: RuntimeDep,
     start_date: Annotated[
         DateText | None,
@@ -175,7 +175,7 @@ def timeline(
             ],
         )
 
-    entity_id, result, items = runtime.reads.run(read, primary=principal.is_admin)
+    entity_id, result, items = reader.run(read)
     return TimelineResponse(
         entity_id=entity_id,
         timeline=items,

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request, Response
 from sqlalchemy.orm import Session
 
-from herald.api.deps import PrincipalDep, RuntimeDep
+from herald.api.deps import PrincipalDep, ReaderDep, RuntimeDep
 from herald.api.schemas.common import current_meta
 from herald.api.schemas.content import SearchResult, search_form
 from herald.api.schemas.match import MatchOut
@@ -40,9 +40,7 @@ ATOM_TYPE = "application/atom+xml; charset=utf-8"
     ),
     response_model_exclude_unset=True,
 )
-def preview_search(
-    body: PreviewRequest, principal: PrincipalDep, runtime: RuntimeDep
-) -> PreviewResponse:
+def preview_search(body: PreviewRequest, reader: ReaderDep, runtime: RuntimeDep) -> PreviewResponse:
     search = parse_saved_search(body.search)
     days = check_days(body.days)
     dates = preview_dates(runtime.clock.now(), days)
@@ -66,7 +64,7 @@ def preview_search(
         return out
 
     # It reads content only, nothing of the workspace: the read replica may answer it.
-    out = runtime.reads.run(read, primary=principal.is_admin)
+    out = reader.run(read)
     return PreviewResponse(days=out, total=sum(d.count for d in out), meta=current_meta())
 
 
