@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from importlib import resources
+from io import StringIO
 
 import pytest
+from rich.console import Console
 from sqlalchemy import func, select
 
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
 from herald.ingest.demo import (
     WINDOW_DAYS,
+    Heartbeat,
     demo_corpus_bytes,
+    demo_corpus_size,
     load_demo_corpus,
     load_demo_items,
     rebase_dates,
@@ -78,11 +82,35 @@ def test_rebasing_keeps_order_and_compresses_long_spans() -> None:
 
 
 @pytest.mark.slow
-def test_load_demo_corpus_stores_everything_once(runtime: Runtime) -> None:
+def test_load_demo_corpus_stores_everything_once(
+    runtime: Runtime, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert load_demo_corpus(runtime, wait=False) == 845
+    # stderr is not a terminal here (as in `make run > log`): a plain line instead of a bar.
+    assert "stored 845 demo items; enriching and indexing them" in capsys.readouterr().err
     with runtime.sessions.read() as session:
         count = session.execute(select(func.count()).select_from(ContentItem)).scalar_one()
         newest = session.execute(select(func.max(ContentItem.published_at))).scalar_one()
     assert count == 845
     assert newest == runtime.clock.now() - timedelta(days=1)
     assert load_demo_corpus(runtime, wait=False) == 0  # a second load changes nothing
+
+
+def test_the_announced_size_is_the_corpus() -> None:
+    assert demo_corpus_size() == len(load_demo_items(FrozenClock(NOW))) == 845
+
+
+def test_the_heartbeat_prints_the_running_count_at_its_interval() -> None:
+    out = StringIO()
+    every_time = Heartbeat(Console(file=out, width=200), every_seconds=0)
+    every_time.add(64)
+    every_time.add(30)
+    assert out.getvalue().splitlines() == [
+        "enriching and indexing: 64 jobs done so far",
+        "enriching and indexing: 94 jobs done so far",
+    ]
+    quiet = StringIO()
+    hourly = Heartbeat(Console(file=quiet, width=200), every_seconds=3600)
+    hourly.add(64)
+    assert quiet.getvalue() == ""
+    Heartbeat(None, every_seconds=0).add(1)  # a terminal: the progress bar reports instead

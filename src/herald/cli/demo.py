@@ -54,11 +54,6 @@ def demo(
         with runtime.sessions.read() as session:
             count = session.execute(select(func.count()).select_from(ContentItem)).scalar_one()
         if count == 0 and not skip_data:
-            console.print(
-                "loading the demo corpus: storing, enriching and indexing about 950 items "
-                "(a few minutes the first time)",
-                soft_wrap=True,
-            )
             loaded = _load_corpus(runtime)
             console.print(f"loaded {loaded} demo items (enriched and indexed)")
         elif count:
@@ -141,5 +136,10 @@ def _load_corpus(runtime: Runtime) -> int:
     except ImportError:
         console.print("[yellow]no demo corpus is bundled with this build[/]")
         return 0
+    console.print(
+        f"loading the demo corpus: storing, enriching and indexing {module.demo_corpus_size()} "
+        "items (a few minutes the first time)",
+        soft_wrap=True,
+    )
     loaded: int = module.load_demo_corpus(runtime)
     return loaded

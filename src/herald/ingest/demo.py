@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import time
 from collections import defaultdict
 from datetime import datetime, timedelta
 from importlib import resources
@@ -23,11 +24,16 @@ from herald.ingest.pipeline import ingest_outcomes, wait_until_processed
 from herald.ingest.sources.jsonl import parse_json_lines
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from herald.runtime import Runtime
 
 __all__ = [
+    "PROGRESS_SECONDS",
     "WINDOW_DAYS",
+    "Heartbeat",
     "demo_corpus_bytes",
+    "demo_corpus_size",
     "load_demo_corpus",
     "load_demo_items",
     "rebase_dates",
@@ -40,6 +46,11 @@ _LATEST_OFFSET = timedelta(days=1)
 def demo_corpus_bytes() -> bytes:
     data = resources.files("herald").joinpath("data/demo/demo.jsonl.gz").read_bytes()
     return gzip.decompress(data)
+
+
+def demo_corpus_size() -> int:
+    """How many items the bundled corpus holds (one JSON object a line)."""
+    return sum(1 for line in demo_corpus_bytes().splitlines() if line.strip())
 
 
 def load_demo_items(clock: Clock) -> list[IncomingItem]:
@@ -57,8 +68,11 @@ def load_demo_items(clock: Clock) -> list[IncomingItem]:
 
 
 def load_demo_corpus(runtime: Runtime, *, wait: bool = True) -> int:
-    """Store the demo corpus (rebased to recent dates), then enrich and index it with a progress
-    bar on stderr. Returns the number of items stored. ``herald demo`` (``make run``) calls it."""
+    """Store the demo corpus (rebased to recent dates), then enrich and index it, with progress
+    on stderr: a progress bar in a terminal, otherwise (output sent to a file or a pipe) a line
+    when the items are stored and one every ``PROGRESS_SECONDS`` while they are enriched, so
+    that a log shows the load is alive. Returns the number of items stored. ``herald demo``
+    (``make run``) calls it."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -67,12 +81,13 @@ def load_demo_corpus(runtime: Runtime, *, wait: bool = True) -> int:
 
     items = load_demo_items(runtime.clock)
     console = Console(stderr=True)
+    plain = not console.is_terminal
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         console=console,
-        disable=not console.is_terminal,
+        disable=plain,
     ) as progress:
         task = progress.add_task("storing demo items", total=len(items))
         report = ingest_outcomes(
@@ -81,17 +96,41 @@ def load_demo_corpus(runtime: Runtime, *, wait: bool = True) -> int:
             clock=runtime.clock,
             on_progress=lambda n: progress.advance(task, n),
         )
+        if plain:
+            console.print(f"stored {len(items)} demo items; enriching and indexing them")
         if wait:
             pending = progress.add_task("enriching and indexing", total=len(items))
             worker = Worker(runtime)
+            heartbeat = Heartbeat(console if plain else None)
 
             def work() -> int:
                 done = sum(worker.drain(lane, max_jobs=64) for lane in lanes())
                 progress.advance(pending, done)
+                heartbeat.add(done)
                 return done
 
             wait_until_processed(runtime.sessions, work=work)
     return report.accepted + report.updated
+
+
+PROGRESS_SECONDS = 15.0
+
+
+class Heartbeat:
+    """Counts finished jobs and prints the count at most every ``every_seconds`` (nothing
+    without a console: the progress bar shows it)."""
+
+    def __init__(self, console: Console | None, *, every_seconds: float = PROGRESS_SECONDS) -> None:
+        self._console = console
+        self._every = every_seconds
+        self._done = 0
+        self._last = time.monotonic()
+
+    def add(self, done: int) -> None:
+        self._done += done
+        if self._console is not None and time.monotonic() - self._last >= self._every:
+            self._last = time.monotonic()
+            self._console.print(f"enriching and indexing: {self._done} jobs done so far")
 
 
 def rebase_dates(items: list[IncomingItem], *, now: datetime) -> list[IncomingItem]:
