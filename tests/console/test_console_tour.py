@@ -87,9 +87,7 @@ def test_sign_in_with_the_keyboard_and_sign_out(browser: Browser, herald: Herald
         check=True,
     )
     [made_key] = re.findall(r"^hk_\S+$", created.stdout, re.M)
-    assert httpx.get(
-        f"{herald.base_url}/v1/monitors", headers={"x-api-key": made_key}
-    ).is_success
+    assert httpx.get(f"{herald.base_url}/v1/monitors", headers={"x-api-key": made_key}).is_success
 
     page.fill("input[name=api_key]", herald.member_key)
     page.keyboard.press("Enter")

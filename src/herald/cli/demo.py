@@ -76,7 +76,7 @@ def demo(
         payload = {"team_id": created.team_id, "api_key": created.api_key, "base_url": base}
         print(json.dumps(payload))
         return
-    console.rule("[bold]Herald is starting")
+    console.rule("[bold]Herald: your key and first steps")
     console.print(
         f"Admin API key (workspace {workspace}, shown once) and the server's address; paste "
         "both lines into the terminal you use next:",
@@ -86,7 +86,7 @@ def demo(
         console.print(f"  {line}", soft_wrap=True, highlight=False)
     if revoked:
         console.print("  (the key an earlier `make run` printed is revoked)")
-    console.print("First search, once the server below is up:")
+    console.print("First search, once `herald serve` is up (`make run` starts it next):")
     console.print(f"  {first_search_command()}", soft_wrap=True, highlight=False)
     if unfinished:
         console.print(
