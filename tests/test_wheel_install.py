@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from typing import Any
 import pytest
 
 from herald import __version__
+from tests.serving import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "herald/data/models/all-MiniLM-L6-v2/"
@@ -196,12 +196,6 @@ def readme_install_lines() -> list[str]:
     readme = (ROOT / "README.md").read_text()
     block = readme.split("## Installing without the checkout", 1)[1].split("```bash\n", 1)[1]
     return [line.split("  #")[0].strip() for line in block.split("```", 1)[0].splitlines()]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def readme_demo_then_serve(bin_dir: Path, work: Path, env: dict[str, str], log: Path) -> None:
