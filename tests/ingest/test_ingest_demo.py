@@ -9,13 +9,14 @@ from io import StringIO
 
 import pytest
 from rich.console import Console
+from rich.progress import Progress
 from sqlalchemy import func, select
 
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
 from herald.ingest.demo import (
     WINDOW_DAYS,
-    Heartbeat,
+    JobProgress,
     demo_corpus_bytes,
     demo_corpus_size,
     load_demo_corpus,
@@ -100,17 +101,22 @@ def test_the_announced_size_is_the_corpus() -> None:
     assert demo_corpus_size() == len(load_demo_items(FrozenClock(NOW))) == 845
 
 
-def test_the_heartbeat_prints_the_running_count_at_its_interval() -> None:
+def test_job_progress_never_passes_its_total_and_reports_without_a_terminal() -> None:
     out = StringIO()
-    every_time = Heartbeat(Console(file=out, width=200), every_seconds=0)
-    every_time.add(64)
-    every_time.add(30)
+    with Progress(console=Console(file=out, width=200), disable=True) as bar:
+        jobs = JobProgress(bar, Console(file=out, width=200), every_seconds=0)
+        jobs.update(done=64, left=845)  # enriching queued more jobs than were done
+        jobs.update(done=64, left=900)
+        jobs.update(done=30, left=0)
+        [task] = bar.tasks
+        assert (task.completed, task.total) == (158, 158)
     assert out.getvalue().splitlines() == [
-        "enriching and indexing: 64 jobs done so far",
-        "enriching and indexing: 94 jobs done so far",
+        "enriching and indexing: 64 jobs done, 845 left",
+        "enriching and indexing: 128 jobs done, 900 left",
+        "enriching and indexing: 158 jobs done, 0 left",
     ]
     quiet = StringIO()
-    hourly = Heartbeat(Console(file=quiet, width=200), every_seconds=3600)
-    hourly.add(64)
+    with Progress(console=Console(file=quiet), disable=True) as bar:
+        JobProgress(bar, Console(file=quiet), every_seconds=3600).update(done=64, left=10)
+        JobProgress(bar, None, every_seconds=0).update(done=1, left=0)  # a terminal: the bar only
     assert quiet.getvalue() == ""
-    Heartbeat(None, every_seconds=0).add(1)  # a terminal: the progress bar reports instead

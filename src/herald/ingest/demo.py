@@ -20,18 +20,20 @@ from typing import TYPE_CHECKING
 
 from herald.core.clock import Clock
 from herald.ingest.model import IncomingItem, ItemError
-from herald.ingest.pipeline import ingest_outcomes, wait_until_processed
+from herald.ingest.pipeline import PIPELINE_JOB_KINDS, ingest_outcomes, wait_until_processed
 from herald.ingest.sources.jsonl import parse_json_lines
+from herald.jobs.queue import pending_count
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.progress import Progress
 
     from herald.runtime import Runtime
 
 __all__ = [
     "PROGRESS_SECONDS",
     "WINDOW_DAYS",
-    "Heartbeat",
+    "JobProgress",
     "demo_corpus_bytes",
     "demo_corpus_size",
     "load_demo_corpus",
@@ -99,14 +101,14 @@ def load_demo_corpus(runtime: Runtime, *, wait: bool = True) -> int:
         if plain:
             console.print(f"stored {len(items)} demo items; enriching and indexing them")
         if wait:
-            pending = progress.add_task("enriching and indexing", total=len(items))
             worker = Worker(runtime)
-            heartbeat = Heartbeat(console if plain else None)
+            jobs = JobProgress(progress, console if plain else None)
 
             def work() -> int:
                 done = sum(worker.drain(lane, max_jobs=64) for lane in lanes())
-                progress.advance(pending, done)
-                heartbeat.add(done)
+                with runtime.sessions.read() as session:
+                    left = pending_count(session, kinds=PIPELINE_JOB_KINDS)
+                jobs.update(done=done, left=left)
                 return done
 
             wait_until_processed(runtime.sessions, work=work)
@@ -116,21 +118,32 @@ def load_demo_corpus(runtime: Runtime, *, wait: bool = True) -> int:
 PROGRESS_SECONDS = 15.0
 
 
-class Heartbeat:
-    """Counts finished jobs and prints the count at most every ``every_seconds`` (nothing
-    without a console: the progress bar shows it)."""
+class JobProgress:
+    """Pipeline jobs done, out of those done and those left. Enriching an item queues its
+    indexing and clustering jobs, so the total grows while the work goes on (a bar of items
+    would run past its end, about two jobs per item). Without a terminal (``console`` given), a
+    line every ``every_seconds`` says the same."""
 
-    def __init__(self, console: Console | None, *, every_seconds: float = PROGRESS_SECONDS) -> None:
+    def __init__(
+        self,
+        progress: Progress,
+        console: Console | None,
+        *,
+        every_seconds: float = PROGRESS_SECONDS,
+    ) -> None:
+        self._progress = progress
+        self._task = progress.add_task("enriching and indexing (jobs)", total=None)
         self._console = console
         self._every = every_seconds
         self._done = 0
         self._last = time.monotonic()
 
-    def add(self, done: int) -> None:
+    def update(self, *, done: int, left: int) -> None:
         self._done += done
+        self._progress.update(self._task, completed=self._done, total=self._done + left)
         if self._console is not None and time.monotonic() - self._last >= self._every:
             self._last = time.monotonic()
-            self._console.print(f"enriching and indexing: {self._done} jobs done so far")
+            self._console.print(f"enriching and indexing: {self._done} jobs done, {left} left")
 
 
 def rebase_dates(items: list[IncomingItem], *, now: datetime) -> list[IncomingItem]:
