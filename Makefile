@@ -26,6 +26,8 @@ $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml build_bac
 	  echo "Herald needs Python 3.11, 3.12 or 3.13: PYTHON='$(PYTHON)' is none of them (tried" \
 	    "python3.13, python3.12, python3.11, python3); install one or run make PYTHON=/path/to/python" >&2; \
 	  exit 1; }
+	@echo "Installing Herald and its dependencies into $(VENV) with $(PYTHON): the first time only," \
+	  "a few minutes without further output (pip -q), then 'herald db upgrade' follows"
 	@test -x $(BIN)/python || "$(PYTHON)" -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade 'pip>=25.1'
 	@# Herald with its client (clients/python) and the embedding model's files, which the build

@@ -12,15 +12,18 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import venv
 import zipfile
 from datetime import UTC, datetime, timedelta
 from email.parser import Parser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from herald import __version__
+from tests.serving import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "herald/data/models/all-MiniLM-L6-v2/"
@@ -174,3 +177,63 @@ def test_the_wheel_installs_in_one_step_and_runs_outside_the_checkout(
     assert results[0]["title"] == ITEMS[0]["title"]
     # The embedding graph was built once, from the model files in Herald's package.
     assert list((home / ".herald" / "models").glob("embedding-*-int8.onnx"))
+
+    # The README's next lines, in a new home: the demo corpus comes with the package, and
+    # `herald serve` answers the search `herald demo` prints (the hashing embedder and NER over
+    # each item's start keep the load short; the corpus still loads in full).
+    demo_home = tmp_path / "demo-home"
+    demo_home.mkdir()
+    port = free_port()
+    demo_env = clean_env(demo_home) | {
+        "HERALD_PORT": str(port),
+        "HERALD_EMBEDDING_MODEL": "herald-hashing",
+        "HERALD_NER_MAX_CHARS": "300",
+    }
+    readme_demo_then_serve(target / "bin", work, demo_env, tmp_path / "serve.log")
+
+
+def readme_install_lines() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Installing without the checkout", 1)[1].split("```bash\n", 1)[1]
+    return [line.split("  #")[0].strip() for line in block.split("```", 1)[0].splitlines()]
+
+
+def readme_demo_then_serve(bin_dir: Path, work: Path, env: dict[str, str], log: Path) -> None:
+    lines = readme_install_lines()
+    assert lines[1:] == ["herald --version", "herald db upgrade && herald demo", "herald serve"]
+    demo = subprocess.run(
+        ["bash", "-c", f"PATH={bin_dir}:$PATH; {lines[2]}"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert demo.returncode == 0, demo.stderr[-4000:]
+    assert "loaded 845 demo items" in demo.stderr
+    exports = [line.strip() for line in demo.stderr.splitlines() if "export HERALD_" in line]
+    [curl] = [line.strip() for line in demo.stderr.splitlines() if line.strip().startswith("curl")]
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            ["bash", "-c", f"PATH={bin_dir}:$PATH; exec {lines[3]}"],
+            cwd=work,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        found: list[dict[str, Any]] = []
+        for _ in range(300):  # the server starts; the first search opens the index
+            answer = subprocess.run(
+                ["bash", "-c", "\n".join([*exports, curl])], env=env, capture_output=True, text=True
+            )
+            if answer.stdout.startswith("{"):
+                found = json.loads(answer.stdout)["results"]
+                break
+            assert server.poll() is None, log.read_text()
+            time.sleep(0.3)
+        assert found, log.read_text()
+        assert any("quake" in r["content_item"]["title"].lower() for r in found[:3])
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

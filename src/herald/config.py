@@ -71,7 +71,11 @@ class Settings(BaseSettings):
     port: int = Field(default=8080, ge=1, le=65535, description="Port `herald serve` listens on.")
     log_level: str = Field(default="INFO", description="Log level (DEBUG, INFO, WARNING, ERROR).")
     log_format: str = Field(
-        default="json", description="`json` (one object per line) or `text` for humans."
+        default="json",
+        description=(
+            "`json` (one object per line) or `text` for humans. Unset, `herald serve` and "
+            "`herald worker` write text to a terminal (as under `make run`) and JSON elsewhere."
+        ),
     )
     worker_threads: int = Field(
         default=2, ge=1, le=64, description="Threads of the default job lane in each worker."
@@ -396,3 +400,10 @@ class Settings(BaseSettings):
     ) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
         parts = (p.strip() for p in self.webhook_allow_networks.split(","))
         return tuple(ipaddress.ip_network(p, strict=False) for p in parts if p)
+
+    def log_format_for(self, *, terminal: bool) -> str:
+        """The log format of a process whose stderr is (or is not) a terminal: the one set in
+        the environment or ``.env``; unset, text for a person at a terminal, else JSON."""
+        if "log_format" in self.model_fields_set or not terminal:
+            return self.log_format
+        return "text"

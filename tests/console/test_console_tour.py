@@ -10,11 +10,16 @@ console error, failed request, unexpected error status or request to another ori
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import trustme
 
@@ -69,6 +74,20 @@ def test_sign_in_with_the_keyboard_and_sign_out(browser: Browser, herald: Herald
         page.keyboard.press("Enter")
         page.get_by_text("That key was refused").wait_for()
     assert page.evaluate("sessionStorage.length") == 0
+    # The command the message offers works as shown: it makes a key that signs in.
+    refused = page.get_by_text("That key was refused").inner_text()
+    command = refused.split(" with: ", 1)[1].replace("NAME", "acme").split()
+    assert command[:4] == ["herald", "keys", "create", "--workspace"], refused
+    created = subprocess.run(
+        [str(Path(sys.executable).parent / "herald"), *command[1:]],
+        env={k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+        | {"HERALD_HOME": str(herald.home)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    [made_key] = re.findall(r"^hk_\S+$", created.stdout, re.M)
+    assert httpx.get(f"{herald.base_url}/v1/monitors", headers={"x-api-key": made_key}).is_success
 
     page.fill("input[name=api_key]", herald.member_key)
     page.keyboard.press("Enter")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -103,3 +105,17 @@ def test_json_prints_the_key_and_the_address(settings: Settings, client: TestCli
     assert set(payload) == {"team_id", "api_key", "base_url"}
     assert payload["base_url"] == "http://127.0.0.1:9124"
     assert client.get("/v1/monitors", headers={"x-api-key": payload["api_key"]}).is_success
+
+
+def test_a_port_chosen_in_dot_env_as_the_quickstart_says_is_the_printed_one(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quickstart = (Path(__file__).resolve().parents[2] / "docs" / "quickstart.md").read_text()
+    [port] = re.findall(r"`echo HERALD_PORT=(\d+) >> \.env`", quickstart)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    subprocess.run(["bash", "-c", f"echo HERALD_PORT={port} >> .env"], cwd=checkout, check=True)
+    monkeypatch.chdir(checkout)  # `herald` reads the .env of the directory it starts in
+    printed = run_demo(settings)
+    assert f"export HERALD_BASE_URL=http://127.0.0.1:{port}" in printed
+    assert f"Web console: http://127.0.0.1:{port}/console" in printed

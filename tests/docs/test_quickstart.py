@@ -29,6 +29,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -240,6 +241,30 @@ def test_make_run_is_the_commands_the_quickstart_describes() -> None:
     assert doc_blocks()["make-run"].strip() == "make run"
 
 
+def test_the_first_make_run_says_why_it_waits_before_installing(tmp_path: Path) -> None:
+    """The first `make run` installs for minutes with `pip -q`: it says so before it starts."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    shutil.copy(ROOT / "Makefile", checkout / "Makefile")
+    for prerequisite in (
+        "pyproject.toml",
+        "constraints.txt",
+        "clients/python/pyproject.toml",
+        "build_backend/herald_build.py",
+    ):
+        (checkout / prerequisite).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / prerequisite).touch()
+    planned = subprocess.run(
+        ["make", "-n", "run"], cwd=checkout, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    [announce] = [n for n, line in enumerate(planned) if "Installing Herald" in line]
+    [install] = [
+        n for n, line in enumerate(planned) if "pip install -q -c constraints.txt -e" in line
+    ]
+    assert announce < install
+    assert "first time only" in planned[announce]
+
+
 def test_make_run_keeps_a_dot_env_it_finds_and_adds_the_data_directory(tmp_path: Path) -> None:
     write_env = make_run_recipe()[0].removeprefix("@").replace("$(CURDIR)", str(tmp_path))
     (tmp_path / ".env").write_text("HERALD_LOG_LEVEL=DEBUG\n")
@@ -283,6 +308,10 @@ def test_the_quickstart_word_for_word(
         [HERALD, "demo"], env=env, cwd=checkout, capture_output=True, text=True, check=True
     )
     printed = demo.stderr
+    # What the wait shows (no terminal here, as under `make run > log`): the corpus's size, the
+    # stored items, then the result.
+    assert "storing, enriching and indexing 845 items" in printed
+    assert "stored 845 demo items; enriching and indexing them" in printed
     assert "loaded 845 demo items" in printed
     key_match = re.search(r"^\s+export HERALD_API_KEY=(hk_\S+)$", printed, re.M)
     assert key_match, printed

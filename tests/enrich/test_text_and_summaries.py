@@ -127,3 +127,23 @@ def test_a_possessive_is_a_term_of_its_word() -> None:
     terms = content_terms("Germany’s chancellor met the workers' union; it's O'Brien's call.")
     assert terms == ["germany", "chancellor", "met", "worker", "union", "o'brien", "call"]
     assert content_terms("Germany's") == content_terms("Germany")
+
+
+def test_a_line_of_cited_sources_is_not_a_key_point() -> None:
+    """The Wikipedia Current Events Portal ends an entry with its sources in brackets."""
+    body = (
+        "A 5.2 magnitude earthquake strikes Julian, California, United States. The earthquake, "
+        "felt throughout Southern California and Baja California, caused several rockslides on "
+        "California State Route 76. (The San Diego Union-Tribune) (La Jornada)\n\n"
+        "Disasters and accidents."
+    )
+    result = summarize("A 5.2 magnitude earthquake strikes Julian", body, language="en")
+    assert result.key_points == (
+        "A 5.2 magnitude earthquake strikes Julian, California, United States.",
+        "The earthquake, felt throughout Southern California and Baja California, caused "
+        "several rockslides on California State Route 76.",
+    )
+    assert "Jornada" not in result.summary + result.detailed
+    # A statement that only contains a bracket stays.
+    kept = "The council (in a late session) approved the new harbour ferry timetable for winter."
+    assert summarize("Ferry", f"{kept} (Harbour Gazette)").key_points == (kept,)

@@ -5,15 +5,20 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from importlib import resources
+from io import StringIO
 
 import pytest
+from rich.console import Console
+from rich.progress import Progress
 from sqlalchemy import func, select
 
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
 from herald.ingest.demo import (
     WINDOW_DAYS,
+    JobProgress,
     demo_corpus_bytes,
+    demo_corpus_size,
     load_demo_corpus,
     load_demo_items,
     rebase_dates,
@@ -78,11 +83,40 @@ def test_rebasing_keeps_order_and_compresses_long_spans() -> None:
 
 
 @pytest.mark.slow
-def test_load_demo_corpus_stores_everything_once(runtime: Runtime) -> None:
+def test_load_demo_corpus_stores_everything_once(
+    runtime: Runtime, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert load_demo_corpus(runtime, wait=False) == 845
+    # stderr is not a terminal here (as in `make run > log`): a plain line instead of a bar.
+    assert "stored 845 demo items; enriching and indexing them" in capsys.readouterr().err
     with runtime.sessions.read() as session:
         count = session.execute(select(func.count()).select_from(ContentItem)).scalar_one()
         newest = session.execute(select(func.max(ContentItem.published_at))).scalar_one()
     assert count == 845
     assert newest == runtime.clock.now() - timedelta(days=1)
     assert load_demo_corpus(runtime, wait=False) == 0  # a second load changes nothing
+
+
+def test_the_announced_size_is_the_corpus() -> None:
+    assert demo_corpus_size() == len(load_demo_items(FrozenClock(NOW))) == 845
+
+
+def test_job_progress_never_passes_its_total_and_reports_without_a_terminal() -> None:
+    out = StringIO()
+    with Progress(console=Console(file=out, width=200), disable=True) as bar:
+        jobs = JobProgress(bar, Console(file=out, width=200), every_seconds=0)
+        jobs.update(done=64, left=845)  # enriching queued more jobs than were done
+        jobs.update(done=64, left=900)
+        jobs.update(done=30, left=0)
+        [task] = bar.tasks
+        assert (task.completed, task.total) == (158, 158)
+    assert out.getvalue().splitlines() == [
+        "enriching and indexing: 64 jobs done, 845 left",
+        "enriching and indexing: 128 jobs done, 900 left",
+        "enriching and indexing: 158 jobs done, 0 left",
+    ]
+    quiet = StringIO()
+    with Progress(console=Console(file=quiet), disable=True) as bar:
+        JobProgress(bar, Console(file=quiet), every_seconds=3600).update(done=64, left=10)
+        JobProgress(bar, None, every_seconds=0).update(done=1, left=0)  # a terminal: the bar only
+    assert quiet.getvalue() == ""

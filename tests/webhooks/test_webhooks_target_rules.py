@@ -100,6 +100,26 @@ def test_forbidden_targets_are_refused_with_a_reason(url: str, reason: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("url", "network"),
+    [
+        ("https://127.0.0.1:8443/herald", "127.0.0.0/8"),
+        ("https://10.20.0.5/hook", "10.20.0.0/16"),
+        ("https://[::1]/hook", "::1/128"),
+        ("https://169.254.169.254/latest/meta-data/", None),
+        ("https://internal.example.com/hook", None),
+    ],
+)
+def test_a_refusal_names_the_setting_only_when_it_would_admit_the_address(
+    url: str, network: str | None
+) -> None:
+    with pytest.raises(InvalidWebhookUrl) as caught:
+        check_target_url(url, TargetPolicy(), PUBLIC)
+    assert ("HERALD_WEBHOOK_ALLOW_NETWORKS" in caught.value.message) is (network is not None)
+    if network is not None:  # and the setting, so set, does admit it
+        check_target_url(url, TargetPolicy.from_setting(network), PUBLIC)
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "https://internal.example.com/hook",

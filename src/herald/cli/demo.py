@@ -54,11 +54,6 @@ def demo(
         with runtime.sessions.read() as session:
             count = session.execute(select(func.count()).select_from(ContentItem)).scalar_one()
         if count == 0 and not skip_data:
-            console.print(
-                "loading the demo corpus: storing, enriching and indexing about 950 items "
-                "(a few minutes the first time)",
-                soft_wrap=True,
-            )
             loaded = _load_corpus(runtime)
             console.print(f"loaded {loaded} demo items (enriched and indexed)")
         elif count:
@@ -81,7 +76,7 @@ def demo(
         payload = {"team_id": created.team_id, "api_key": created.api_key, "base_url": base}
         print(json.dumps(payload))
         return
-    console.rule("[bold]Herald is starting")
+    console.rule("[bold]Herald: your key and first steps")
     console.print(
         f"Admin API key (workspace {workspace}, shown once) and the server's address; paste "
         "both lines into the terminal you use next:",
@@ -91,7 +86,7 @@ def demo(
         console.print(f"  {line}", soft_wrap=True, highlight=False)
     if revoked:
         console.print("  (the key an earlier `make run` printed is revoked)")
-    console.print("First search, once the server below is up:")
+    console.print("First search, once `herald serve` is up (`make run` starts it next):")
     console.print(f"  {first_search_command()}", soft_wrap=True, highlight=False)
     if unfinished:
         console.print(
@@ -141,5 +136,10 @@ def _load_corpus(runtime: Runtime) -> int:
     except ImportError:
         console.print("[yellow]no demo corpus is bundled with this build[/]")
         return 0
+    console.print(
+        f"loading the demo corpus: storing, enriching and indexing {module.demo_corpus_size()} "
+        "items (a few minutes the first time)",
+        soft_wrap=True,
+    )
     loaded: int = module.load_demo_corpus(runtime)
     return loaded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import sys
 import threading
 from typing import Annotated
 
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 
 def prepare_runtime() -> Runtime:
     settings = load_settings()
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format_for(terminal=sys.stderr.isatty()))
     settings.home.mkdir(parents=True, exist_ok=True)
     try:  # a changed model file stops the server at once, not its first enrichment job
         verify_configured_models(

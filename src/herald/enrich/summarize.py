@@ -27,6 +27,9 @@ _DISCOURSE_OPENER = re.compile(
     r"^(so|and|but|yeah|yes|okay|ok|well|i mean|i think|um|uh|like|right|now)\b", re.IGNORECASE
 )
 _URLISH = re.compile(r"https?://|www\.|\S+@\S+\.\w+")
+# A "sentence" of bracketed groups only, e.g. "(The San Diego Union-Tribune) (La Jornada)": the
+# sources a news summary cites, not a statement.
+_CITATIONS_ONLY = re.compile(r"^(?:\([^()]*\)\W*)+$|^(?:\[[^\[\]]*\]\W*)+$")
 _MIN_WORDS = 6
 _MAX_WORDS = 60
 _KEY_POINT_MAX_WORDS = 40
@@ -151,7 +154,7 @@ def _candidates(title: str, sentences: list[Sentence], language: str | None) -> 
         words = length_in_words(text)
         if not _MIN_WORDS <= words <= 2 * _MAX_WORDS:
             continue
-        if _BOILERPLATE.match(text) or _URLISH.search(text):
+        if _BOILERPLATE.match(text) or _URLISH.search(text) or _CITATIONS_ONLY.match(text):
             continue
         if " ".join(text.lower().split()) == title_key:
             continue  # the headline repeated as the first line of the body

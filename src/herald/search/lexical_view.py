@@ -184,9 +184,17 @@ class LexicalView:
         """BM25 of the text query for each of ``keys`` (0 where no term matches)."""
         if len(keys) == 0:
             return np.zeros(0, dtype=np.float64)
-        only = restriction if restriction is not None else self.keys_query(keys)
+        only = self._restrict(keys, restriction)
         query = tantivy.Query.boolean_query([(_MUST, self.text_query(terms)), (_MUST, only)])
         return self.aligned(self._run(query, len(keys)), keys)
+
+    def _restrict(self, keys: Keys, restriction: tantivy.Query | None) -> tantivy.Query:
+        """A clause that selects ``restriction``'s documents (``keys`` without one) and adds
+        nothing to the score: a scoring restriction (a text query) would add its BM25 to the
+        sums the callers read, turning a bit mask into noise."""
+        if restriction is None:
+            return self.keys_query(keys)
+        return tantivy.Query.const_score_query(restriction, 0.0)
 
     def masks(
         self,
@@ -201,9 +209,11 @@ class LexicalView:
             (_SHOULD, tantivy.Query.const_score_query(q, float(1 << i)))
             for i, q in enumerate(clauses[:MASK_BITS])
         ]
-        only = restriction if restriction is not None else self.keys_query(keys)
         query = tantivy.Query.boolean_query(
-            [(_MUST, tantivy.Query.boolean_query(scored)), (_MUST, only)]
+            [
+                (_MUST, tantivy.Query.boolean_query(scored)),
+                (_MUST, self._restrict(keys, restriction)),
+            ]
         )
         return np.rint(self.aligned(self._run(query, len(keys)), keys)).astype(np.int64)
 

@@ -105,7 +105,7 @@ function renderSignIn() {
     try {
       await api("GET", "/v1/monitors", { query: { limit: 1 }, key });
     } catch (failure) {
-      error.textContent = failure.status === 401 ? "That key was refused: check it, or create a new one with: herald keys create." : failure.message;
+      error.textContent = failure.status === 401 ? "That key was refused: it is mistyped or revoked (each make run revokes the key the run before printed). Use the newest key, or create one on the server with: herald keys create --workspace NAME" : failure.message;
       return;
     }
     auth.signIn(key);

@@ -153,7 +153,7 @@ class TargetPolicy:
             spelled = f"::ffff:{mapped}" if mapped is not None else str(ip)
             raise InvalidWebhookUrl(
                 f"Webhook URL is not allowed: address {spelled}, which is {reason}; "
-                "targets must be public internet addresses"
+                f"targets must be public internet addresses{_admit_hint(ip)}"
             )
         return canonical_address(ip)
 
@@ -167,6 +167,15 @@ class TargetPolicy:
             if canon not in checked:
                 checked.append(canon)
         return tuple(checked)
+
+
+def _admit_hint(ip: IPAddress) -> str:
+    """How an operator admits ``ip`` (a receiver on the own network while developing), for
+    addresses the allow-list can admit; link-local and metadata addresses it never admits."""
+    own_network = ipaddress.ip_network(canonical_address(ip))
+    if forbidden_reason(ip, (own_network,)) is not None:
+        return ""
+    return ", unless the server's operator admits their network with HERALD_WEBHOOK_ALLOW_NETWORKS"
 
 
 def _is_address(host: str) -> bool:
