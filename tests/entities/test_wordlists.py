@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from herald.entities import cues, vocabulary, wordlists
+from herald.entities import cues, names, vocabulary, wordlists
 
 NAMES = sorted(wordlists.tables())
 
@@ -122,6 +122,10 @@ def test_the_linker_reads_its_lists_from_the_file() -> None:
     assert cues._PLACE_OF.search("the mayor of ") is not None
     assert cues._ROLE_APPOSITION.match(", the prime minister") is not None
     assert set(cues.SPORT_WORDS) == set(wordlists.groups("sport_words"))
+    assert wordlists.words("corporate_suffixes") == names.CORPORATE_SUFFIXES
+    assert cues._RESIDENT_AFTER.match(" pensioner") is not None
+    assert cues._TEAM_MOVE_AFTER.match(" picked  up DeShawn Wynn") is not None
+    assert cues._ORG_AFTER_ROLE.search("officials at the ") is not None
 
 
 def test_the_lists_checked_for_contradictions_exist() -> None:

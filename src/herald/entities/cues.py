@@ -58,15 +58,15 @@ _PERSON_BEFORE = wordlists.words("person_before")
 # Apple's chief executive", "Jeffs, 52, the leader of". A place in apposition reads differently
 # ("Frankfurt, the financial capital"), so only roles people hold count.
 _ROLE_APPOSITION = re.compile(
-    r"^\s*,\s*(?:(?:the|a|an|its|their|his|her)\s+)?(?:[\w'’.-]+\s+){0,3}?"
+    r"^\s*,\s*(?:(?:" + "|".join(wordlists.sequence("role_determiners")) + r")\s+)?"
+    r"(?:[\w'’.-]+\s+){0,3}?"
     r"(?:" + "|".join(wordlists.sequence("role_apposition")) + r")\b",
     re.IGNORECASE,
 )
 # "CEO of X", "a spokesman for X", "head of X": X is an organisation (or a place: "president of
 # France"), so half a vote.
 _ORG_AFTER_ROLE = re.compile(
-    r"\b(?:ceo|chief executive|chairman|chairwoman|spokesman|spokeswoman|spokesperson|head|"
-    r"director|president|member|members|officials?|employees?|executives?)\s+(?:of|for|at)"
+    r"\b(?:" + "|".join(wordlists.sequence("org_roles")) + r")\s+(?:of|for|at)"
     r"\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
@@ -76,7 +76,7 @@ _PERSON_OF = wordlists.words("person_of")
 # ... when the name ends the phrase: not "the murder of Los Angeles County Sheriff's Deputy Juan
 # Abrego", where the name says whose deputy.
 _PHRASE_END = re.compile(
-    r"^(?:\s*[,.;:!?)\"”’]|\s*$|\s+(?:in|on|at|by|and|was|who|last|this|from|with)\b)"
+    r"^(?:\s*[,.;:!?)\"”’]|\s*$|\s+(?:" + "|".join(wordlists.sequence("phrase_end_words")) + r")\b)"
 )
 _PERSON_AFTER = wordlists.words("person_after")
 _KINSHIP = wordlists.words("kinship")
@@ -87,23 +87,19 @@ _ORG_AFTER = wordlists.words("org_after")
 # ("the Harry Winston jewellery store", "the Harrods department store"; a plant is left out:
 # "the Fukushima power plant" names a place), or the sort of body it is ("Iran's Red Crescent
 # relief agency", "the Houthi rebel group", "the Likud ruling party").
-_OWN_NOUN = re.compile(
-    r"^ [a-z]+ (?:store|stores|shop|shops|boutique|warehouse|headquarters|agency|group|"
-    r"organi[sz]ation|charity|militia|party)\b"
-)
+_OWN_NOUN = re.compile(r"^ [a-z]+ (?:" + "|".join(wordlists.sequence("own_nouns")) + r")\b")
 # What an organisation is, written right before its name ("newspaper Le Parisien", "the
 # broadcaster Sky"; not "his Fidesz party, István Simicskó").
 _ORG_BEFORE = wordlists.words("org_before")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _AGE_APPOSITION = re.compile(r"^\s*,\s*(\d{1,3})\s*,")
-_AKA = re.compile(r"^\s*,?\s*(also known as|aka|known as|born)\b", re.IGNORECASE)
+_AKA = re.compile(
+    r"^\s*,?\s*(" + "|".join(wordlists.sequence("alias_phrases")) + r")\b", re.IGNORECASE
+)
 _BASED = re.compile(r"^-based\b")
 _POSSESSIVE_AFTER = re.compile(r"^['’]s?(?!\w)")
 # "a Perth man", "a Brooklyn woman": a name before such a word is where people live.
-_RESIDENT_AFTER = re.compile(
-    r"^\s+(?:man|woman|men|women|boys?|girls?|teens?|teenagers?|residents?|natives?|toddler|"
-    r"schoolboy|schoolgirl|pensioner)\b"
-)
+_RESIDENT_AFTER = re.compile(r"^\s+(?:" + "|".join(wordlists.sequence("resident_nouns")) + r")\b")
 
 
 def kind_cues(text: str, start: int, end: int) -> dict[str, float]:
@@ -221,11 +217,7 @@ SPORTS_WORDS: Final = frozenset(content_terms(" ".join(wordlists.sequence("sport
 )
 
 _SCORE = r"\d{1,3}\s*[-–]\s*\d{1,3}"
-_RESULT_VERBS = (
-    r"beat|beats|beating|defeat|defeats|defeated|defeating|edged|edges|routed|routs|downed|"
-    r"downs|topped|tops|outlasted|overcame|upset|upsets|blanked|shut\s+out|rallied\s+past|"
-    r"held\s+off|lost\s+to|loses\s+to|fell\s+to|falls\s+to|tied"
-)
+_RESULT_VERBS = "|".join(w.replace(" ", r"\s+") for w in wordlists.sequence("result_verbs"))
 # "... victory over X", "X beat Y 20-13", "Creighton 65, Drake 53", "X (7-2)".
 _TEAM_BEFORE = re.compile(
     r"(?:\b(?:" + "|".join(wordlists.sequence("game_nouns")) + r")\s+"
@@ -244,21 +236,23 @@ _TEAM_AFTER = re.compile(
 # A team's rank or seed before its name ("Top-ranked North Carolina", "No. 5 seed Indiana
 # State", "the third-seeded Bluejays").
 _RANKED_BEFORE = re.compile(
-    r"\b(?:top|\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth)"
+    r"\b(?:\d+(?:st|nd|rd|th)|" + "|".join(wordlists.sequence("seed_words")) + r")"
     r"[- ](?:ranked|seeded)\s+$|\bNo\s?\.\s*\d+(?:\s+seed)?\s+$",
     re.IGNORECASE,
 )
 # A team's result after its name and a possessive ("Creighton's 65-53 victory").
 _RESULT_AFTER_POSSESSIVE = re.compile(
-    rf"\s*['’]\s*s\s+{_SCORE}\s+(?:victory|win|loss|defeat|rout|triumph)\b", re.IGNORECASE
+    rf"\s*['’]\s*s\s+{_SCORE}\s+(?:" + "|".join(wordlists.sequence("result_nouns")) + r")\b",
+    re.IGNORECASE,
 )
 # The first side of a result written "Creighton 65, Drake 53", before the second.
 _SCORED_BEFORE = re.compile(r"\b[A-Z][\w.]*\s+\d{1,3}\s*,\s*$")
 
 # A team's dealings with its players: "New Orleans picked up DeShawn Wynn".
 _TEAM_MOVE_AFTER = re.compile(
-    r"^\s+(?:has\s+|have\s+)?(?:signed|re-signed|picked\s+up|released|waived|traded|placed|"
-    r"claimed|acquired|activated|drafted)\s"
+    r"^\s+(?:has\s+|have\s+)?(?:"
+    + "|".join(w.replace(" ", r"\s+") for w in wordlists.sequence("roster_moves"))
+    + r")\s"
 )
 
 

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from herald.enrich.text import content_terms
+from herald.entities import wordlists
 from herald.entities.model import EntityRecord
 from herald.entities.names import alias_key, name_keys, without_initials
 
@@ -295,7 +296,9 @@ class KnowledgeBase:
         return keys
 
 
-_PLACE_QUALIFIER = re.compile(r"\s*\([^)]*\)$|\s+(?:am|an der|upon|on|sur|bei)\s+\S.*$")
+_PLACE_QUALIFIER = re.compile(
+    r"\s*\([^)]*\)$|\s+(?:" + "|".join(wordlists.sequence("place_qualifiers")) + r")\s+\S.*$"
+)
 
 
 def short_place_name(name: str) -> str:
@@ -304,9 +307,7 @@ def short_place_name(name: str) -> str:
     return _PLACE_QUALIFIER.sub("", name) or name
 
 
-_NAME_SUFFIXES = frozenset(
-    {"jr", "sr", "ii", "iii", "iv", "v", "vi", "vii", "viii", "xii", "xiii", "xiv", "xv", "xvi"}
-)  # not "xi": a surname
+_NAME_SUFFIXES = wordlists.words("name_suffixes")
 
 
 def _surname(record: EntityRecord) -> str:

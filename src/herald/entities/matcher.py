@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from herald.enrich.ner import Mention, stop_words
+from herald.entities import wordlists
 from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE, PRODUCT
 from herald.entities.kb import KnowledgeBase
 from herald.entities.names import alias_key, word_positions
@@ -43,7 +44,7 @@ _POSSESSIVE = re.compile(r"['’]s$")
 # What may separate two words of one name: spaces, or nothing else.
 _JOIN = re.compile(r"^[ \t]{1,2}$")
 _SENTENCE_END = re.compile(r"[.!?:;\"“”()\n]\s*$")
-_CONNECTING: Final = frozenset({"of", "the", "and", "for", "de", "du", "la", "le", "von", "van"})
+_CONNECTING: Final = wordlists.words("dictionary_connecting")
 _ARTICLES: Final = frozenset({"the", "a", "an"})
 
 

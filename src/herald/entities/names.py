@@ -12,6 +12,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from herald.entities import wordlists
+
 # Letters joined by dots, each dot maybe followed by one space, the last dot optional ("U.S.",
 # "U. S." and "U.S", whose dot a sentence's full stop took, are all "US"; "J. R. R. Tolkien" is
 # "JRR Tolkien"). One initial stays a word of its own ("George W. Bush").
@@ -25,35 +27,7 @@ _APOSTROPHES = re.compile(r"['’`´]")
 _SPACES = re.compile(r"\s+")
 
 # Legal-form words that do not change which company a name means.
-CORPORATE_SUFFIXES = frozenset(
-    {
-        "inc",
-        "incorporated",
-        "corp",
-        "corporation",
-        "co",
-        "company",
-        "ltd",
-        "limited",
-        "plc",
-        "ag",
-        "sa",
-        "se",
-        "nv",
-        "spa",
-        "gmbh",
-        "llc",
-        "lp",
-        "asa",
-        "ab",
-        "oyj",
-        "kgaa",
-        "bv",
-        "sas",
-        "holding",
-        "holdings",
-    }
-)
+CORPORATE_SUFFIXES = wordlists.words("corporate_suffixes")
 
 
 def fold(text: str) -> str:

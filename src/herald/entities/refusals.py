@@ -42,7 +42,7 @@ NOT_NAMES = (
 )
 # Offices, not organisations, though the recogniser calls them so ("the U.S. Surgeon General").
 _POSITION = re.compile(
-    r"^(?:(?:us|u s|uk|u k|united states|united kingdom|state|deputy|assistant|acting)\s+)*"
+    r"^(?:(?:" + "|".join(wordlists.sequence("office_qualifiers")) + r")\s+)*"
     r"(?:" + "|".join(wordlists.sequence("general_offices")) + r") general$"
     # and an office named by where it serves ("Fire Marshal", "L.A. County Sheriff", "U.S.
     # Marshal")

@@ -175,8 +175,9 @@ def particle(word: str) -> bool:
 
 # An edition of a recurring event: an ordinal, then a name ending as such events' names do.
 _EDITION = re.compile(
-    r"^\d{1,3}(?:st|nd|rd|th)\s+(?:[Aa]nnual\s+)?((?:[A-Z][\w.&'-]*\s+)*(?:Awards|Games|"
-    r"Olympics|Festival|Championships?|Ceremony|Summit|Convention|Oscars|Emmys|Grammys))$"
+    r"^\d{1,3}(?:st|nd|rd|th)\s+(?:[Aa]nnual\s+)?((?:[A-Z][\w.&'-]*\s+)*(?:"
+    + "|".join(wordlists.sequence("edition_endings"))
+    + r"))$"
 )
 
 

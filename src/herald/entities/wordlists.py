@@ -3,9 +3,10 @@
 The words that say what a name names ("Square" ends a place's name, "Mr" opens a person's,
 "said" follows one) are data: each list is a table of that file with a ``purpose`` line and its
 ``words`` (or a ``mapping``, or ``groups`` of words by key). The linker's stages
-(:mod:`herald.entities.linking` and the modules it runs) and :mod:`herald.entities.cues` take
-their lists from here; ``tests/entities/test_wordlists.py`` checks that lists which exclude each
-other do not overlap.
+(:mod:`herald.entities.linking` and the modules it runs), :mod:`herald.entities.cues`, the name
+keys (:mod:`herald.entities.names`, :mod:`herald.entities.kb`) and the dictionary matcher take
+their lists from here, patterns built from a list included; ``tests/entities/test_wordlists.py``
+checks that lists which exclude each other do not overlap.
 """
 
 from __future__ import annotations
