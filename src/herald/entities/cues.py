@@ -221,9 +221,11 @@ _RESULT_VERBS = "|".join(w.replace(" ", r"\s+") for w in wordlists.sequence("res
 # "... victory over X", "X beat Y 20-13", "Creighton 65, Drake 53", "X (7-2)".
 _TEAM_BEFORE = re.compile(
     r"(?:\b(?:" + "|".join(wordlists.sequence("game_nouns")) + r")\s+"
-    rf"(?:over|against|to|by|versus|vs\.?)|\b(?:{_RESULT_VERBS}|vs\.?|versus)|{_SCORE}\s+"
-    rf"(?:victory|win|loss)\s+(?:over|against|to)|\bleading|\bled|\bhelp|\bhelped)\s+"
-    rf"(?:the\s+)?(?:visiting\s+|host\s+|top-ranked\s+|No\.\s*\d+\s+)?$",
+    r"(?:" + "|".join(re.escape(w) for w in wordlists.sequence("game_prepositions")) + r")"
+    rf"|\b(?:{_RESULT_VERBS}|vs\.?|versus)|{_SCORE}\s+"
+    r"(?:victory|win|loss)\s+(?:over|against|to)"
+    r"|\b(?:" + "|".join(wordlists.sequence("lead_verbs")) + r"))\s+"
+    r"(?:the\s+)?(?:visiting\s+|host\s+|top-ranked\s+|No\.\s*\d+\s+)?$",
     re.IGNORECASE,
 )
 _TEAM_AFTER = re.compile(
