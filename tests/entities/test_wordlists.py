@@ -37,8 +37,10 @@ EXCLUSIVE: list[tuple[str, tuple[str, ...]]] = [
     # The word right before a name votes for one kind: a place, a person or an organisation.
     ("place_before", ("person_before", "org_before")),
     ("person_before", ("org_before",)),
-    # The word right after a name: a person's (weakly) or an organisation's.
+    # The word right after a name: a person's (weakly) or an organisation's, or people who live
+    # in the place named ("a Perth man").
     ("person_after", ("org_after",)),
+    ("resident_nouns", ("person_after", "speech_after", "org_after")),
     ("speech_after", ("org_after",)),
 ]
 
