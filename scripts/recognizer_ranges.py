@@ -1,7 +1,7 @@
 """Record the activation ranges of Herald's recogniser on CoNLL-2003's training split.
 
     .venv/bin/python scripts/recognizer_ranges.py --data DATA/conll2003 \
-        [--out src/herald/data/models/recognizer/activation_ranges.json]
+        [--model src/herald/data/models/recognizer] [--out MODEL/activation_ranges.json]
 
 The int8 graph quantises the input of each matrix product with a fixed scale
 (herald.enrich.onnx_static); this script fits those scales. It reads every training document as
@@ -67,10 +67,14 @@ class _Recorder:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="the conll2003 folder")
-    parser.add_argument("--out", type=Path, default=bundled_recognizer_folder() / RANGES)
+    parser.add_argument(
+        "--model", type=Path, default=bundled_recognizer_folder(), help="the recogniser's folder"
+    )
+    parser.add_argument("--out", type=Path, help="default: the model folder's " + RANGES)
     args = parser.parse_args()
     documents = read_split(args.data, "train")
-    folder = bundled_recognizer_folder()
+    folder = args.model
+    out = args.out or folder / RANGES
     graph = float_graph(folder)
     names = quantized_activations(quantize(graph, reduce_range=True))
     recognizer = TrainedRecognizer(folder, precision="float32")
@@ -88,8 +92,8 @@ def main() -> None:
             name: [round(low, 6), round(high, 6)] for name, (low, high) in recorder.ranges.items()
         },
     }
-    args.out.write_text(json.dumps(recorded, indent=2) + "\n", "utf-8")
-    print(f"{args.out}: {len(names)} ranges from {recorder.pieces} word pieces")
+    out.write_text(json.dumps(recorded, indent=2) + "\n", "utf-8")
+    print(f"{out}: {len(names)} ranges from {recorder.pieces} word pieces")
 
 
 if __name__ == "__main__":

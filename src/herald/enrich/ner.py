@@ -168,7 +168,7 @@ def _stop_words() -> frozenset[str]:
 
 
 def _has_capital(word: str) -> bool:
-    return any(char.isupper() for char in word)
+    return any(map(str.isupper, word))
 
 
 def _adjacent(text: str, end: int, start: int) -> bool:

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 
 class Shape(IntEnum):
@@ -60,8 +59,9 @@ _WORD_RE: Final = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(NamedTuple):
+    """A word and its offsets (a named tuple: an article has hundreds, made on every read)."""
+
     text: str
     start: int
     end: int
