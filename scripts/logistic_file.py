@@ -1,28 +1,75 @@
-"""A two-class logistic regression fitted by scikit-learn, as the data file Herald reads
-(``herald.entities.logistic.LogisticModel``)."""
+"""A two-class logistic regression fitted by scikit-learn (:func:`fit_binary`), as the data
+file Herald reads (:func:`write_binary`, ``herald.entities.logistic.LogisticModel``)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 
+@dataclass(frozen=True)
+class Fitted:
+    """The kept fit: scikit-learn's LogisticRegression over inputs standardised by ``mean`` and
+    ``scale``, its regularisation strength and its dev log loss and ROC AUC."""
+
+    model: Any
+    mean: np.ndarray
+    scale: np.ndarray
+    c: float
+    loss: float
+    auc: float
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        """The probability of the second class for each row of ``x``."""
+        p: np.ndarray = self.model.predict_proba((x - self.mean) / self.scale)[:, 1]
+        return p
+
+
+def fit_binary(
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_dev: np.ndarray,
+    y_dev: np.ndarray,
+    strengths: Sequence[float],
+) -> Fitted:
+    """A logistic regression fitted on the train rows (inputs standardised) for each
+    regularisation strength; the one with the lowest log loss on the dev rows is kept. Each
+    strength's dev figures are printed."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    mean = x_train.mean(axis=0)
+    scale = x_train.std(axis=0)
+    scale[scale == 0] = 1.0
+    best: Fitted | None = None
+    for c in strengths:
+        model = LogisticRegression(C=c, max_iter=3000).fit((x_train - mean) / scale, y_train)
+        fitted = Fitted(model, mean, scale, c, 0.0, 0.0)
+        p = fitted.probability(x_dev)
+        loss, auc = log_loss(y_dev, p), roc_auc_score(y_dev, p)
+        print(f"C={c:g}: dev log loss {loss:.4f}, ROC AUC {auc:.4f}")
+        if best is None or loss < best.loss:
+            best = Fitted(model, mean, scale, c, loss, auc)
+    assert best is not None
+    return best
+
+
 def write_binary(
     out: Path,
-    model: Any,
+    fitted: Fitted,
     *,
     classes: Sequence[str],
     features: Sequence[str],
-    mean: np.ndarray,
-    scale: np.ndarray,
     about: dict[str, object],
 ) -> None:
-    """Write ``model`` (scikit-learn's LogisticRegression over inputs standardised by ``mean``
-    and ``scale``) to ``out``, with ``about`` (what it is, its data, its dev figures) first."""
+    """Write ``fitted`` to ``out``, with ``about`` (what it is, its data, its dev figures)
+    first."""
+    model, mean, scale = fitted.model, fitted.mean, fitted.scale
     data = {
         **about,
         # two classes, the first with zero weights: the softmax of (0, z) is the logistic of z

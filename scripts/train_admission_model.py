@@ -35,7 +35,7 @@ from herald.entities.admission import CLASSES_ADMITTED, FEATURES, KINDS  # noqa:
 from herald.entities.kb import KnowledgeBase  # noqa: E402
 from herald.entities.linking import EntityLinker, document_text  # noqa: E402
 from herald.entities.names import alias_key  # noqa: E402
-from scripts.logistic_file import write_binary  # noqa: E402
+from scripts.logistic_file import fit_binary, write_binary  # noqa: E402
 from scripts.train_kind_model import GOLD, mentions_of  # noqa: E402
 
 OUT = ROOT / "src/herald/data/linker/admission.json"
@@ -85,9 +85,6 @@ def ecbplus_rows(data: Path, splits: set[str]) -> dict[str, Rows]:
 
 
 def main() -> int:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import log_loss, roc_auc_score
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--conll", type=Path, required=True, help="the conll2003 folder")
     parser.add_argument("--ecbplus", type=Path, required=True, help="the ecbplus folder")
@@ -107,22 +104,10 @@ def main() -> int:
     y_dev = np.asarray([v for _, y in parts["dev"] for v in y])
     sizes = {s: [len(y) for _, y in p] for s, p in parts.items()}
     print(f"groups (CoNLL-2003, ECB+): {sizes}; right in train {int(y_train.sum())}")
-    mean = x_train.mean(axis=0)
-    scale = x_train.std(axis=0)
-    scale[scale == 0] = 1.0
-    best = None
-    for c in args.c:
-        model = LogisticRegression(C=c, max_iter=3000).fit((x_train - mean) / scale, y_train)
-        p = model.predict_proba((x_dev - mean) / scale)[:, 1]
-        loss, auc = log_loss(y_dev, p), roc_auc_score(y_dev, p)
-        print(f"C={c:g}: dev log loss {loss:.4f}, ROC AUC {auc:.4f}")
-        if best is None or loss < best[0]:
-            best = (loss, auc, c, model)
-    assert best is not None
-    loss, auc, c, model = best
+    fitted = fit_binary(x_train, y_train, x_dev, y_dev, args.c)
     start = 0
     for name, (_, y) in zip(("CoNLL-2003 dev", "ECB+ dev"), parts["dev"], strict=True):
-        p = model.predict_proba((x_dev[start : start + len(y)] - mean) / scale)[:, 1]
+        p = fitted.probability(x_dev[start : start + len(y)])
         right = np.asarray(y)
         start += len(y)
         shown = ", ".join(
@@ -131,21 +116,23 @@ def main() -> int:
         print(f"{name}: {len(y)} groups, {int(right.sum())} right; admitted {shown}")
     write_binary(
         args.out,
-        model,
+        fitted,
         classes=CLASSES_ADMITTED,
         features=FEATURES,
-        mean=mean,
-        scale=scale,
         about={
             "what": "the linker's admission model: logistic regression over groups the rules"
             " left out",
             "trained_on": "CoNLL-2003 English train split and ECB+ train topics; C chosen on their"
             " dev splits",
-            "C": c,
-            "dev": {"log_loss": round(loss, 4), "roc_auc": round(auc, 4), "groups": len(y_dev)},
+            "C": fitted.c,
+            "dev": {
+                "log_loss": round(fitted.loss, 4),
+                "roc_auc": round(fitted.auc, 4),
+                "groups": len(y_dev),
+            },
         },
     )
-    print(f"kept C={c:g} -> {args.out}")
+    print(f"kept C={fitted.c:g} -> {args.out}")
     return 0
 
 

@@ -33,7 +33,7 @@ from herald.entities.cues import KIND_GROUP  # noqa: E402
 from herald.entities.kb import KnowledgeBase  # noqa: E402
 from herald.entities.link_model import CLASSES, FEATURES  # noqa: E402
 from herald.entities.linking import EntityLinker, LinkingConfig  # noqa: E402
-from scripts.logistic_file import write_binary  # noqa: E402
+from scripts.logistic_file import fit_binary, write_binary  # noqa: E402
 from scripts.train_kind_model import gold_class, mentions_of  # noqa: E402
 
 OUT = ROOT / "src/herald/data/linker/links.json"
@@ -53,9 +53,6 @@ def rows(data: Path, split: str, cache: Path | None) -> tuple[np.ndarray, np.nda
 
 
 def main() -> int:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import log_loss, roc_auc_score
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--conll", type=Path, required=True, help="the conll2003 folder")
     parser.add_argument("--out", type=Path, default=OUT)
@@ -66,39 +63,29 @@ def main() -> int:
     x_train, y_train = rows(args.conll, "train", args.cache)
     x_dev, y_dev = rows(args.conll, "dev", args.cache)
     print(f"rows: train {len(y_train)} ({int(y_train.sum())} right), dev {len(y_dev)}")
-    mean = x_train.mean(axis=0)
-    scale = x_train.std(axis=0)
-    scale[scale == 0] = 1.0
-    best = None
-    for c in args.c:
-        model = LogisticRegression(C=c, max_iter=3000).fit((x_train - mean) / scale, y_train)
-        p = model.predict_proba((x_dev - mean) / scale)[:, 1]
-        loss, auc = log_loss(y_dev, p), roc_auc_score(y_dev, p)
-        print(f"C={c:g}: dev log loss {loss:.4f}, ROC AUC {auc:.4f}")
-        if best is None or loss < best[0]:
-            best = (loss, auc, c, model)
-    assert best is not None
-    loss, auc, c, model = best
-    p = model.predict_proba((x_dev - mean) / scale)[:, 1]
+    fitted = fit_binary(x_train, y_train, x_dev, y_dev, args.c)
+    p = fitted.probability(x_dev)
     shown = ", ".join(
         f">={t:g}: {int((p >= t).sum())} ({int(y_dev[p >= t].sum())} right)" for t in THRESHOLDS
     )
     print(f"dev: {len(y_dev)} rows, {int(y_dev.sum())} right; linked {shown}")
     write_binary(
         args.out,
-        model,
+        fitted,
         classes=CLASSES,
         features=FEATURES,
-        mean=mean,
-        scale=scale,
         about={
             "what": "the linker's link model: logistic regression over the first-ranked candidate",
             "trained_on": "CoNLL-2003 English train split; C chosen on its dev split",
-            "C": c,
-            "dev": {"log_loss": round(loss, 4), "roc_auc": round(auc, 4), "rows": len(y_dev)},
+            "C": fitted.c,
+            "dev": {
+                "log_loss": round(fitted.loss, 4),
+                "roc_auc": round(fitted.auc, 4),
+                "rows": len(y_dev),
+            },
         },
     )
-    print(f"kept C={c:g} -> {args.out}")
+    print(f"kept C={fitted.c:g} -> {args.out}")
     return 0
 
 

@@ -14,11 +14,9 @@ trains them on annotated news; its README gives the data and the scores).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Final
 
 from herald.entities.cues import KIND_GROUP, ORG, PERSON, PLACE
@@ -29,7 +27,7 @@ from herald.entities.kinds import CLASSES
 from herald.entities.kinds import FEATURES as KIND_FEATURES
 from herald.entities.kinds import bundled as kinds_model
 from herald.entities.kinds import features as kind_features
-from herald.entities.logistic import LogisticModel
+from herald.entities.logistic import LogisticModel, shipped
 from herald.entities.names import alias_key
 from herald.entities.refusals import not_a_name, refused_as
 from herald.entities.shapes import without_title
@@ -117,5 +115,4 @@ def probability(row: Sequence[float]) -> float:
 @cache
 def bundled() -> LogisticModel:
     """The admission model shipped with Herald (``herald/data/linker/admission.json``)."""
-    text = resources.files("herald.data").joinpath(f"linker/{MODEL_FILE}").read_text("utf-8")
-    return read_model(json.loads(text))
+    return read_model(shipped(MODEL_FILE))

@@ -11,16 +11,14 @@ for each kind and for "no entity".
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Final
 
 from herald.entities.cues import EVENT, GROUPS, ORG, PERSON, PLACE, PRODUCT
-from herald.entities.logistic import LogisticModel
+from herald.entities.logistic import LogisticModel, shipped
 
 NONE: Final = "none"
 OTHER: Final = "other"  # a name of no linked kind the model tells apart (nationality, work)
@@ -145,5 +143,4 @@ def kind_groups(p: Mapping[str, float], evidence: KindEvidence) -> dict[str, flo
 @cache
 def bundled() -> LogisticModel:
     """The kind model shipped with Herald (``herald/data/linker/kinds.json``)."""
-    text = resources.files("herald.data").joinpath(f"linker/{MODEL_FILE}").read_text("utf-8")
-    return read_model(json.loads(text))
+    return read_model(shipped(MODEL_FILE))

@@ -13,13 +13,11 @@ known entity is linked when the model gives it at least ``LinkingConfig.link_thr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from functools import cache
-from importlib import resources
 from typing import Final
 
-from herald.entities.logistic import LogisticModel
+from herald.entities.logistic import LogisticModel, shipped
 
 MODEL_FILE: Final = "links.json"
 RIGHT: Final = "right"
@@ -47,5 +45,4 @@ def probability(row: Sequence[float]) -> float:
 @cache
 def bundled() -> LogisticModel:
     """The link model shipped with Herald (``herald/data/linker/links.json``)."""
-    text = resources.files("herald.data").joinpath(f"linker/{MODEL_FILE}").read_text("utf-8")
-    return read_model(json.loads(text))
+    return read_model(shipped(MODEL_FILE))

@@ -4,9 +4,12 @@ library at run time."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,3 +60,10 @@ class LogisticModel:
         exp = [math.exp(s - top) for s in scores]
         total = sum(exp)
         return {c: e / total for c, e in zip(self.classes, exp, strict=True)}
+
+
+def shipped(file: str) -> dict[str, Any]:
+    """The data of a model file shipped with Herald (``herald/data/linker/<file>``)."""
+    text = resources.files("herald.data").joinpath(f"linker/{file}").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
