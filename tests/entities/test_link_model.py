@@ -5,8 +5,11 @@ Real text through Herald's own recogniser and the bundled link model."""
 
 from __future__ import annotations
 
-from herald.entities.linking import LinkingConfig
-from tests.enrich.models import linked_by_name
+import pytest
+
+from herald.entities import disambiguation
+from herald.entities.linking import EntityLinker, LinkingConfig
+from tests.enrich.models import fresh_knowledge_base, linked_by_name, trained_recognizer
 
 # A standings table names each club by its city: clubs, not the cities.
 STANDINGS = (
@@ -44,3 +47,32 @@ def test_in_general_news_the_cities_are_places() -> None:
     found = linked_by_name(NEWS)
     for city in CITIES:
         assert found[city].entity_kind == "place"
+
+
+RESULT = (
+    "NFL AMERICAN FOOTBALL - CHIEFS BEAT RAIDERS\n\nKANSAS CITY 1996-12-01\n\nElvis Grbac threw"
+    " two touchdown passes as the Chiefs won 20-13 over Oakland on Sunday, and Denver lost to"
+    " Green Bay. Kansas City have now won five games in a row, coach Marty Schottenheimer said."
+)
+
+
+def test_the_model_is_trained_on_the_groups_it_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The training rows (``EntityLinker.ranked_first``) are the groups whose first candidate
+    the model decides on at run time: none settled before it (a team in a sports report, a
+    nationality), none left out."""
+    decided: list[tuple[float, ...]] = []
+    probability = disambiguation.link_model.probability
+
+    def recorded(signals: tuple[float, ...]) -> float:
+        decided.append(signals)
+        return probability(signals)
+
+    monkeypatch.setattr(disambiguation.link_model, "probability", recorded)
+    recognizer = trained_recognizer()
+    for text in (STANDINGS, NEWS, RESULT):
+        decided.clear()
+        mentions = recognizer.recognize([text])[0]
+        EntityLinker(fresh_knowledge_base()).link("", text, mentions)
+        rows = EntityLinker(fresh_knowledge_base()).ranked_first("", text, mentions)
+        assert decided, text
+        assert sorted(decided) == sorted(first.signals for _, first in rows), text

@@ -61,34 +61,61 @@ def choose_entity(read: Reading, kinds: Kinds) -> Choice | None:
 def choose(read: Reading, kinds: Kinds) -> Choice | None:
     """The candidate of the group the item means, scored by kind fit, prior, context,
     geography and how well the name matches, if one is good enough."""
+    found = _settled_or_ranked(read, kinds)
+    if not isinstance(found, Ranked):
+        return found.choice
+    if (
+        read.config.link_threshold > 0.0
+        and link_model.probability(found.signals) < read.config.link_threshold
+    ):
+        return None
+    return found.record, found.confidence
+
+
+def for_link_model(read: Reading, kinds: Kinds) -> Ranked | None:
+    """The first-ranked candidate the link model decides on for the group, or None when the
+    group never reaches it: a team in a sports report (:func:`team`), a nationality, an
+    abbreviated state, no candidate or too weak a first. The rows the model is trained on
+    are exactly the groups it decides at run time."""
+    if team(read.kb, read.doc, read.group) is not None:
+        return None
+    found = _settled_or_ranked(read, kinds)
+    return found if isinstance(found, Ranked) else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Settled:
+    """A group decided before its candidates are ranked (``choice`` None: it links nowhere)."""
+
+    choice: Choice | None
+
+
+def _settled_or_ranked(read: Reading, kinds: Kinds) -> _Settled | Ranked:
+    """The group decided before ranking (a nationality, an abbreviated state, no candidate,
+    too weak a first), or its first-ranked candidate for the link model to decide on."""
     kb, config, doc, group = read.kb, read.config, read.doc, read.group
     if is_demonym(group):
         demonym = _choose_demonym(kb, group, config.nationalities)
         if demonym is not None:
-            return demonym
+            return _Settled(demonym)
         if not (known_organisation(kb, group) or known_product(kb, group)):
-            return None
+            return _Settled(None)
         # "Lionsgate", "Windows Vista", which the small model may call a nationality, are the
         # organisation and the product (the kind stage has half decided the organisation's).
     state = abbreviated_state(doc.text, group)
     if state is not None:  # "Springfield, Mo.": the US state
         states = [r for r in kb.lookup(alias_key(state)) if is_us_state(r)]
-        return (states[0], 0.9) if len(states) == 1 else None
+        return _Settled((states[0], 0.9) if len(states) == 1 else None)
     candidates = candidates_of(kb, group)
     if not candidates:
         # spaCy sometimes calls a nationality a place ("Emirati soldiers").
         if any(m.label in ("GPE", "NORP") for m in group.mentions):
-            return _choose_demonym(kb, group, config.nationalities)
-        return None
+            return _Settled(_choose_demonym(kb, group, config.nationalities))
+        return _Settled(None)
     first = ranked(read, kinds, candidates)
     if first is None or first.confidence < config.min_confidence:
-        return None
-    if (
-        config.link_threshold > 0.0
-        and link_model.probability(first.signals) < config.link_threshold
-    ):
-        return None
-    return first.record, first.confidence
+        return _Settled(None)
+    return first
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,9 +32,8 @@ from dataclasses import dataclass, replace
 from herald.enrich.ner import Mention
 from herald.entities import calibration
 from herald.entities.admission import Candidate, admit, candidate
-from herald.entities.candidates import candidates_of
 from herald.entities.coreference import group_mentions
-from herald.entities.disambiguation import Ranked, choose_entity, ranked
+from herald.entities.disambiguation import Ranked, choose_entity, for_link_model
 from herald.entities.discovery import new_entity
 from herald.entities.document import (
     Document,
@@ -45,12 +44,11 @@ from herald.entities.document import (
     Reading,
     Resolved,
     document_text,
-    is_demonym,
     pieces,
     read_document,
     title_cased,
 )
-from herald.entities.geography import abbreviated_state, located_in
+from herald.entities.geography import located_in
 from herald.entities.kb import KnowledgeBase
 from herald.entities.kind_stage import evidence_of, group_kinds, neighbours_of
 from herald.entities.kinds import KindEvidence
@@ -213,11 +211,8 @@ class EntityLinker:
         out = []
         for group in groups:
             read = self._reading(doc, group, neighbours)
-            if is_demonym(group) or abbreviated_state(doc.text, group) is not None:
-                continue
-            candidates = candidates_of(self._kb, group)
-            first = ranked(read, group_kinds(read), candidates) if candidates else None
-            if first is not None and first.confidence >= self._config.min_confidence:
+            first = for_link_model(read, group_kinds(read))
+            if first is not None:
                 out.append((list(group.mentions), first))
         return out
 
