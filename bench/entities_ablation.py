@@ -51,7 +51,7 @@ from bench.entities_conll_score import DOCUMENT_KINDS
 from bench.linker_options import linking_config
 from bench.public_data import add_dataset_argument
 from bench.recognizers import recognizer_for
-from herald.enrich.ner import Mention
+from herald.enrich.ner import MENTION_FORMAT, Mention
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
 
@@ -145,7 +145,9 @@ def cached_mentions(
 ) -> list[list[Mention]]:
     recognizer = recognizer_for("herald")
     texts = [d.text for d in documents]
-    key = hashlib.sha256("\n\x00".join([recognizer.model_name, *texts]).encode()).hexdigest()[:16]
+    key = hashlib.sha256(
+        "\n\x00".join([recognizer.model_name, str(MENTION_FORMAT), *texts]).encode()
+    ).hexdigest()[:16]
     path = cache / f"mentions-{split}-{key}.pickle" if cache is not None else None
     if path is not None and path.exists():
         with path.open("rb") as handle:

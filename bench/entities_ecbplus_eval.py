@@ -75,7 +75,7 @@ from bench.clusters_data import load_ecbplus
 from bench.linker_options import LinkerOptions, add_linker_arguments, linking_config
 from bench.public_data import add_dataset_argument
 from bench.recognizers import RECOGNIZERS, recognizer_for
-from herald.enrich.ner import Mention
+from herald.enrich.ner import MENTION_FORMAT, Mention
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text, title_cased
 from herald.entities.names import alias_key
@@ -307,7 +307,7 @@ def _gold_doc(doc_id: str, root: ET.Element, sentences: set[int]) -> GoldDoc:
 def recognise(texts: list[str], name: str = "herald") -> list[list[Mention]]:
     digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
     recognizer = recognizer_for(name)
-    path = CACHE / f"ecbplus-ner-{recognizer.model_name}-{digest}.pkl"
+    path = CACHE / f"ecbplus-ner-{recognizer.model_name}-v{MENTION_FORMAT}-{digest}.pkl"
     if path.exists():
         cached: list[list[Mention]] = pickle.loads(path.read_bytes())
         return cached

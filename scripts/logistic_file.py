@@ -12,6 +12,33 @@ from typing import Any
 import numpy as np
 
 
+def standardisation(x_train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and scale of each input over the training rows; an input a row lacks (NaN: a
+    recogniser that gives no confidence) is left out of them."""
+    mean = np.nanmean(x_train, axis=0)
+    scale = np.nanstd(x_train, axis=0)
+    scale[(scale == 0) | np.isnan(scale)] = 1.0
+    return np.nan_to_num(mean), scale
+
+
+def standardised(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``x`` standardised; an input a row lacks reads as its training mean (0), as
+    ``herald.entities.logistic.LogisticModel`` reads it at run time."""
+    return np.nan_to_num((x - mean) / scale, nan=0.0)
+
+
+def with_inputs_unknown(
+    x: np.ndarray, y: np.ndarray, features: Sequence[str], unknown: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``x`` (labels ``y``) and a copy of each with the inputs ``unknown`` left
+    unknown (NaN), so that the model learns to decide without them too: a recogniser that gives
+    no confidence (spaCy's) leaves them unknown when Herald runs."""
+    columns = [list(features).index(name) for name in unknown]
+    masked = x.copy()
+    masked[:, columns] = np.nan
+    return np.concatenate([x, masked]), np.concatenate([y, y])
+
+
 @dataclass(frozen=True)
 class Fitted:
     """The kept fit: scikit-learn's LogisticRegression over inputs standardised by ``mean`` and
@@ -26,7 +53,7 @@ class Fitted:
 
     def probability(self, x: np.ndarray) -> np.ndarray:
         """The probability of the second class for each row of ``x``."""
-        p: np.ndarray = self.model.predict_proba((x - self.mean) / self.scale)[:, 1]
+        p: np.ndarray = self.model.predict_proba(standardised(x, self.mean, self.scale))[:, 1]
         return p
 
 
@@ -43,12 +70,12 @@ def fit_binary(
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import log_loss, roc_auc_score
 
-    mean = x_train.mean(axis=0)
-    scale = x_train.std(axis=0)
-    scale[scale == 0] = 1.0
+    mean, scale = standardisation(x_train)
     best: Fitted | None = None
     for c in strengths:
-        model = LogisticRegression(C=c, max_iter=3000).fit((x_train - mean) / scale, y_train)
+        model = LogisticRegression(C=c, max_iter=3000).fit(
+            standardised(x_train, mean, scale), y_train
+        )
         fitted = Fitted(model, mean, scale, c, 0.0, 0.0)
         p = fitted.probability(x_dev)
         loss, auc = log_loss(y_dev, p), roc_auc_score(y_dev, p)

@@ -20,6 +20,7 @@ admitted and how many of them are right.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -31,8 +32,10 @@ sys.path.insert(0, str(ROOT))
 from bench.clusters_data import load_ecbplus  # noqa: E402
 from bench.entities_ecbplus_eval import occurs, read_gold, recognise  # noqa: E402
 
-from herald.entities.admission import CLASSES_ADMITTED, FEATURES, KINDS  # noqa: E402
+from herald.entities.admission import CLASSES_ADMITTED, FEATURES, KINDS, admission_row  # noqa: E402
 from herald.entities.kb import KnowledgeBase  # noqa: E402
+from herald.entities.kinds import CONFIDENCE  # noqa: E402
+from herald.entities.kinds import FEATURES as KIND_FEATURES  # noqa: E402
 from herald.entities.linking import EntityLinker, document_text  # noqa: E402
 from herald.entities.names import alias_key  # noqa: E402
 from scripts.logistic_file import fit_binary, write_binary  # noqa: E402
@@ -100,6 +103,16 @@ def main() -> int:
     }
     x_train = np.asarray([r for x, _ in parts["train"] for r in x], dtype=np.float64)
     y_train = np.asarray([v for _, y in parts["train"] for v in y])
+    # every training group also as a recogniser that gives no confidence (spaCy's) shows it
+    unknown = [KIND_FEATURES.index(name) for name in CONFIDENCE]
+    masked = []
+    for row in x_train:
+        kind_row = [
+            math.nan if i in unknown else float(v) for i, v in enumerate(row[: len(KIND_FEATURES)])
+        ]
+        masked.append(admission_row(kind_row)[1])
+    x_train = np.concatenate([x_train, np.asarray(masked, dtype=np.float64)])
+    y_train = np.concatenate([y_train, y_train])
     x_dev = np.asarray([r for x, _ in parts["dev"] for r in x], dtype=np.float64)
     y_dev = np.asarray([v for _, y in parts["dev"] for v in y])
     sizes = {s: [len(y) for _, y in p] for s, p in parts.items()}

@@ -27,10 +27,11 @@ sys.path.insert(0, str(ROOT))
 from bench.conll_data import Document, read_split  # noqa: E402
 from bench.recognizers import recognizer_for  # noqa: E402
 
-from herald.enrich.ner import Mention  # noqa: E402
+from herald.enrich.ner import MENTION_FORMAT, Mention  # noqa: E402
 from herald.entities.kb import KnowledgeBase  # noqa: E402
-from herald.entities.kinds import CLASSES, FEATURES, NONE, OTHER, features  # noqa: E402
+from herald.entities.kinds import CLASSES, CONFIDENCE, FEATURES, NONE, OTHER, features  # noqa: E402
 from herald.entities.linking import EntityLinker  # noqa: E402
+from scripts.logistic_file import standardisation, standardised, with_inputs_unknown  # noqa: E402
 
 GOLD = {"PER": "person", "ORG": "org", "LOC": "place", "MISC": OTHER}
 OUT = ROOT / "src/herald/data/linker/kinds.json"
@@ -44,14 +45,14 @@ def mentions_of(
     documents = read_split(data, split)
     recognizer = recognizer_for(which)
     name = recognizer.model_name.replace("/", "_").replace("#", "_")
-    path = cache / f"conll-{split}-{name}.json" if cache else None
+    path = cache / f"conll-{split}-{name}-v{MENTION_FORMAT}.json" if cache else None
     if path is not None and path.exists():
         rows = json.loads(path.read_text("utf-8"))
         return documents, [[Mention(*m) for m in doc] for doc in rows]
     found = recognizer.recognize([d.text for d in documents])
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        rows = [[[m.text, m.label, m.start, m.end] for m in doc] for doc in found]
+        rows = [[[m.text, m.label, m.start, m.end, m.score] for m in doc] for doc in found]
         path.write_text(json.dumps(rows), encoding="utf-8")
     return documents, found
 
@@ -99,16 +100,16 @@ def main() -> int:
 
     x_train, y_train = split_table("train")
     x_dev, y_dev = split_table("dev")
-    mean = x_train.mean(axis=0)
-    scale = x_train.std(axis=0)
-    scale[scale == 0] = 1.0
+    # every training group also without the recogniser's confidence (spaCy's gives none)
+    x_train, y_train = with_inputs_unknown(x_train, y_train, FEATURES, CONFIDENCE)
+    mean, scale = standardisation(x_train)
     print(f"groups: train {len(y_train)}, dev {len(y_dev)}; classes {CLASSES}")
     print(f"train labels {np.bincount(y_train, minlength=len(CLASSES)).tolist()}")
     best = None
     for c in args.c:
         model = LogisticRegression(C=c, max_iter=2000)
-        model.fit((x_train - mean) / scale, y_train)
-        p = model.predict_proba((x_dev - mean) / scale)
+        model.fit(standardised(x_train, mean, scale), y_train)
+        p = model.predict_proba(standardised(x_dev, mean, scale))
         loss = log_loss(y_dev, p, labels=list(range(len(CLASSES))))
         accuracy = accuracy_score(y_dev, p.argmax(axis=1))
         print(f"C={c:g}: dev log loss {loss:.4f}, accuracy {accuracy:.4f}")

@@ -5,8 +5,10 @@ Real text through Herald's own recogniser and the bundled admission model."""
 
 from __future__ import annotations
 
-from herald.entities.linking import LinkingConfig
-from tests.enrich.models import linked_by_name
+from dataclasses import replace
+
+from herald.entities.linking import EntityLinker, LinkingConfig
+from tests.enrich.models import fresh_knowledge_base, linked_by_name, trained_recognizer
 
 # A results table names each club once, by its town: organisations the rules alone leave out
 # (one mention, one word, no word saying what it is).
@@ -44,3 +46,29 @@ def test_what_the_lists_say_is_no_name_is_never_admitted() -> None:
     assert "Mon" not in found
     assert "EDT" not in found
     assert found["Reno Fire Department"].entity_kind == "organization"
+
+
+# One organisation named once by one word: the recogniser is sure of the first, not of the
+# second (it cannot tell a cable operator's name from a place's in so few words).
+SURE = "Shares of Norvista fell 4 percent on Tuesday after the company cut its forecast."
+UNSURE = "The ferry to Sicily was cancelled on Friday, and Interoute repaired the cable."
+
+
+def test_the_recognisers_confidence_decides_a_name_named_once() -> None:
+    (sure,) = [m for m in trained_recognizer().recognize([SURE])[0] if m.text == "Norvista"]
+    (unsure,) = [m for m in trained_recognizer().recognize([UNSURE])[0] if m.text == "Interoute"]
+    assert sure.score is not None
+    assert unsure.score is not None
+    assert sure.score > unsure.score
+    assert entities(SURE)["Norvista"].entity_kind == "organization"
+    assert "Interoute" not in entities(UNSURE)
+
+
+def test_a_name_without_the_recognisers_confidence_is_decided_by_the_rest() -> None:
+    """spaCy's recogniser gives no confidence: the models read their training mean for it."""
+    mentions = trained_recognizer().recognize([SURE])[0]
+    unknown = [replace(m, score=None) for m in mentions]
+    linker = EntityLinker(fresh_knowledge_base())
+    found = {e.display_name: e for e in linker.link("", SURE, unknown).entities}
+    # one word named once, with no confidence to go on: the rules' caution stands
+    assert "Norvista" not in found

@@ -26,6 +26,11 @@ _CASE_SAMPLE_WORDS = 100  # words before a text's lack of capitals counts as not
 _PRONOUN_I = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d"})
 
 
+# The form of a cached list of mentions: caches of the recognisers' output key on it, so a
+# change of :class:`Mention`'s fields never reads an older cache.
+MENTION_FORMAT = 2
+
+
 @dataclass(frozen=True, slots=True)
 class Mention:
     """A recognised name: ``text`` is ``document[start:end]``."""
@@ -34,6 +39,9 @@ class Mention:
     label: str
     start: int
     end: int
+    # How sure the recogniser is of the name and its label (0-1); None when it gives no
+    # confidence (spaCy's does not) or a rule, not a model, found the name.
+    score: float | None = None
 
 
 class Recognizer(Protocol):

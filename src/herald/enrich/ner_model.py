@@ -120,6 +120,11 @@ class TrainedRecognizer:
         self.model_name = f"{RECOGNIZER_MODEL}@{weights_sha256[:12]}#{variant}"
         self._tags: list[str] = list(meta["tags"])
         self._kinds = [t[2:] if t != "O" else "" for t in self._tags]
+        # each kind's B- and I- columns of the tag scores
+        self._columns = {
+            kind: [i for i, k in enumerate(self._kinds) if k == kind]
+            for kind in set(self._kinds) - {""}
+        }
         self._transitions = allowed_transitions(self._tags)
         self._start = start_scores(self._tags)
         self._max_pieces = int(meta["max_pieces"])
@@ -138,16 +143,27 @@ class TrainedRecognizer:
         )
 
     def recognize(self, texts: Sequence[str]) -> list[list[Mention]]:
-        """Mentions of the kinds Herald links, per text, in text order."""
+        """Mentions of the kinds Herald links, per text, in text order, each with the model's
+        confidence in it (:meth:`scored_names`)."""
         out: list[list[Mention]] = []
-        for text, found in zip(texts, self.names(texts), strict=True):
+        for text, found in zip(texts, self.scored_names(texts), strict=True):
             out.append(
-                [Mention(text[a:b], LABELS[kind], a, b) for a, b, kind in found if kind in LABELS]
+                [
+                    Mention(text[a:b], LABELS[kind], a, b, round(score, 4))
+                    for a, b, kind, score in found
+                    if kind in LABELS
+                ]
             )
         return out
 
     def names(self, texts: Sequence[str]) -> list[list[tuple[int, int, str]]]:
         """Every name the model tags, ``(start, end, kind)`` with its own kinds (MISC included)."""
+        return [[(a, b, kind) for a, b, kind, _ in found] for found in self.scored_names(texts)]
+
+    def scored_names(self, texts: Sequence[str]) -> list[list[tuple[int, int, str, float]]]:
+        """Every name the model tags, ``(start, end, kind, confidence)``: the confidence is the
+        mean over the name's words of the model's probability that the word is part of a name
+        of that kind (its ``B-`` and ``I-`` tags together)."""
         runs: list[tuple[int, list[_Unit]]] = []
         for index, text in enumerate(texts):
             cut = cut_text(text, self._max_chars) if self._max_chars else text
@@ -170,15 +186,16 @@ class TrainedRecognizer:
                 scores,
                 [c[0] for c in chosen],
             )
-        out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
+        out: list[list[tuple[int, int, str, float]]] = [[] for _ in texts]
         matrices = [np.concatenate([s for s in u if s is not None]) for u in scores]
         paths = decode_many(matrices, self._transitions, self._start)
-        for (index, units), path in zip(runs, paths, strict=True):
+        for (index, units), path, matrix in zip(runs, paths, matrices, strict=True):
             words = [w for u in units for w in u.words]
             text = texts[index]
             for first, stop, kind in spans(self._tags, path):
                 for a, b in _paragraph_parts(text, words, first, stop):
-                    out[index].append((words[a].start, words[b - 1].end, kind))
+                    confidence = float(np.exp(matrix[a:b, self._columns[kind]]).sum(axis=1).mean())
+                    out[index].append((words[a].start, words[b - 1].end, kind, confidence))
         return out
 
     def _batches(

@@ -64,9 +64,7 @@ def candidate(read: Reading) -> Candidate | None:
     name = new_name(doc, group)
     if not_a_name(doc, group, name):
         return None
-    evidence = evidence_of(read)
-    p = kinds_model().probabilities(kind_features(evidence))
-    kind = likeliest(p, KINDS)
+    kind, row = admission_row(kind_features(evidence_of(read)))
     if kind == PERSON:
         name = without_title(name)
         if len(name.split()) < 2:
@@ -77,13 +75,20 @@ def candidate(read: Reading) -> Candidate | None:
         # The knowledge base has a thing of that name and kind, and disambiguation decided the
         # item does not mean it ("Apple" in an article on the fruit): no second one.
         return None
-    row = [
-        *kind_features(evidence),
+    return Candidate(kind, name, row)
+
+
+def admission_row(kind_row: list[float]) -> tuple[str, list[float]]:
+    """The kind a group would be admitted as and the admission model's inputs, from what the
+    kind model reads of it (``kind_row``, :func:`herald.entities.kinds.features`)."""
+    p = kinds_model().probabilities(kind_row)
+    kind = likeliest(p, KINDS)
+    return kind, [
+        *kind_row,
         *(p[c] for c in CLASSES),
         *(float(kind == k) for k in KINDS),
         p[kind],
     ]
-    return Candidate(kind, name, row)
 
 
 def admit(read: Reading) -> Choice | None:

@@ -191,7 +191,7 @@ def has_person_label(group: Group) -> bool:
 
 
 def as_a_person(mention: Mention) -> Mention:
-    return Mention(mention.text, "PERSON", mention.start, mention.end)
+    return Mention(mention.text, "PERSON", mention.start, mention.end, mention.score)
 
 
 def is_demonym(group: Group) -> bool:

@@ -200,6 +200,7 @@ def kind_evidence(
     return KindEvidence(
         name=name,
         labels=[m.label for m in group.mentions],
+        scores=[m.score for m in group.mentions],
         heuristic=heuristic,
         known=known,
         title_share=sum(m.start < doc.title_end for m in group.mentions) / n,

@@ -36,6 +36,7 @@ class KindEvidence:
 
     name: str
     labels: Sequence[str]  # the recogniser's label of each mention
+    scores: Sequence[float | None]  # the recogniser's confidence in each mention, if given
     heuristic: Mapping[str, float]  # labels and the words around them (cues), over GROUPS
     known: Mapping[str, float]  # per kind group: the best prior of a known entity of that name
     title_share: float  # mentions in the title
@@ -58,6 +59,9 @@ def features(e: KindEvidence) -> list[float]:
     letters = [c for c in e.name if c.isalpha()]
     org_label = shares[LABELS.index("ORG")]
     known_place = e.known.get(PLACE, 0.0)
+    # NaN when the recogniser gave no confidence: the model then reads its training mean
+    given = [s for s in e.scores if s is not None]
+    mean_score = sum(given) / len(given) if given else math.nan
     return [
         *shares,
         *(e.heuristic.get(g, 0.0) for g in GROUPS),
@@ -84,9 +88,13 @@ def features(e: KindEvidence) -> list[float]:
         float(e.sports) * known_place,
         org_label * known_place,
         float(e.sports) * float(len(words) == 1),
+        mean_score,
+        min(given, default=math.nan),
     ]
 
 
+# The inputs a recogniser that gives no confidence (spaCy's) leaves unknown.
+CONFIDENCE: Final = ("recogniser_confidence", "recogniser_confidence_min")
 ENDINGS: Final = ("place", "org", "either", "event", "firm", "honour", "place_start")
 FEATURES: Final = (
     *(f"label_{name}" for name in LABELS),
@@ -113,6 +121,8 @@ FEATURES: Final = (
     "sports_x_known_place",
     "org_label_x_known_place",
     "sports_x_one_word",
+    "recogniser_confidence",
+    "recogniser_confidence_min",
 )
 
 

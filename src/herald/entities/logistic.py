@@ -50,8 +50,13 @@ class LogisticModel:
         return model
 
     def probabilities(self, row: Sequence[float]) -> dict[str, float]:
-        """Probability of each class for the inputs ``row`` (in the order of ``features``)."""
-        x = [(v - m) / s for v, m, s in zip(row, self.mean, self.scale, strict=True)]
+        """Probability of each class for the inputs ``row`` (in the order of ``features``). An
+        input the row lacks (NaN: a recogniser that gives no confidence) reads as its mean on
+        the training data, so the other inputs decide."""
+        x = [
+            0.0 if math.isnan(v) else (v - m) / s
+            for v, m, s in zip(row, self.mean, self.scale, strict=True)
+        ]
         scores = [
             b + sum(w * v for w, v in zip(weights, x, strict=True))
             for weights, b in zip(self.weights, self.bias, strict=True)

@@ -80,7 +80,7 @@ def within_paragraphs(mentions: Sequence[Mention]) -> list[Mention]:
             dated = all(w.isdigit() or w in _DATE_WORDS for w in words)
             if any(ch.isalpha() for ch in part) and not dated and part.lower() not in stop_words():
                 at = mention.start + begin + piece.index(part)
-                out.append(Mention(part, mention.label, at, at + len(part)))
+                out.append(Mention(part, mention.label, at, at + len(part), mention.score))
     return out
 
 
@@ -119,7 +119,9 @@ def without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Ment
         article = LEADING.match(mention.text)
         if article is not None:
             at = article.end()
-            mention = Mention(mention.text[at:], mention.label, mention.start + at, mention.end)
+            mention = Mention(
+                mention.text[at:], mention.label, mention.start + at, mention.end, mention.score
+            )
         words = list(NON_SPACE.finditer(mention.text))
         pronoun = next((i for i, w in enumerate(words[1:], 1) if w.group() in _PRONOUNS), None)
         if pronoun is not None:
@@ -149,7 +151,7 @@ def without_openers(mentions: Sequence[Mention], kb: KnowledgeBase) -> list[Ment
                 mention.label == "PERSON" and not kb.is_given_name(fold(first))
             ) or kb.is_known_name(surface_key(rest))
         if opener and not kb.is_known_name(surface_key(mention.text)):
-            mention = Mention(rest, mention.label, mention.start + cut, mention.end)
+            mention = Mention(rest, mention.label, mention.start + cut, mention.end, mention.score)
             words = list(NON_SPACE.finditer(mention.text))
         scored = next(
             (i for i, w in enumerate(words[1:], start=1) if _SCORE_OR_ORDINAL.match(w.group())),
@@ -195,5 +197,7 @@ def _first_words(
 ) -> tuple[Mention, list[re.Match[str]]]:
     """The mention cut to its first ``count`` words (``words`` are its words), and those."""
     end = words[count - 1].end()
-    cut = Mention(mention.text[:end], mention.label, mention.start, mention.start + end)
+    cut = Mention(
+        mention.text[:end], mention.label, mention.start, mention.start + end, mention.score
+    )
     return cut, words[:count]

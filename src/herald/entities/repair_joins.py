@@ -44,7 +44,7 @@ def joined_across_and(text: str, mentions: Sequence[Mention]) -> list[Mention]:
                 label = next((mentions[i].label for i in inside if mentions[i].end == end), "ORG")
         if (start, end) != (mention.start, mention.end):
             label = "ORG" if label == "PERSON" else label
-            joined[n] = Mention(text[start:end], label, start, end)
+            joined[n] = Mention(text[start:end], label, start, end, mention.score)
     return [joined.get(n, m) for n, m in enumerate(mentions) if n in joined or n not in taken]
 
 
@@ -65,7 +65,11 @@ def joined_split_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase
         ):
             # "American" and "Samoan", one nationality the recogniser split: "American Samoan"
             out[-1] = Mention(
-                text[previous.start : mention.end], "NORP", previous.start, mention.end
+                text[previous.start : mention.end],
+                "NORP",
+                previous.start,
+                mention.end,
+                _joined_score(previous, mention),
             )
             continue
         if (
@@ -77,7 +81,11 @@ def joined_split_names(text: str, mentions: Sequence[Mention], kb: KnowledgeBase
             and ends_like_a_persons_name(alias_key(mention.text), kb)
         ):
             out[-1] = Mention(
-                text[previous.start : mention.end], "PERSON", previous.start, mention.end
+                text[previous.start : mention.end],
+                "PERSON",
+                previous.start,
+                mention.end,
+                _joined_score(previous, mention),
             )
             continue
         out.append(mention)
@@ -96,3 +104,9 @@ def _within(mentions: Sequence[Mention], n: int, start: int, end: int) -> set[in
             return None
         inside.add(i)
     return inside
+
+
+def _joined_score(first: Mention, second: Mention) -> float | None:
+    """The recogniser's confidence in two mentions joined into one: the lower one given."""
+    given = [m.score for m in (first, second) if m.score is not None]
+    return min(given) if given else None
