@@ -188,7 +188,8 @@ def delete_items(session: Session, ids: list[str], *, now: datetime) -> tuple[in
     if session.get_bind().dialect.name == "sqlite":
         # Freed pages and cells are overwritten with zeros, not left holding the text.
         session.execute(text("PRAGMA secure_delete=ON"))
-    cleanup = forget_contents(session, ids, now=now)
+    cleanup = forget_contents(session, ids, now=now)  # locks the cluster state first
+    _lock_rows(session, ids)
     redact_items(session, ids)  # stored webhook events keep no title or URL of them
     result = session.execute(
         delete(ContentItem)
@@ -196,6 +197,20 @@ def delete_items(session: Session, ids: list[str], *, now: datetime) -> tuple[in
         .execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0), (cleanup.changed, cleanup.removed)
+
+
+def _lock_rows(session: Session, ids: list[str]) -> None:
+    """Lock the rows before reading what refers to them (PostgreSQL; SQLite's single writer
+    holds the database already). A transaction that has just written a reference (a monitor
+    result and the event listing the item) holds a key-share lock on the row: this waits for it
+    to commit, so what it wrote is read and redacted below. One that writes a reference after
+    this waits for the deletion, then fails its foreign-key check and is retried without it."""
+    session.execute(
+        select(ContentItem.id)
+        .where(ContentItem.id.in_(ids))
+        .order_by(ContentItem.id)
+        .with_for_update()
+    ).all()
 
 
 def recent_deletions(session: Session, limit: int = 20) -> list[ContentDeletion]:
