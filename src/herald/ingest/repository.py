@@ -83,7 +83,7 @@ def lock_versions(session: Session, content_ids: Sequence[str]) -> dict[str, int
             select(ContentItem.id, ContentItem.version)
             .where(ContentItem.id.in_(ids[start : start + _CHUNK]))
             .order_by(ContentItem.id)
-            .with_for_update()
+            .with_for_update(key_share=True)  # FOR NO KEY UPDATE, as the update itself
         )
         found.update({row.id: int(row.version) for row in rows})
     return found
