@@ -4,6 +4,7 @@ the deleted item is left, and the enrichment job does not fail for good."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -16,6 +17,8 @@ from herald.db.models.entity import ContentName
 from herald.db.models.job import Job
 from herald.enrich.service import compute, store
 from herald.entities.service import seed_knowledge_base
+from herald.ingest.normalize import item_from_mapping as incoming
+from herald.ingest.service import store_items
 from herald.runtime import Runtime
 from tests.client.conftest import run_jobs
 from tests.content.blocking import Background, held_open, wait_until_blocked
@@ -89,3 +92,33 @@ def _store_again(runtime: Runtime, enrich: Any) -> Any:
             return enrich(session)
     except Exception:  # the job would record the failure and retry
         return "failed"
+
+
+def test_an_item_that_stops_matching_while_a_deletion_waits_for_it_is_kept(
+    runtime: Runtime, client: TestClient, admin_auth: dict[str, str]
+) -> None:
+    """Retention (or a deletion by date or domain) chose an item, then waited for its row while
+    ingestion stored a corrected version that no longer matches (a later publication date): the
+    item is kept, not deleted by the id chosen from its old version."""
+    old = dict(ITEMS[0], published_date="2025-01-10T09:00:00Z")
+    response = client.post("/v1/admin/content", json=[old], headers=admin_auth)
+    assert response.status_code == 200, response.text
+    [content_id] = response.json()["content_ids"]
+    corrected = incoming(dict(ITEMS[0]))  # published 2026-11-24
+    cutoff = ContentSelector(published_before=datetime(2026, 1, 1, tzinfo=UTC))
+
+    def ingest(session: Any) -> Any:
+        return store_items(session, [corrected], clock=runtime.clock)
+
+    with held_open(runtime, ingest) as ingesting:
+        deletion = Background(
+            lambda: delete_content(runtime.sessions, cutoff, actor="test", clock=runtime.clock)
+        )
+        deletion.start()
+        wait_until_blocked(runtime)
+    assert ingesting.result.updated == 1
+    assert deletion.outcome().deleted == 0
+    with runtime.sessions.read() as session:
+        row = session.get(ContentItem, content_id)
+        assert row is not None
+        assert row.published_at == datetime(2026, 11, 24, 9, tzinfo=UTC)

@@ -45,6 +45,13 @@ class ClusterCleanup:
     removed: int = 0  # clusters left without members, deleted
 
 
+def hold_clusters(session: Session, *, now: datetime) -> None:
+    """Lock the cluster state row until the transaction ends. A deletion takes it before it locks
+    the content rows, in the order clustering takes them (the state, then the items it
+    references), so the two never wait for each other in a cycle."""
+    repository.lock_state(session, now=now)
+
+
 def forget_contents(
     session: Session, content_ids: Sequence[str], *, now: datetime
 ) -> ClusterCleanup:
