@@ -9,9 +9,11 @@ import pytest
 from sqlalchemy.orm import Session
 
 from herald.content.changes import mark_changed
+from herald.content.deletion import ContentSelector, delete_content
 from herald.content.repository import get_items
-from herald.db.models.content import ContentItem
+from herald.db.models.content import ContentItem, ContentRemoval
 from herald.runtime import Runtime
+from herald.search.projection import POSTGRES_MARGIN
 from herald.search.request import build_content_search
 from herald.search.service import get_search
 from tests.search.support import put_item
@@ -59,4 +61,58 @@ def test_a_late_commit_below_the_watermark_is_applied(search_runtime: Runtime) -
     with runtime.sessions.read() as session:
         top = session.query(ContentItem.change_seq).filter(ContentItem.id != slow).all()
         assert late_seq < max(seq for (seq,) in top)  # really committed below the watermark
+    assert titles(runtime, "deal ends") == ["Harbour strike ends after pay deal"]
+
+
+def test_a_late_commit_survives_a_large_deletion_committed_meanwhile(
+    search_runtime: Runtime,
+) -> None:
+    """Deleting many items is one change per transaction, not one per item: a deletion of more
+    items than the margin, committed while another transaction is open, leaves that one's
+    change inside the margin."""
+    runtime = search_runtime
+    slow = put_item(
+        runtime,
+        "https://example.com/slow",
+        title="Harbour strike halts container traffic",
+        body="Dock workers walked out over pay, stopping container traffic at the harbour.",
+        published_at=NOW - timedelta(days=1),
+    )
+    filler = POSTGRES_MARGIN + 200
+    with runtime.sessions.write() as session:
+        session.add_all(
+            ContentItem(
+                id=f"cnt_filler{n:05d}",
+                canonical_key=f"https://filler.example/{n}",
+                url=f"https://filler.example/{n}",
+                media_type="news",
+                source_name="Filler",
+                source_domain="filler.example",
+                title=f"Filler {n}",
+                published_at=NOW - timedelta(days=2),
+                content_hash=f"filler{n}",
+                created_at=NOW,
+                updated_at=NOW,
+            )
+            for n in range(filler)
+        )
+    assert titles(runtime, "harbour strike") == ["Harbour strike halts container traffic"]
+    with Session(runtime.engine) as late:
+        row = late.get(ContentItem, slow)
+        assert row is not None
+        row.title = "Harbour strike ends after pay deal"
+        late_seq = mark_changed(late, [slow])  # drawn now, committed last
+        report = delete_content(
+            runtime.sessions,
+            ContentSelector(source_domain="filler.example"),
+            actor="test",
+            clock=runtime.clock,
+        )
+        assert report.deleted == filler
+        assert titles(runtime, "harbour strike") == ["Harbour strike halts container traffic"]
+        late.commit()
+    with runtime.sessions.read() as session:
+        removals = session.query(ContentRemoval.change_seq).all()
+    assert len(removals) == filler
+    assert late_seq < min(seq for (seq,) in removals)  # really committed below them
     assert titles(runtime, "deal ends") == ["Harbour strike ends after pay deal"]

@@ -11,7 +11,7 @@ copy is deleted (a word only it used leaves ``cluster_term_stats`` with it).
 The clustering epoch goes up in the same transaction: every process's in-memory clusterer
 reloads from the database at its next batch, so none keeps (or writes back) a profile holding
 the deleted items. Call :func:`forget_contents` before the content rows are deleted, in the same
-transaction, with the cluster state row locked by it.
+transaction; it locks the cluster state row first.
 """
 
 from __future__ import annotations
@@ -45,11 +45,23 @@ class ClusterCleanup:
     removed: int = 0  # clusters left without members, deleted
 
 
+def hold_clusters(session: Session, *, now: datetime) -> None:
+    """Lock the cluster state row until the transaction ends. A deletion takes it before it locks
+    the content rows, in the order clustering takes them (the state, then the items it
+    references), so the two never wait for each other in a cycle."""
+    repository.lock_state(session, now=now)
+
+
 def forget_contents(
     session: Session, content_ids: Sequence[str], *, now: datetime
 ) -> ClusterCleanup:
-    """Remove ``content_ids`` from their clusters and fix up those clusters."""
+    """Remove ``content_ids`` from their clusters and fix up those clusters.
+
+    The state row is locked first, before memberships are read: a clustering batch that is
+    placing (or moving) one of these items either committed before, and its memberships are
+    read here, or waits for this transaction and then finds the item gone."""
     ids = list(dict.fromkeys(content_ids))
+    state = repository.lock_state(session, now=now)
     cluster_ids: set[str] = set()
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
@@ -62,7 +74,6 @@ def forget_contents(
         )
     if not cluster_ids:
         return ClusterCleanup()
-    state = repository.lock_state(session, now=now)
     gone = _texts_of(session, ids)
     articles: dict[str, str] = {}  # deleted member -> its article
     for start in range(0, len(ids), _CHUNK):

@@ -20,7 +20,7 @@ gone after :func:`herald.content.purge.purge_files` (VACUUM and a truncating che
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, delete, func, or_, select, text, update
 from sqlalchemy.orm import Session
 
-from herald.clusters.removal import forget_contents
+from herald.clusters.removal import forget_contents, hold_clusters
 from herald.core.clock import Clock, isoformat_z
 from herald.core.ids import new_id
 from herald.db.models.content import ContentDeletion, ContentItem
@@ -162,7 +162,7 @@ def delete_content(
                     .values(status="done", finished_at=now)
                 )
                 break
-            count, clusters = delete_items(session, ids, now=now)
+            count, clusters = delete_items(session, ids, now=now, still=selector.conditions())
             session.execute(
                 update(ContentDeletion)
                 .where(ContentDeletion.id == deletion_id)
@@ -181,13 +181,24 @@ def delete_content(
     )
 
 
-def delete_items(session: Session, ids: list[str], *, now: datetime) -> tuple[int, tuple[int, int]]:
-    """Delete the rows of ``ids`` (at most a batch) and everything that hangs off them.
+def delete_items(
+    session: Session,
+    ids: list[str],
+    *,
+    now: datetime,
+    still: Sequence[ColumnElement[bool]] = (),
+) -> tuple[int, tuple[int, int]]:
+    """Delete the rows of ``ids`` (at most a batch) and everything that hangs off them; with
+    ``still``, only those that still meet these conditions once their rows are locked.
 
     Returns the number of rows deleted and (clusters changed, clusters removed)."""
     if session.get_bind().dialect.name == "sqlite":
         # Freed pages and cells are overwritten with zeros, not left holding the text.
         session.execute(text("PRAGMA secure_delete=ON"))
+    hold_clusters(session, now=now)  # the order clustering takes them in: state, then items
+    ids = _lock_rows(session, ids, still)
+    if not ids:
+        return 0, (0, 0)
     cleanup = forget_contents(session, ids, now=now)
     redact_items(session, ids)  # stored webhook events keep no title or URL of them
     result = session.execute(
@@ -196,6 +207,25 @@ def delete_items(session: Session, ids: list[str], *, now: datetime) -> tuple[in
         .execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0), (cleanup.changed, cleanup.removed)
+
+
+def _lock_rows(session: Session, ids: list[str], still: Sequence[ColumnElement[bool]]) -> list[str]:
+    """Lock the rows before reading what refers to them; the ids that (still) meet ``still``.
+
+    PostgreSQL (SQLite's single writer holds the database already): a transaction that has just
+    written a reference (a monitor result and the event listing the item) holds a key-share lock
+    on the row: this waits for it to commit, so what it wrote is read and redacted below. One
+    that writes a reference after this waits for the deletion, then fails its foreign-key check
+    and is retried without it. A row updated meanwhile (a corrected publication date) is read
+    again once locked: it is deleted only if it still matches."""
+    return list(
+        session.scalars(
+            select(ContentItem.id)
+            .where(ContentItem.id.in_(ids), *still)
+            .order_by(ContentItem.id)
+            .with_for_update()
+        )
+    )
 
 
 def recent_deletions(session: Session, limit: int = 20) -> list[ContentDeletion]:

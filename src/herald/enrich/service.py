@@ -158,10 +158,16 @@ def store(
         entity_repository.upsert_entities(
             session, [d.to_record() for d in result.new_entities], now=now, replace=False
         )
+    # Locked (PostgreSQL; SQLite's writer holds the database): an update ingestion has not
+    # committed yet is waited for and then seen here, so its item is skipped, not overwritten
+    # with the old version's results (a language or summary it gives would be lost for good).
     rows = {
         row.id: row
         for row in session.scalars(
-            select(ContentItem).where(ContentItem.id.in_([i.content_id for i in result.items]))
+            select(ContentItem)
+            .where(ContentItem.id.in_([i.content_id for i in result.items]))
+            .order_by(ContentItem.id)
+            .with_for_update(key_share=True)
         )
     }
     wanted = {e.entity_id for item in result.items for e in item.entities}

@@ -73,6 +73,22 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
     return found
 
 
+def lock_versions(session: Session, content_ids: Sequence[str]) -> dict[str, int]:
+    """Lock the rows of ``content_ids`` for update (in id order, so two batches never deadlock
+    on them) and return their current versions."""
+    ids = sorted(set(content_ids))
+    found: dict[str, int] = {}
+    for start in range(0, len(ids), _CHUNK):
+        rows = session.execute(
+            select(ContentItem.id, ContentItem.version)
+            .where(ContentItem.id.in_(ids[start : start + _CHUNK]))
+            .order_by(ContentItem.id)
+            .with_for_update(key_share=True)  # FOR NO KEY UPDATE, as the update itself
+        )
+        found.update({row.id: int(row.version) for row in rows})
+    return found
+
+
 def existing_ids(session: Session, content_ids: Iterable[str]) -> set[str]:
     ids = list(dict.fromkeys(content_ids))
     found: set[str] = set()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from herald.content.changes import next_change_seq
@@ -93,6 +94,14 @@ class IngestReport:
         }
 
 
+# Tries of a batch that raced another transaction storing the same items (PostgreSQL).
+STORE_ATTEMPTS = 5
+
+
+class _Raced(Exception):
+    """A row this batch read changed before it could lock it: read the batch again."""
+
+
 def store_items(
     session: Session,
     items: Sequence[IncomingItem],
@@ -102,9 +111,53 @@ def store_items(
     report: IngestReport | None = None,
     fingerprints: Mapping[str, TextFingerprint | None] | None = None,
 ) -> IngestReport:
-    """``fingerprints`` may carry fingerprints computed elsewhere (a parallel parser)."""
+    """``fingerprints`` may carry fingerprints computed elsewhere (a parallel parser).
+
+    Two transactions may store the same item at once (two imports, a poll and an import, from
+    several processes on PostgreSQL). Rows to update are locked, and their version checked
+    against the one read; a row inserted by another transaction since this one read, or
+    updated meanwhile, sends the batch back to be read and stored again, inside a savepoint:
+    the item is then a duplicate or an update of what the other stored, never a failed batch
+    nor a lost version. SQLite has one writer at a time and needs none of this.
+    """
     report = report if report is not None else IngestReport()
-    precomputed = fingerprints or {}
+    if session.get_bind().dialect.name != "postgresql":
+        return _store(session, items, clock, source_id, report, fingerprints or {})
+    for attempt in range(1, STORE_ATTEMPTS + 1):
+        part = IngestReport()
+        try:
+            with session.begin_nested():
+                _store(session, items, clock, source_id, part, fingerprints or {})
+        except (_Raced, IntegrityError, OperationalError) as exc:
+            if attempt == STORE_ATTEMPTS or not _raced(exc):
+                raise
+            continue
+        report.merge(part)
+        break
+    return report
+
+
+def _raced(exc: Exception) -> bool:
+    """Whether ``exc`` is another transaction's write of the same rows (the batch is read and
+    stored again), not a problem of the batch itself."""
+    if isinstance(exc, _Raced):
+        return True
+    code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    return code in (UNIQUE_VIOLATION, DEADLOCK_DETECTED)
+
+
+UNIQUE_VIOLATION = "23505"
+DEADLOCK_DETECTED = "40P01"
+
+
+def _store(
+    session: Session,
+    items: Sequence[IncomingItem],
+    clock: Clock,
+    source_id: str | None,
+    report: IngestReport,
+    precomputed: Mapping[str, TextFingerprint | None],
+) -> IngestReport:
     items = _storable(items, report)
     if not items:
         return report
@@ -180,6 +233,10 @@ def store_items(
             report.updated += 1
         report.changed_ids.append(cid)
 
+    if replaced and session.get_bind().dialect.name == "postgresql":
+        versions = repository.lock_versions(session, replaced)
+        if any(versions.get(cid) != states[cid].version for cid in replaced):
+            raise _Raced
     changed = [row["id"] for row in inserts] + [row["id"] for row in updates]
     if changed:
         # Rows are written with their change mark: marking them afterwards rewrote each row

@@ -40,7 +40,9 @@ class EmbeddedSearch(HybridAdapter):
         self.lexical = LexicalIndex(None if index_dir is None else index_dir / "lexical")
         super().__init__(
             lexical_sync=ProjectionSync(
-                TantivyProjection(self.lexical), margin=margin, embedding_model=None
+                TantivyProjection(self.lexical, one_snapshot=margin == 0),
+                margin=margin,
+                embedding_model=None,
             ),
             dense=DenseSide(
                 index_dir, encoder=encoder, model=model, margin=margin, settings=settings

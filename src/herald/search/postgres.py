@@ -80,7 +80,8 @@ class PostgresProjection:
             )
             return {int(k): int(s) for k, s in rows}
 
-    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
+    def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
+        del since  # writes are conditioned on each row's sequence and the watermark only rises
         applied = 0
         for batch in batches:  # one transaction per batch: a rebuild never holds one for long
             with self.sessions.write() as session:

@@ -44,8 +44,11 @@ class Projection(Protocol):
         """The sequence at which each key was applied; keys not held are left out."""
         ...
 
-    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
-        """Apply the changes and set the watermark to ``upto``; the number of items applied."""
+    def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
+        """Apply the changes and set the watermark to ``upto``; the number of items applied.
+
+        ``since`` is the watermark the changes were chosen against (what the projection held
+        when they were read)."""
         ...
 
 
@@ -84,7 +87,9 @@ class ProjectionSync:
             top = max([watermark] + [seq for _, seq in changed])
             applied = 0
             if needed or top != watermark:
-                applied = self.projection.apply(self._batches(session, needed), top)
+                applied = self.projection.apply(
+                    self._batches(session, needed), top, since=watermark
+                )
             new_low = max(top - self.margin, 0)
             above = [seq for _, seq in changed if seq > new_low]
             self._verified = ChangeSummary(new_low, len(above), sum(above), max([new_low, *above]))
@@ -112,12 +117,23 @@ class ProjectionSync:
 
 
 class TantivyProjection:
-    """The embedded lexical index: shared by every process on one HERALD_HOME."""
+    """The embedded lexical index: shared by every process on one HERALD_HOME.
+
+    Changes are chosen before the index lock is taken, and another process may write the index
+    in between. Under the lock, changes chosen against another watermark than the index now has
+    are left to the next catch-up, which chooses again: an index emptied meanwhile (a rebuild)
+    would otherwise get a few items and a watermark claiming all the others; and with
+    ``one_snapshot`` (SQLite: the changes were read in one snapshot, maybe older than what
+    another process applied since) a deleted item's text could be written back. On PostgreSQL
+    the items are read under the lock, current, so changes chosen against an older watermark
+    are still applied (their margin may hold commits the other process did not see).
+    """
 
     name = "tantivy"
 
-    def __init__(self, lexical: LexicalIndex) -> None:
+    def __init__(self, lexical: LexicalIndex, *, one_snapshot: bool = False) -> None:
         self.lexical = lexical
+        self.one_snapshot = one_snapshot
 
     def applied_seq(self) -> int:
         return self.lexical.applied_seq()
@@ -128,12 +144,15 @@ class TantivyProjection:
     def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
         return self.lexical.known_seqs(keys)
 
-    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
+    def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         applied = 0
         with self.lexical.writer() as writer:
             # Into an empty index (first start, rebuild) items are only added: no delete per
             # item. Decided under the lock: another process may have filled it meanwhile.
             self.lexical.reload()
+            current = self.lexical.applied_seq()
+            if current < since or (current > since and self.one_snapshot):
+                return 0  # the index moved since the changes were chosen: choose again
             fresh = self.lexical.applied_seq() == 0 and self.lexical.searcher().num_docs <= 1
             for batch in batches:
                 live = [c.item for c in batch if c.item is not None]
@@ -165,7 +184,8 @@ class VectorProjection:
     def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
         return {k: self._recent[k] for k in keys if k in self._recent}
 
-    def apply(self, batches: Iterator[list[Change]], upto: int) -> int:
+    def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
+        del since  # this process's own graph: its catch-ups run one at a time
         applied = 0
         for batch in batches:
             live = [c.item for c in batch if c.item is not None and c.item.vector is not None]
