@@ -138,3 +138,13 @@ def test_recording_refuses_settings_other_than_the_plot_s(
     assert run.returncode == 2
     assert "--record needs" in run.stderr
     assert RESULTS.read_bytes() == before
+
+
+def test_the_five_plots_are_of_one_recorded_version() -> None:
+    data = json.loads(RESULTS.read_text())
+    assert data["one_version"] is True
+    names = ["search_latency", "enrichment", "ingestion", "webhooks", "clusters"]
+    found = versions([point for name in names for point in data[name]["points"]])
+    assert len(found) == 1
+    assert found[0] != UNRECORDED
+    assert "+modified" not in found[0]
