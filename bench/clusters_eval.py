@@ -15,6 +15,12 @@ Arrival order and times: see ``clusters_data``. ECB+ is reported over several ar
     .venv/bin/python bench/clusters_eval.py --data DATA            # evaluate (ECB+ test, all, WCEP)
     .venv/bin/python bench/clusters_eval.py --data DATA --pipeline # also through `herald ingest`
     .venv/bin/python bench/clusters_eval.py --data DATA --fit      # refit weights and thresholds
+    .venv/bin/python bench/clusters_eval.py --data DATA --record   # also write the plot's figures
+
+``--record`` writes each stream's online B-cubed F1 (mean and spread over the arrival orders) and
+offline reference into bench/results.json with the code version measured (bench/results.py), for
+the plot of docs/benchmarks.md; it needs the plot's settings (both datasets, every arrival
+order, the offline references, the shipped model).
 
 DATA: the folder holding the ``ecbplus`` and ``wcep-wikitimes-2015-09`` datasets
 (docs/benchmarks.md, "Datasets").
@@ -346,7 +352,9 @@ def report_online(
     indexes: Sequence[int],
     seeds: Sequence[int | None],
     config: ClusteringConfig,
-) -> float:
+) -> tuple[float, float]:
+    """Score the online clusterer over ``seeds`` arrival orders; return the mean B-cubed F1 and
+    its spread (population standard deviation)."""
     b3s, pws, counts = [], [], []
     started = time.perf_counter()
     for seed in seeds:
@@ -358,7 +366,8 @@ def report_online(
     per_item = (time.perf_counter() - started) / (len(indexes) * len(seeds)) * 1000
     _print_row(f"{name} online", b3s, pws, counts)
     print(f"    ({len(seeds)} arrival order(s), {per_item:.2f} ms per item incl. feature prep)")
-    return statistics.mean(s.f1 for s in b3s)
+    f1s = [s.f1 for s in b3s]
+    return statistics.mean(f1s), statistics.pstdev(f1s)
 
 
 def _print_row(
@@ -465,7 +474,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="also replay through `herald ingest` (ingestion, enrichment, clustering jobs)",
     )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="write the online and offline B-cubed F1 into bench/results.json",
+    )
     args = parser.parse_args(argv)
+    if args.record and (
+        args.fit or args.no_offline or args.dataset != "both" or args.seeds != len(SEEDS)
+    ):
+        parser.error(
+            "--record needs the plot's settings: both datasets, every arrival order, the "
+            "offline references and the shipped model (no --fit)"
+        )
 
     print("Story clustering evaluation (machine shared by up to 8 engineers: timings are noisy)")
     ecb_docs = load_ecbplus(args.data / ECBPLUS)
@@ -483,7 +504,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"\nmodel: {model}\nhorizon {config.horizon}, max {config.max_candidates} candidates")
     print(f"moving mistaken members: split_link {config.split_link}, split_cut {config.split_cut}")
     seeds = list(SEEDS[: args.seeds])
-    results: dict[str, float] = {}
+    points: list[dict[str, object]] = []  # the plot's, in its order
     if args.dataset in ("ecbplus", "both"):
         for split, keep in (
             ("test", lambda d: d.split == "test"),
@@ -493,11 +514,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             indexes = [i for i, d in enumerate(ecb_docs) if keep(d)]
             stories = len({ecb_docs[i].gold for i in indexes})
             print(f"\nECB+ {split}: {len(indexes)} articles, {stories} gold stories")
-            online = report_online(f"ECB+ {split}", ecb_docs, ecb, indexes, seeds, config)
-            results[f"ecb-{split}"] = online
+            online, spread = report_online(f"ECB+ {split}", ecb_docs, ecb, indexes, seeds, config)
             if not args.no_offline:
                 offline = report_offline(f"ECB+ {split}", ecb_docs, ecb, indexes, model)
                 print(f"    online - offline reference: {online - offline:+.3f}")
+                points.append(_point(f"ECB+ {split}", online, spread, offline))
                 if split == "test":
                     tune = [i for i, d in enumerate(ecb_docs) if d.split in ("train", "dev")]
                     fair = report_transferred_cut(ecb_docs, ecb, tune, indexes, model)
@@ -514,12 +535,29 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"\nWCEP 2015-09: {len(indexes)} items streamed, "
             f"{len(labelled)} labelled in {stories} stories"
         )
-        online = report_online("WCEP", wcep_docs, wcep, indexes, [None], config)
+        online, spread = report_online("WCEP", wcep_docs, wcep, indexes, [None], config)
         if not args.no_offline:
             offline = report_offline("WCEP", wcep_docs, wcep, indexes, model)
             print(f"    online - offline reference: {online - offline:+.3f}")
+            points.append(_point("WCEP 2015-09", online, spread, offline))
         if args.pipeline:
             report_pipeline("wcep", wcep_docs, wcep, config)
+    if args.record:
+        from results import record
+
+        for point in points:
+            stream = point.pop("stream")
+            record("clusters", {"stream": stream}, point)
+
+
+def _point(stream: str, online: float, spread: float, offline: float) -> dict[str, object]:
+    """A stream's point of the plot (bench/results.json), rounded as the report prints."""
+    return {
+        "stream": stream,
+        "online": round(online, 3),
+        "online_sd": round(spread, 3),
+        "offline": round(offline, 3),
+    }
 
 
 if __name__ == "__main__":

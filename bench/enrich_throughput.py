@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/enrich_throughput.py --data DATA [--items 2000]
         [--mode both|pipeline|jobs|cpu] [--ner-max-chars 0] [--batch 32]
-        [--embedding-runtime onnx|torch] [--processes 1]
+        [--embedding-runtime onnx|torch] [--processes 1] [--record]
 
 Corpus (real text, all freely licensed, from ``--data DATA``, the folder holding the ``ecbplus``
 and ``changelog-podcast-transcripts`` datasets; docs/benchmarks.md, "Datasets"):
@@ -21,6 +21,11 @@ sentence = title). Two measurements:
 
 Wall time and process CPU time are both printed: the machine is shared with other engineers'
 jobs (2 cores), so wall time depends on their load and CPU time says what the work costs.
+
+``--record`` writes the ``jobs`` figures (articles per second, CPU per article) into
+bench/results.json as the point of ``--processes`` worker processes, with the code version
+measured (bench/results.py), for the plot of docs/benchmarks.md. The plot is of the default
+settings on 2,000 texts, so recording refuses any other.
 """
 
 from __future__ import annotations
@@ -43,6 +48,15 @@ PRECISION = "int8"  # --embedding-precision
 RECOGNIZER = "herald"  # --recognizer
 DATASETS = ("ecbplus", "changelog-podcast-transcripts")  # read from the data folder
 MIN_WORDS, MAX_WORDS = 300, 800
+# the settings of the plotted figures: --record refuses others
+RECORDED_DEFAULTS = (
+    "items",
+    "batch",
+    "ner_max_chars",
+    "recognizer",
+    "embedding_runtime",
+    "embedding_precision",
+)
 
 
 def corpus(limit: int, data: Path) -> tuple[list[tuple[str, str]], dict[str, int]]:
@@ -186,7 +200,9 @@ def run_pipeline(texts: list[tuple[str, str]], batch: int, ner_max_chars: int) -
 
 def run_jobs(
     texts: list[tuple[str, str]], batch: int, ner_max_chars: int, processes: int = 1
-) -> None:
+) -> tuple[float, float]:
+    """Enrich ``texts`` through the job queue; return articles per second (wall) and
+    milliseconds of CPU per article."""
     import hashlib
 
     from herald.config import Settings
@@ -246,10 +262,10 @@ def run_jobs(
             ids.append(item_id)
         queue_enrichment(session, ids, clock=runtime.clock)
     if processes > 1:
-        run_worker_processes(settings, processes, len(ids))
+        figures = run_worker_processes(settings, processes, len(ids))
         print(f"  articles enriched: {enriched_count(runtime)} of {len(ids)}")
         runtime.close()
-        return
+        return figures
     worker = Worker(runtime)
     worker.run_once()  # the first batch loads the models: timed apart
     first = enriched_count(runtime)
@@ -263,6 +279,7 @@ def run_jobs(
         f"(after a first batch of {first} that loaded the models)"
     )
     runtime.close()
+    return done / wall, cpu / max(done, 1) * 1000
 
 
 def enriched_count(runtime: Any) -> int:
@@ -292,9 +309,10 @@ def _worker_process(settings: Any, ready: Any, go: Any, results: Any) -> None:
     runtime.close()
 
 
-def run_worker_processes(settings: Any, processes: int, queued: int) -> None:
+def run_worker_processes(settings: Any, processes: int, queued: int) -> tuple[float, float]:
     """``processes`` worker processes drain the same queue (how Herald scales enrichment: more
-    ``herald worker`` processes on the shared database); timed from when all have loaded."""
+    ``herald worker`` processes on the shared database); timed from when all have loaded.
+    Returns articles per second (wall) and milliseconds of CPU per article."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -320,6 +338,7 @@ def run_worker_processes(settings: Any, processes: int, queued: int) -> None:
         f"{cpu / queued * 1000:.1f} ms CPU per article; jobs (enrichment and the follow-up "
         f"jobs) per process {[count for count, _, _ in finished]}"
     )
+    return queued / wall, cpu / queued * 1000
 
 
 def main() -> int:
@@ -336,7 +355,20 @@ def main() -> int:
     parser.add_argument(
         "--processes", type=int, default=1, help="jobs mode: worker processes sharing the queue"
     )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="write the jobs figures into bench/results.json with the code version",
+    )
     args = parser.parse_args()
+    if args.record:
+        defaults = {name: parser.get_default(name) for name in RECORDED_DEFAULTS}
+        changed = [name for name, value in defaults.items() if getattr(args, name) != value]
+        if changed or args.mode not in ("both", "jobs"):
+            parser.error(
+                "--record needs the jobs mode with the default settings (the plot's); "
+                f"changed: {', '.join(changed) or 'mode'}"
+            )
     ENGINE, PRECISION = args.embedding_runtime, args.embedding_precision
     RECOGNIZER = args.recognizer
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -358,7 +390,15 @@ def main() -> int:
     if args.mode in ("both", "pipeline"):
         run_pipeline(texts, args.batch, args.ner_max_chars)
     if args.mode in ("both", "jobs"):
-        run_jobs(texts, args.batch, args.ner_max_chars, args.processes)
+        per_s, cpu_ms = run_jobs(texts, args.batch, args.ner_max_chars, args.processes)
+        if args.record:
+            from results import record
+
+            record(
+                "enrichment",
+                {"worker_processes": args.processes},
+                {"articles_per_s": round(per_s, 1), "cpu_ms_per_article": round(cpu_ms, 1)},
+            )
     return 0
 
 

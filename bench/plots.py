@@ -10,6 +10,11 @@ bench/results.py). A section marked ``"one_version": true`` must hold points of 
 version, or the plots are not drawn; any other plot whose points mix versions (or predate the
 recording of versions) is drawn with that said in red across its foot, so a reader never takes
 a comparison of two code versions for one of sizes or backends.
+
+The plots are also held to one version together: when the points of the plots (all of them,
+across sections) come from more than one code version, every plot says so in red, naming the
+versions; with ``"one_version": true`` at the top of the results file the plots are then not
+drawn at all.
 """
 
 from __future__ import annotations
@@ -55,6 +60,26 @@ def version_note(name: str, section: dict[str, Any]) -> tuple[str, bool]:
 
 
 Note = tuple[str, bool]
+
+
+def version_notes(data: dict[str, Any], names: list[str]) -> dict[str, Note]:
+    """The caption of each plotted section: its own version (:func:`version_note`) and, when the
+    plots' points together come from several versions, those versions in red; raises
+    :class:`MixedVersions` for that when the results file says ``"one_version": true``."""
+    notes = {name: version_note(name, data[name]) for name in names}
+    found = versions([point for name in names for point in data[name]["points"]])
+    if len(found) == 1 and found[0] != UNRECORDED:
+        return notes
+    each = "; ".join(f"{name} {', '.join(versions(data[name]['points']))}" for name in names)
+    if data.get("one_version"):
+        raise MixedVersions(
+            f"the plots' points come from code versions {', '.join(found)} ({each}); re-run "
+            "every plotted benchmark at one version (see docs/benchmarks.md)"
+        )
+    return {
+        name: (f"{caption}; the plots together mix code versions: {', '.join(found)}", True)
+        for name, (caption, _) in notes.items()
+    }
 
 
 def _save(fig: Any, path: Path, note: Note, bottom: float = 0.06) -> None:
@@ -189,7 +214,7 @@ def draw(results: Path, out: Path) -> list[Path]:
         "webhooks": webhooks,
         "clusters": clusters,
     }
-    notes = {name: version_note(name, data[name]) for name in plots}  # refuse before drawing
+    notes = version_notes(data, list(plots))  # refuse before drawing
     for name, plot in plots.items():
         plot(data[name], out, notes[name])
     return sorted(out.glob("*.svg"))

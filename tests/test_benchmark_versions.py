@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from bench.plots import RESULTS, MixedVersions, draw, version_note
+from bench.plots import RESULTS, MixedVersions, draw, version_note, version_notes
+from bench.public_data import FILES
 from bench.results import UNRECORDED, code_version, record, versions
 
 
@@ -75,3 +77,74 @@ def test_the_search_latency_plot_is_of_one_recorded_version() -> None:
         for backend in ("embedded", "postgresql")
         for query in ("first-time", "repeated")
     }
+
+
+def test_the_plots_together_are_held_to_one_version(tmp_path: Path) -> None:
+    one = {"a": section("abc", "abc"), "b": section("abc")}
+    assert version_notes(one, ["a", "b"]) == {
+        "a": ("all points: code version abc", False),
+        "b": ("all points: code version abc", False),
+    }
+    two = {"a": section("abc", "abc"), "b": section("def")}
+    notes = version_notes(two, ["a", "b"])
+    assert notes["a"] == (
+        "all points: code version abc; the plots together mix code versions: abc, def",
+        True,
+    )
+    assert notes["b"][1] is True
+    assert notes["b"][0].endswith("mix code versions: abc, def")
+    with pytest.raises(MixedVersions, match=r"abc, def \(a abc; b def\)"):
+        version_notes({**two, "one_version": True}, ["a", "b"])
+    assert version_notes({**one, "one_version": True}, ["a", "b"])["a"][1] is False
+    data = json.loads(RESULTS.read_text())
+    data["one_version"] = True
+    data["clusters"]["points"][0]["commit"] = "another"
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(data))
+    with pytest.raises(MixedVersions, match="another"):
+        draw(results, tmp_path / "plots")
+    assert not (tmp_path / "plots").exists() or not list((tmp_path / "plots").glob("*.svg"))
+
+
+@pytest.mark.parametrize(
+    ("script", "datasets", "changed"),
+    [
+        ("enrich_throughput.py", ("ecbplus", "changelog-podcast-transcripts"), ["--items", "600"]),
+        ("enrich_throughput.py", ("ecbplus", "changelog-podcast-transcripts"), ["--mode", "cpu"]),
+        ("clusters_eval.py", ("ecbplus", "wcep-wikitimes-2015-09"), ["--fit"]),
+        ("clusters_eval.py", ("ecbplus", "wcep-wikitimes-2015-09"), ["--seeds", "1"]),
+    ],
+)
+def test_recording_refuses_settings_other_than_the_plot_s(
+    tmp_path: Path, script: str, datasets: tuple[str, ...], changed: list[str]
+) -> None:
+    for name in datasets:  # the files the --data check asks for, empty: the run stops before
+        for file in FILES[name]:
+            (tmp_path / name / file).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / file).touch()
+    before = RESULTS.read_bytes()
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(RESULTS.parent / script),
+            "--data",
+            str(tmp_path),
+            "--record",
+            *changed,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2
+    assert "--record needs" in run.stderr
+    assert RESULTS.read_bytes() == before
+
+
+def test_the_five_plots_are_of_one_recorded_version() -> None:
+    data = json.loads(RESULTS.read_text())
+    assert data["one_version"] is True
+    names = ["search_latency", "enrichment", "ingestion", "webhooks", "clusters"]
+    found = versions([point for name in names for point in data[name]["points"]])
+    assert len(found) == 1
+    assert found[0] != UNRECORDED
+    assert "+modified" not in found[0]
