@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from herald.db.models.content import ContentItem, ContentTombstone
@@ -88,7 +88,7 @@ def tombstone_rows(session: Session, ids: Sequence[str], *, deletion_id: str, no
         .where(ContentTombstone.content_id.in_([v["content_id"] for v in values]))
         .execution_options(synchronize_session=False)
     )
-    session.execute(ContentTombstone.__table__.insert(), values)
+    session.execute(insert(ContentTombstone), values)
     return len(values)
 
 
