@@ -26,7 +26,7 @@ from herald.ingest.source_records import add_source
 from herald.runtime import Runtime
 from tests.content.conftest import PHRASE, files_holding
 from tests.content.test_purge import env_for
-from tests.ingest.conftest import LoopbackInternet, LoopbackServer
+from tests.ingest.conftest import LoopbackInternet, LoopbackServer, article_page
 
 runner = CliRunner()
 
@@ -51,7 +51,7 @@ def feeds() -> Iterator[tuple[LoopbackServer, LoopbackInternet]]:
         srv.close()
 
 
-def _rss() -> str:
+def _rss(teaser: bool = False) -> str:
     def item(guid: str, link: str, title: str, body: str) -> str:
         return (
             f"<item><guid isPermaLink='false'>{guid}</guid><link>{link}</link>"
@@ -62,7 +62,12 @@ def _rss() -> str:
     return (
         "<?xml version='1.0'?><rss version='2.0'><channel><title>Example News</title>"
         "<link>https://news.example.com/</link><description>News</description>"
-        + item("harbour-1", TAKEN_DOWN, "Harbour report", TAKEN_DOWN_BODY)
+        + item(
+            "harbour-1",
+            TAKEN_DOWN,
+            "Harbour report",
+            "Harbour figures out." if teaser else TAKEN_DOWN_BODY,
+        )
         + item("weather-1", KEPT, "Weather report", KEPT_BODY)
         + "</channel></rss>"
     )
@@ -235,3 +240,31 @@ def test_the_check_is_one_query_per_batch(
         event.remove(engine, "before_cursor_execute", seen)
     assert (posted["accepted"], posted["tombstoned"]) == (39, 1)
     assert len(lookups) == 1, lookups
+
+
+def test_a_deleted_teaser_entry_is_not_fetched_again(
+    runtime: Runtime, feeds: tuple[LoopbackServer, LoopbackInternet]
+) -> None:
+    """A feed entry that only has a teaser is stored with its article page; once deleted, the
+    page is not fetched again at each poll (and the entry is counted as tombstoned)."""
+    server, internet = feeds
+    server.serve(FEED_URL, _rss(teaser=True), content_type="application/rss+xml", etag='"v1"')
+    server.serve(TAKEN_DOWN, article_page("Harbour report", [TAKEN_DOWN_BODY], site="Example"))
+    with runtime.sessions.write() as session:
+        source_id = add_source(
+            session, url=FEED_URL, media_type="news", clock=runtime.clock, interval_seconds=900
+        ).id
+    assert _poll(runtime, source_id, internet).accepted == 2
+    assert len(server.hits_for(TAKEN_DOWN)) == 1
+    deleted = runner.invoke(
+        app,
+        ["content", "delete", "--url", TAKEN_DOWN, "--yes", "--no-purge"],
+        env=env_for(runtime),
+    )
+    assert deleted.exit_code == 0, deleted.output
+
+    server.serve(FEED_URL, _rss(teaser=True), content_type="application/rss+xml", etag='"v2"')
+    again = _poll(runtime, source_id, internet)
+    assert (again.accepted, again.duplicates, again.tombstoned) == (0, 1, 1)
+    assert len(server.hits_for(TAKEN_DOWN)) == 1
+    assert _count(runtime) == 1

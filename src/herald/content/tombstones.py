@@ -30,6 +30,7 @@ __all__ = [
     "count_tombstones_of_url",
     "identity_hashes",
     "tombstone_rows",
+    "tombstoned_ids",
     "tombstoned_hashes",
     "url_hash",
 ]
@@ -110,6 +111,18 @@ def tombstoned_hashes(
     ):
         found.update(h for h in (by_url, by_external) if h is not None)
     return found
+
+
+def tombstoned_ids(session: Session, content_ids: Iterable[str]) -> set[str]:
+    """Which of these content ids belong to an item an operator deleted (one query)."""
+    ids = sorted(set(content_ids))
+    if not ids:
+        return set()
+    return set(
+        session.scalars(
+            select(ContentTombstone.content_id).where(ContentTombstone.content_id.in_(ids))
+        )
+    )
 
 
 def count_tombstones_of_url(session: Session, canonical: str) -> int:
