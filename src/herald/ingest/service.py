@@ -165,12 +165,16 @@ def _store(
     precomputed: Mapping[str, TextFingerprint | None],
 ) -> IngestReport:
     items = _storable(items, report)
-    items = _not_tombstoned(session, items, report)
     if not items:
         return report
     now = clock.now()
     legacy_ids = [content_id_for_key(i.legacy_key) for i in items if i.legacy_key is not None]
     states = repository.stored_states(session, [item.content_id for item in items] + legacy_ids)
+    # Read after the states: a deletion committing in between (PostgreSQL) is seen here, or its
+    # row was read and the update below finds it gone and reads the batch again.
+    items = _not_tombstoned(session, items, report)
+    if not items:
+        return report
     items = _keep_legacy_ids(items, states)
 
     # Within one batch the last version of an id wins. Every entry is counted: an earlier
