@@ -15,15 +15,18 @@ from sqlalchemy import event, func, select
 from typer.testing import CliRunner
 
 from herald.cli.main import app
+from herald.content.deletion import ContentSelector, delete_content
 from herald.content.retention import apply_retention
 from herald.core.clock import SystemClock
 from herald.db.models.content import ContentItem, ContentTombstone
 from herald.db.models.job import Job
+from herald.ingest import service
 from herald.ingest.fetch import FetchPolicy, HttpFetcher
 from herald.ingest.polling import poll_source
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import add_source
 from herald.runtime import Runtime
+from tests.content.blocking import Background
 from tests.content.conftest import PHRASE, files_holding
 from tests.content.test_purge import env_for
 from tests.ingest.conftest import LoopbackInternet, LoopbackServer, article_page
@@ -268,3 +271,46 @@ def test_a_deleted_teaser_entry_is_not_fetched_again(
     assert (again.accepted, again.duplicates, again.tombstoned) == (0, 1, 1)
     assert len(server.hits_for(TAKEN_DOWN)) == 1
     assert _count(runtime) == 1
+
+
+def test_a_deletion_committing_while_a_batch_is_stored_is_not_undone(
+    runtime: Runtime,
+    client: TestClient,
+    admin_auth: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PostgreSQL: the deletion commits after the batch looked for tombstones and found none;
+    the batch finds the row gone when it locks it, reads the batch again and sees the tombstone.
+    (SQLite's single writer leaves no such window.)"""
+    if runtime.settings.is_sqlite:
+        pytest.skip("one writer at a time: a deletion cannot commit inside a batch")
+    item = _jsonl_item(TAKEN_DOWN, TAKEN_DOWN_BODY)
+    content_id = client.post("/v1/admin/content", json=[item], headers=admin_auth).json()[
+        "content_ids"
+    ][0]
+    real = service.tombstoned_hashes
+    calls: list[int] = []
+
+    def then_delete(*args: object, **kwargs: object) -> set[str]:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        calls.append(len(found))
+        if len(calls) == 1:
+            deletion = Background(
+                lambda: delete_content(
+                    runtime.sessions,
+                    ContentSelector(content_id=content_id),
+                    actor="test",
+                    clock=runtime.clock,
+                )
+            )
+            deletion.start()
+            assert deletion.outcome().deleted == 1
+        return found
+
+    monkeypatch.setattr(service, "tombstoned_hashes", then_delete)
+    edited = _jsonl_item(TAKEN_DOWN, TAKEN_DOWN_BODY + " Corrected.")
+    posted = client.post("/v1/admin/content", json=[edited], headers=admin_auth)
+    assert posted.status_code == 200, posted.text
+    assert (posted.json()["updated"], posted.json()["tombstoned"]) == (0, 1)
+    assert calls == [0, 1]  # read again after the race, and the tombstone found
+    assert _count(runtime) == 0
