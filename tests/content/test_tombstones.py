@@ -314,3 +314,20 @@ def test_a_deletion_committing_while_a_batch_is_stored_is_not_undone(
     assert (posted.json()["updated"], posted.json()["tombstoned"]) == (0, 1)
     assert calls == [0, 1]  # read again after the race, and the tombstone found
     assert _count(runtime) == 0
+
+
+def test_a_deletion_by_source_domain_tombstones_every_item(
+    runtime: Runtime, client: TestClient, admin_auth: dict[str, str]
+) -> None:
+    items = [_jsonl_item(TAKEN_DOWN, TAKEN_DOWN_BODY), _jsonl_item(KEPT, KEPT_BODY)]
+    assert client.post("/v1/admin/content", json=items, headers=admin_auth).status_code == 200
+    deleted = runner.invoke(
+        app,
+        ["content", "delete", "--source-domain", "news.example.com", "--yes", "--no-purge"],
+        env=env_for(runtime),
+    )
+    assert deleted.exit_code == 0, deleted.output
+    with runtime.sessions.read() as session:
+        assert session.scalar(select(func.count()).select_from(ContentTombstone)) == 2
+    again = client.post("/v1/admin/content", json=items, headers=admin_auth).json()
+    assert (again["accepted"], again["tombstoned"]) == (0, 2)
