@@ -30,8 +30,8 @@ __all__ = [
     "count_tombstones_of_url",
     "identity_hashes",
     "tombstone_rows",
-    "tombstoned_ids",
     "tombstoned_hashes",
+    "tombstoned_ids",
     "url_hash",
 ]
 
