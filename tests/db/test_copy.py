@@ -34,6 +34,7 @@ def test_sqlite_to_postgresql_and_back(filled: Filled, pg_url: str, tmp_path: Pa
     # Tables this fill cannot reach without more machinery; every other one is exercised.
     assert empty <= {
         "content_deletions",
+        "content_tombstones",
         "entity_aliases",
         "entity_redirects",
         "ingest_sources",

@@ -1,4 +1,4 @@
-"""`herald content delete|purge|deletions`: deleting content for good (docs/operations.md)."""
+"""`herald content delete|allow|purge|deletions`: deleting content for good (docs/operations.md)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ from herald.content.deletion import (
 )
 from herald.content.purge import PurgeReport, purge_files
 from herald.content.retention import apply_retention
+from herald.content.tombstones import (
+    allow_deletion,
+    allow_url,
+    count_tombstones_of_deletion,
+    count_tombstones_of_url,
+)
 from herald.core.clock import isoformat_z
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
 from herald.runtime import Runtime
@@ -117,6 +123,7 @@ def delete(
     The items leave every read at once (item, search, entity timelines, story clusters, monitor
     results and feeds); then the files are compacted so no file under HERALD_HOME keeps their
     text. The deletion is recorded (who, when, which selector, how many), never the content.
+    Polls and imports skip the deleted items from then on (see `herald content allow`).
     """
     selector = _selector(content_id, url, source_domain, published_before)
     with cli_runtime() as runtime:
@@ -190,6 +197,65 @@ def _print_purge(report: PurgeReport) -> None:
             "[yellow]the write-ahead log is still in use by another process: run "
             "`herald content purge` again when it is idle[/]"
         )
+
+
+@app.command("allow")
+def allow(
+    url: Annotated[
+        str | None, typer.Option("--url", help="The deleted item's URL (as given or canonical).")
+    ] = None,
+    deletion: Annotated[
+        str | None,
+        typer.Option("--deletion", help="Every item of this deletion (its id, `del_...`)."),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Lift the tombstones. Without it, only count them.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Let deleted items be ingested again (a dry run that counts tombstones unless --yes).
+
+    A deletion by an operator leaves a tombstone of each item, so polls and imports skip it
+    while its source still lists it. This lifts the tombstone of a URL, or every tombstone of a
+    deletion; the items come back at the next poll or import that lists them.
+    """
+    if (url is None) == (deletion is None):
+        raise typer.BadParameter("give exactly one of --url or --deletion")
+    canonical = None
+    if url is not None:
+        try:
+            canonical = canonical_url(url)
+        except InvalidUrl as exc:
+            raise typer.BadParameter(str(exc), param_hint="--url") from None
+    selector = {"url": url} if url is not None else {"deletion_id": deletion}
+    with cli_runtime() as runtime:
+        if not yes:
+            with runtime.sessions.read() as session:
+                matching = (
+                    count_tombstones_of_url(session, canonical)
+                    if canonical is not None
+                    else count_tombstones_of_deletion(session, str(deletion))
+                )
+            if as_json:
+                print_json({"dry_run": True, "matching": matching, "selector": selector})
+            else:
+                stdout.print(
+                    f"would lift {matching} tombstone(s); run again with --yes to allow "
+                    "the item(s) again"
+                )
+            return
+        with runtime.sessions.write() as session:
+            lifted = (
+                allow_url(session, canonical)
+                if canonical is not None
+                else allow_deletion(session, str(deletion))
+            )
+    if as_json:
+        print_json({"dry_run": False, "allowed": lifted, "selector": selector})
+        return
+    stdout.print(
+        f"lifted {lifted} tombstone(s): the next poll or import that lists the item(s) stores them"
+    )
 
 
 @app.command("purge")

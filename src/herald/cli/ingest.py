@@ -189,6 +189,7 @@ def _print_report(report: IngestReport, *, as_json: bool) -> None:
     console.print(
         f"accepted {report.accepted}, updated {report.updated}, "
         f"duplicates {report.duplicates}, rejected {len(report.rejected)}"
+        + (f", skipped {report.tombstoned} deleted by an operator" if report.tombstoned else "")
         + (f" ({report.syndicated} joined an existing article)" if report.syndicated else "")
     )
     for error in report.rejected[:50]:

@@ -11,7 +11,9 @@ drops it at its next catch-up, wherever the deletion ran.
 Each batch is one transaction, and the deletion's record (:class:`ContentDeletion`: who, when,
 which selector, how many) is updated in the same transaction: a deletion interrupted between
 batches has recorded exactly what it removed, and running it again removes the rest (deleting is
-idempotent). The record never holds the content.
+idempotent). The record never holds the content. A deletion by an operator also leaves a
+tombstone of each item (hashes of its identities, no content), so ingestion does not store it
+again when its source still lists it (:mod:`herald.content.tombstones`); retention leaves none.
 
 On SQLite the deleting connection turns ``secure_delete`` on, so the freed space is overwritten
 with zeros; text left in free space by earlier updates of a row, and in the write-ahead log, is
@@ -29,6 +31,7 @@ from sqlalchemy import ColumnElement, delete, func, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from herald.clusters.removal import forget_contents, hold_clusters
+from herald.content.tombstones import tombstone_rows
 from herald.core.clock import Clock, isoformat_z
 from herald.core.ids import new_id
 from herald.db.models.content import ContentDeletion, ContentItem
@@ -124,7 +127,9 @@ def delete_content(
 ) -> DeletionReport:
     """Delete every item the selector matches, in batches; records the deletion.
 
-    Nothing matching: nothing is recorded and ``deletion_id`` is None."""
+    A deletion by an operator (``reason`` ``request``) leaves a tombstone per item in the same
+    transaction (:mod:`herald.content.tombstones`), so ingestion never stores it again; one by
+    retention leaves none. Nothing matching: nothing is recorded and ``deletion_id`` is None."""
     deletion_id: str | None = None
     deleted = changed = removed = 0
     while True:
@@ -162,7 +167,13 @@ def delete_content(
                     .values(status="done", finished_at=now)
                 )
                 break
-            count, clusters = delete_items(session, ids, now=now, still=selector.conditions())
+            count, clusters = delete_items(
+                session,
+                ids,
+                now=now,
+                still=selector.conditions(),
+                tombstone=None if reason == "retention" else deletion_id,
+            )
             session.execute(
                 update(ContentDeletion)
                 .where(ContentDeletion.id == deletion_id)
@@ -187,9 +198,11 @@ def delete_items(
     *,
     now: datetime,
     still: Sequence[ColumnElement[bool]] = (),
+    tombstone: str | None = None,
 ) -> tuple[int, tuple[int, int]]:
     """Delete the rows of ``ids`` (at most a batch) and everything that hangs off them; with
-    ``still``, only those that still meet these conditions once their rows are locked.
+    ``still``, only those that still meet these conditions once their rows are locked; with
+    ``tombstone`` (a deletion id), leave a tombstone of each deleted row.
 
     Returns the number of rows deleted and (clusters changed, clusters removed)."""
     if session.get_bind().dialect.name == "sqlite":
@@ -201,6 +214,8 @@ def delete_items(
         return 0, (0, 0)
     cleanup = forget_contents(session, ids, now=now)
     redact_items(session, ids)  # stored webhook events keep no title or URL of them
+    if tombstone is not None:
+        tombstone_rows(session, ids, deletion_id=tombstone, now=now)
     result = session.execute(
         delete(ContentItem)
         .where(ContentItem.id.in_(ids))

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from herald.content.tombstones import tombstoned_ids
 from herald.core.clock import Clock
 from herald.db.session import SessionFactory
 from herald.ingest import repository
 from herald.ingest.fetch import FEED_TYPES, JSON_TYPES, Fetcher, FetchError, FetchResult
-from herald.ingest.model import IncomingItem, ItemError, MediaType, ParseOutcome
+from herald.ingest.model import IncomingItem, ItemError, KnownEntry, MediaType, ParseOutcome
 from herald.ingest.pipeline import parse_document
 from herald.ingest.service import IngestReport, store_items
 from herald.ingest.source_records import configured_source_ref, schedule_after
@@ -90,8 +91,12 @@ def poll_source(
         return PollOutcome("not_modified")
 
     def is_known(content_id: str) -> bool:
+        # Stored, or deleted by an operator: either way its article page is not fetched.
         with sessions.read() as session:
-            return bool(repository.existing_ids(session, [content_id]))
+            return bool(
+                repository.existing_ids(session, [content_id])
+                or tombstoned_ids(session, [content_id])
+            )
 
     document = Document(
         content=result.content,
@@ -116,8 +121,15 @@ def poll_source(
         return _record_failure(sessions, source_id, f"document: {fatal.reason}", clock, finish)
     report = IngestReport()
     items = [o for o in outcomes if isinstance(o, IncomingItem)]
+    known = [o.content_id for o in outcomes if isinstance(o, KnownEntry)]
+    taken_down: set[str] = set()
+    if known:  # entries skipped unfetched: stored ones are duplicates, deleted ones tombstoned
+        with sessions.read() as session:
+            taken_down = tombstoned_ids(session, known)
     for outcome in outcomes:
-        if not isinstance(outcome, IncomingItem):
+        if isinstance(outcome, KnownEntry) and outcome.content_id in taken_down:
+            report.tombstoned += 1
+        elif not isinstance(outcome, IncomingItem):
             report.note(outcome)
     with sessions.write() as session:
         store_items(session, items, clock=clock, source_id=source_id, report=report)

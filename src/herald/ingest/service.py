@@ -8,6 +8,8 @@
 - news and wire items get an ``article_id``: the article of the best-matching earlier copy of the
   same story text (see :mod:`herald.ingest.syndication`), else their own
   (``stable_id("art", canonical_key)``);
+- an item an operator deleted (a tombstone of its canonical URL or its own id) is skipped and
+  counted as ``tombstoned``: a takedown holds when the source still lists the item;
 - every written item gets a change mark (search indexes catch up) and an ``enrich.item`` job in
   the same transaction, so a rolled-back batch enqueues nothing.
 """
@@ -26,6 +28,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from herald.content.changes import next_change_seq
+from herald.content.tombstones import identity_hashes, tombstoned_hashes
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
@@ -56,6 +59,7 @@ class IngestReport:
     accepted: int = 0
     updated: int = 0
     duplicates: int = 0
+    tombstoned: int = 0  # skipped: an operator deleted the item (herald.content.tombstones)
     syndicated: int = 0  # accepted or updated items that joined an existing article
     rejected: list[ItemError] = field(default_factory=list)
     warnings: list[ItemWarning] = field(default_factory=list)
@@ -74,6 +78,7 @@ class IngestReport:
         self.accepted += other.accepted
         self.updated += other.updated
         self.duplicates += other.duplicates
+        self.tombstoned += other.tombstoned
         self.syndicated += other.syndicated
         self.rejected.extend(other.rejected)
         self.warnings.extend(other.warnings)
@@ -84,6 +89,7 @@ class IngestReport:
             "accepted": self.accepted,
             "updated": self.updated,
             "duplicates": self.duplicates,
+            "tombstoned": self.tombstoned,
             "rejected": len(self.rejected),
             "syndicated": self.syndicated,
             "errors": [
@@ -164,6 +170,11 @@ def _store(
     now = clock.now()
     legacy_ids = [content_id_for_key(i.legacy_key) for i in items if i.legacy_key is not None]
     states = repository.stored_states(session, [item.content_id for item in items] + legacy_ids)
+    # Read after the states: a deletion committing in between (PostgreSQL) is seen here, or its
+    # row was read and the update below finds it gone and reads the batch again.
+    items = _not_tombstoned(session, items, report)
+    if not items:
+        return report
     items = _keep_legacy_ids(items, states)
 
     # Within one batch the last version of an id wins. Every entry is counted: an earlier
@@ -269,6 +280,30 @@ def _storable(items: Sequence[IncomingItem], report: IngestReport) -> list[Incom
             continue
         ref = item.url or item.external_id or item.title
         report.rejected.append(ItemError("entry", problem[1], ref=printable(ref)[:300]))
+    return kept
+
+
+def _not_tombstoned(
+    session: Session, items: Sequence[IncomingItem], report: IngestReport
+) -> list[IncomingItem]:
+    """The items no operator deleted; the others are counted as ``tombstoned`` and neither
+    stored nor queued. One lookup for the batch (both identities of every item)."""
+    if not items:
+        return []
+    hashes = [identity_hashes(item.canonical_url, item.canonical_key) for item in items]
+    found = tombstoned_hashes(
+        session,
+        (by_url for by_url, _ in hashes if by_url is not None),
+        (by_external for _, by_external in hashes if by_external is not None),
+    )
+    if not found:
+        return list(items)
+    kept = []
+    for item, (by_url, by_external) in zip(items, hashes, strict=True):
+        if by_url in found or by_external in found:
+            report.tombstoned += 1
+        else:
+            kept.append(item)
     return kept
 
 

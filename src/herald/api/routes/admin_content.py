@@ -3,7 +3,8 @@
 ``DELETE /v1/admin/content/{content_id}`` removes the item for good: from every read (the item,
 search, entity timelines, story clusters, monitor results and feeds) at once, and its text from
 the database and index files after compaction (``herald content purge``; docs/operations.md).
-Deleting an id that does not exist (or no longer exists) is a 404.
+Deleting an id that does not exist (or no longer exists) is a 404. The deletion leaves a
+tombstone, so ingestion skips the item from then on (:mod:`herald.content.tombstones`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ class ContentDeleted(ResponseModel):
     description=(
         "Removes the item from every read path at once (the item, search, entity timelines, "
         "story clusters, monitor results and feeds) and records who deleted it. Its text leaves "
-        "the database and index files at the next compaction (`herald content purge`)."
+        "the database and index files at the next compaction (`herald content purge`). "
+        "Ingestion skips the item from then on, even if its source still lists it "
+        "(`herald content allow` lifts this)."
     ),
     responses={404: {"description": "No such content item"}},
 )

@@ -101,6 +101,10 @@ class IngestSummary(ResponseModel):
     accepted: int
     updated: int
     duplicates: int
+    tombstoned: int = Field(
+        description="Entries skipped because an operator deleted the item (a takedown): "
+        "`herald content allow` lets them in again."
+    )
     rejected: int
     content_ids: list[str] = Field(description="Ids of the accepted and updated items.")
     errors: list[RejectedEntry]
@@ -155,6 +159,7 @@ async def post_content(
         accepted=report.accepted,
         updated=report.updated,
         duplicates=report.duplicates,
+        tombstoned=report.tombstoned,
         rejected=len(report.rejected),
         content_ids=report.changed_ids,
         errors=[_rejected(e) for e in report.rejected],

@@ -154,3 +154,26 @@ class ContentDeletion(Base):
     finished_at: Mapped[datetime | None]
 
     __table_args__ = (Index("ix_content_deletions_started", "started_at"),)
+
+
+class ContentTombstone(Base):
+    """An item an operator deleted (a takedown): ingestion skips an entry with its identity.
+
+    It holds no content, only hashes: ``url_hash`` is the SHA-256 of the item's canonical URL
+    identity (``url:`` and the canonical URL), ``external_hash`` that of its own id within its
+    source (``ext:``, the source domain and the id) when it was identified by one (feed guids,
+    ninjs uris). Retention deletions make none. ``herald content allow`` removes them.
+    """
+
+    __tablename__ = "content_tombstones"
+
+    content_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    url_hash: Mapped[str | None] = mapped_column(String(64))
+    external_hash: Mapped[str | None] = mapped_column(String(64))
+    deletion_id: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+
+    __table_args__ = (
+        Index("ix_content_tombstones_url_hash", "url_hash"),
+        Index("ix_content_tombstones_external_hash", "external_hash"),
+    )
