@@ -163,6 +163,23 @@ def _first_sentence(text: str) -> str:
     return sentences[0].text if sentences else text
 
 
+# What enrichment's output depends on: its code, the linker's and their data files.
+_ENRICHMENT_CODE = ("enrich", "entities", "data/linker", "data/models")
+
+
+def code_digest() -> str:
+    """A digest of the code and data files enrichment's output depends on, so that a cached
+    enrichment is never reused after they change (committed or not)."""
+    root = Path(__file__).resolve().parents[1] / "src" / "herald"
+    digest = hashlib.sha256()
+    for folder in _ENRICHMENT_CODE:
+        for path in sorted((root / folder).rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".json", ".toml"):
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def enrich(name: str, docs: Sequence[BenchDoc], source: Path) -> list[Enriched]:
     """Herald's enrichment of every document (cached; computed in file order)."""
     stat = source.stat()
@@ -172,7 +189,7 @@ def enrich(name: str, docs: Sequence[BenchDoc], source: Path) -> list[Enriched]:
     # recogniser (HERALD_NER_RECOGNIZER): one cache each.
     settings = Settings(entity_seed="none", database_url=None)
     precision, recognizer = settings.embedding_precision, settings.ner_recognizer
-    tag = f"{name}:{stat.st_size}:{stat.st_mtime_ns}:v3:{precision}:{recognizer}"
+    tag = f"{name}:{stat.st_size}:{stat.st_mtime_ns}:v3:{precision}:{recognizer}:{code_digest()}"
     key = hashlib.sha256(tag.encode()).hexdigest()[:16]
     path = CACHE / f"clusters-{name}-{key}.pkl"
     if path.exists():
