@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from herald.core.ids import stable_id
 from herald.core.storable import printable
 from herald.db.content_limits import SOURCE_NAME_MAX
 from herald.ingest import repository
+from herald.ingest.article_matcher import ArticleMatcher
 from herald.ingest.articles import word_count
 from herald.ingest.model import (
     IncomingItem,
@@ -44,7 +45,7 @@ from herald.ingest.model import (
     content_id_for_key,
     storage_problem,
 )
-from herald.ingest.syndication import TextFingerprint, fingerprint, is_syndicated
+from herald.ingest.syndication import TextFingerprint, fingerprint
 from herald.jobs.queue import enqueue_many
 
 __all__ = ["ENRICH_JOB", "IngestReport", "store_items"]
@@ -198,7 +199,7 @@ def _store(
         found = precomputed.get(cid) if cid in precomputed else fingerprint(item.text)
         if found is not None:
             by_id[cid] = found
-    matcher = _ArticleMatcher(session, by_id.values())
+    matcher = ArticleMatcher(session, by_id.values())
 
     inserts: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
@@ -326,42 +327,6 @@ def _keep_legacy_ids(
                 item = item.rekeyed(key)
         out.append(item)
     return out
-
-
-class _ArticleMatcher:
-    """Finds the article of an earlier copy: stored fingerprints sharing a band, plus the ones
-    of this batch seen so far."""
-
-    def __init__(self, session: Session, fingerprints: Iterable[TextFingerprint]) -> None:
-        keys = [key for fp in fingerprints for key in fp.band_keys()]
-        stored = repository.fingerprints_sharing_bands(session, keys) if keys else []
-        self._known: dict[str, tuple[str, TextFingerprint]] = {}
-        self._by_band: dict[int, set[str]] = defaultdict(set)
-        for row in stored:
-            fp = TextFingerprint.from_bytes(row.signature)
-            self._known[row.content_id] = (row.article_id, fp)
-            for key in row.band_keys:
-                self._by_band[key].add(row.content_id)
-
-    def match(self, content_id: str, fp: TextFingerprint) -> str | None:
-        candidates: set[str] = set()
-        for key in fp.band_keys():
-            candidates |= self._by_band.get(key, set())
-        candidates.discard(content_id)
-        best: tuple[float, str] | None = None
-        for other_id in sorted(candidates):
-            article_id, other = self._known[other_id]
-            if not is_syndicated(fp, other):
-                continue
-            score = max(fp.jaccard(other), fp.containment(other))
-            if best is None or score > best[0]:
-                best = (score, article_id)
-        return best[1] if best else None
-
-    def remember(self, content_id: str, article_id: str, fp: TextFingerprint) -> None:
-        self._known[content_id] = (article_id, fp)
-        for key in fp.band_keys():
-            self._by_band[key].add(content_id)
 
 
 def _row(
