@@ -16,6 +16,7 @@ from herald.db.models.job import Job
 from herald.db.models.workspace import Team
 from herald.jobs import queue
 from herald.runtime import Runtime
+from tests.jobs import handlers  # noqa: F401  (registers test.create_team here, where it is enqueued)
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = (
