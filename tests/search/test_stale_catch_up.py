@@ -43,6 +43,24 @@ class PausingProjection(TantivyProjection):
         return super().apply(batches, upto, since=since)
 
 
+def paused_catch_up(
+    runtime: Runtime, index: EmbeddedSearch
+) -> tuple[PausingProjection, Background]:
+    """Another process's catch-up of the shared index, started in the background: it reads the
+    changes, then waits at the index lock until ``go`` is set."""
+    margin = 0 if runtime.settings.is_sqlite else POSTGRES_MARGIN
+    other = PausingProjection(LexicalIndex(index.lexical.path), one_snapshot=margin == 0)
+    sync = ProjectionSync(other, margin=margin, embedding_model=None)
+
+    def catch_up() -> int:
+        with runtime.sessions.read() as session:
+            return sync.catch_up(session)
+
+    reading = Background(catch_up)
+    reading.start()
+    return other, reading
+
+
 def test_a_catch_up_that_read_before_a_deletion_does_not_write_the_item_back(
     search_runtime: Runtime, settings: Settings, clock: FrozenClock
 ) -> None:
@@ -64,16 +82,7 @@ def test_a_catch_up_that_read_before_a_deletion_does_not_write_the_item_back(
     )
     index = get_search(runtime).index
     assert isinstance(index, EmbeddedSearch)
-    margin = 0 if runtime.settings.is_sqlite else POSTGRES_MARGIN
-    other = PausingProjection(LexicalIndex(index.lexical.path), one_snapshot=margin == 0)
-    sync = ProjectionSync(other, margin=margin, embedding_model=None)
-
-    def catch_up() -> int:
-        with runtime.sessions.read() as session:
-            return sync.catch_up(session)
-
-    reading = Background(catch_up)
-    reading.start()
+    other, reading = paused_catch_up(runtime, index)
     assert other.reached.wait(30)  # it has read the change and waits for the index
     assert delete_content(
         runtime.sessions, ContentSelector(content_id=gone), actor="test", clock=runtime.clock
@@ -125,16 +134,7 @@ def test_a_catch_up_that_read_before_a_rebuild_emptied_the_index_leaves_it_to_th
     search = get_search(runtime)
     index = search.index
     assert isinstance(index, EmbeddedSearch)
-    margin = 0 if runtime.settings.is_sqlite else POSTGRES_MARGIN
-    other = PausingProjection(LexicalIndex(index.lexical.path), one_snapshot=margin == 0)
-    sync = ProjectionSync(other, margin=margin, embedding_model=None)
-
-    def catch_up() -> int:
-        with runtime.sessions.read() as session:
-            return sync.catch_up(session)
-
-    reading = Background(catch_up)
-    reading.start()
+    other, reading = paused_catch_up(runtime, index)
     assert other.reached.wait(30)
     index.clear()  # the rebuild's first step
     other.go.set()

@@ -19,12 +19,7 @@ from herald.content.deletion import (
 )
 from herald.content.purge import PurgeReport, purge_files
 from herald.content.retention import apply_retention
-from herald.content.tombstones import (
-    allow_deletion,
-    allow_url,
-    count_tombstones_of_deletion,
-    count_tombstones_of_url,
-)
+from herald.content.tombstones import count_tombstones, lift_tombstones, tombstones_of
 from herald.core.clock import isoformat_z
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
 from herald.runtime import Runtime
@@ -228,14 +223,11 @@ def allow(
         except InvalidUrl as exc:
             raise typer.BadParameter(str(exc), param_hint="--url") from None
     selector = {"url": url} if url is not None else {"deletion_id": deletion}
+    which = tombstones_of(canonical=canonical, deletion_id=deletion)
     with cli_runtime() as runtime:
         if not yes:
             with runtime.sessions.read() as session:
-                matching = (
-                    count_tombstones_of_url(session, canonical)
-                    if canonical is not None
-                    else count_tombstones_of_deletion(session, str(deletion))
-                )
+                matching = count_tombstones(session, which)
             if as_json:
                 print_json({"dry_run": True, "matching": matching, "selector": selector})
             else:
@@ -245,11 +237,7 @@ def allow(
                 )
             return
         with runtime.sessions.write() as session:
-            lifted = (
-                allow_url(session, canonical)
-                if canonical is not None
-                else allow_deletion(session, str(deletion))
-            )
+            lifted = lift_tombstones(session, which)
     if as_json:
         print_json({"dry_run": False, "allowed": lifted, "selector": selector})
         return

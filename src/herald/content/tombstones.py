@@ -18,20 +18,19 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy import ColumnElement, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from herald.db.models.content import ContentItem, ContentTombstone
 
 __all__ = [
-    "allow_deletion",
-    "allow_url",
-    "count_tombstones_of_deletion",
-    "count_tombstones_of_url",
+    "count_tombstones",
     "identity_hashes",
+    "lift_tombstones",
     "tombstone_rows",
     "tombstoned_hashes",
     "tombstoned_ids",
+    "tombstones_of",
     "url_hash",
 ]
 
@@ -125,47 +124,28 @@ def tombstoned_ids(session: Session, content_ids: Iterable[str]) -> set[str]:
     )
 
 
-def count_tombstones_of_url(session: Session, canonical: str) -> int:
-    """How many tombstones a canonical URL has (0 or 1, unless items of several sources shared
-    it)."""
-    return int(
-        session.scalar(
-            select(func.count())
-            .select_from(ContentTombstone)
-            .where(ContentTombstone.url_hash == url_hash(canonical))
-        )
-        or 0
-    )
+def tombstones_of(
+    *, canonical: str | None = None, deletion_id: str | None = None
+) -> ColumnElement[bool]:
+    """The tombstones of a canonical URL (0 or 1, unless items of several sources shared it),
+    or those a deletion left."""
+    if canonical is not None:
+        return ContentTombstone.url_hash == url_hash(canonical)
+    if deletion_id is None:
+        raise ValueError("give a canonical URL or a deletion id")
+    return ContentTombstone.deletion_id == deletion_id
 
 
-def allow_url(session: Session, canonical: str) -> int:
-    """Lift the tombstones of a canonical URL (with their external-id hashes): its entries are
-    ingested again. Returns how many were lifted."""
+def count_tombstones(session: Session, which: ColumnElement[bool]) -> int:
+    """How many tombstones ``which`` (:func:`tombstones_of`) selects."""
+    found = session.scalar(select(func.count()).select_from(ContentTombstone).where(which))
+    return int(found or 0)
+
+
+def lift_tombstones(session: Session, which: ColumnElement[bool]) -> int:
+    """Lift the tombstones ``which`` (:func:`tombstones_of`) selects, with their external-id
+    hashes: their entries are ingested again. Returns how many were lifted."""
     result = session.execute(
-        delete(ContentTombstone)
-        .where(ContentTombstone.url_hash == url_hash(canonical))
-        .execution_options(synchronize_session=False)
-    )
-    return int(getattr(result, "rowcount", 0) or 0)
-
-
-def count_tombstones_of_deletion(session: Session, deletion_id: str) -> int:
-    """How many tombstones a deletion left (and has still)."""
-    return int(
-        session.scalar(
-            select(func.count())
-            .select_from(ContentTombstone)
-            .where(ContentTombstone.deletion_id == deletion_id)
-        )
-        or 0
-    )
-
-
-def allow_deletion(session: Session, deletion_id: str) -> int:
-    """Lift every tombstone a deletion left. Returns how many were lifted."""
-    result = session.execute(
-        delete(ContentTombstone)
-        .where(ContentTombstone.deletion_id == deletion_id)
-        .execution_options(synchronize_session=False)
+        delete(ContentTombstone).where(which).execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0)
