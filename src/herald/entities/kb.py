@@ -7,7 +7,6 @@ discovered while linking are added as they appear.
 from __future__ import annotations
 
 import gzip
-import json
 import math
 import re
 import threading
@@ -383,8 +382,3 @@ def _int(value: str | None) -> int:
         return int(value) if value else 0
     except ValueError:
         return 0
-
-
-def dump_records(records: Iterable[EntityRecord]) -> Iterator[str]:
-    for record in records:
-        yield json.dumps(record.as_dict(), ensure_ascii=False, sort_keys=False)

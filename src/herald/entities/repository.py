@@ -38,13 +38,6 @@ def get_entity(session: Session, entity_id: str) -> EntityRecord | None:
     return to_record(row) if row is not None else None
 
 
-def count_entities(session: Session, *, origin: str | None = None) -> int:
-    query = select(func.count()).select_from(Entity)
-    if origin is not None:
-        query = query.where(Entity.origin == origin)
-    return int(session.execute(query).scalar_one())
-
-
 def seed_loaded(session: Session, digest: str) -> bool:
     return session.get(EntitySeedLoad, digest) is not None
 
