@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from herald.entities import repository as entity_repository
 from herald.search.embedded import EmbeddedSearch
 from herald.search.embedding import CachedQueryEncoder
+from herald.search.feed import latest_change
 from herald.search.lexical import LexicalIndex
 from herald.search.postgres import PostgresSearch
 from herald.search.projection import POSTGRES_MARGIN
@@ -149,13 +150,28 @@ def build_search(runtime: Runtime) -> SearchService:
     model = default_model()
     margin = POSTGRES_MARGIN if runtime.backend == "postgresql" else 0
     index_dir = runtime.settings.index_dir
-    index: SearchIndex
+
+    def latest() -> int:
+        with runtime.sessions.read() as session:  # the primary, never a replica behind it
+            return latest_change(session)
+
+    index: PostgresSearch | EmbeddedSearch
     if choose_backend(runtime) == "postgresql":
         index = PostgresSearch(
-            runtime.sessions, index_dir, encoder=encoder, model=model, margin=margin
+            runtime.sessions,
+            index_dir,
+            encoder=encoder,
+            model=model,
+            margin=margin,
+            latest_change=latest,
         )
     else:
-        index = EmbeddedSearch(index_dir, encoder=encoder, model=model, margin=margin)
+        index = EmbeddedSearch(
+            index_dir, encoder=encoder, model=model, margin=margin, latest_change=latest
+        )
+    # Indexes built from a newer state of the data (the database was restored or copied since)
+    # start again from the database instead of missing its new writes.
+    index.drop_if_ahead(latest)
     service = SearchService(index, encoder)
     runtime.on_close(service.close)
     return service
