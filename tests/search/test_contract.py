@@ -7,6 +7,7 @@ production. A new adapter adds itself there and passes these cases.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -271,3 +272,27 @@ def test_a_new_process_state_finds_everything(
         assert run(fresh, "ECB interest rate hike") == before
     finally:
         fresh.close()
+
+
+def test_a_query_in_decomposed_unicode_reads_as_the_stored_text(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    """Text is stored composed (NFC); a query typed or sent decomposed (NFD: a letter, then its
+    accent as a separate mark) means the same words, phrases and exclusions."""
+    laser = put_item(
+        search_runtime,
+        "https://x/laser",
+        title="Ångström-scale laser sets a record in Việt Nam",
+        body="Physicists in Hà Nội timed the shortest laser pulse yet, a record for the region.",
+        published_at=day(1),
+        domain="science.example.com",
+    )
+    corpus = corpus | {"laser": laser}
+    for query, expected in [
+        ('"Việt Nam"', ["laser"]),
+        ('"Hà Nội" pulse', ["laser"]),
+        ('laser -"Việt Nam"', []),
+    ]:
+        assert ids(run(search_runtime, query), corpus) == expected, query
+        decomposed = unicodedata.normalize("NFD", query)
+        assert ids(run(search_runtime, decomposed), corpus) == expected, decomposed
