@@ -27,7 +27,7 @@ from herald.entities import repository as entity_repository
 from herald.search.embedded import EmbeddedSearch
 from herald.search.embedding import CachedQueryEncoder
 from herald.search.feed import latest_change
-from herald.search.lexical import LexicalIndex
+from herald.search.lexical import LexicalIndex, discard_unusable
 from herald.search.postgres import PostgresSearch
 from herald.search.projection import POSTGRES_MARGIN
 from herald.search.rerank import default_model
@@ -185,6 +185,14 @@ def check_reachable(runtime: Runtime) -> None:
         return
     lexical = LexicalIndex(runtime.settings.index_dir / "lexical")
     lexical.applied_seq()
+
+
+def discard_unusable_index(runtime: Runtime) -> bool:
+    """Before a rebuild: delete this home's embedded lexical index if this version cannot open
+    it (an older schema, a marker left unreadable); True if it did."""
+    if choose_backend(runtime) != "embedded":
+        return False
+    return discard_unusable(runtime.settings.index_dir / "lexical")
 
 
 def get_search(runtime: Runtime) -> SearchService:
