@@ -18,6 +18,7 @@ from herald.config import Settings
 from herald.core.clock import FrozenClock
 from herald.db.copy import copy_database
 from herald.runtime import Runtime
+from herald.search.adapter import HybridAdapter
 from herald.search.documents import content_key
 from herald.search.service import get_search
 from herald.search.status import index_status
@@ -96,3 +97,15 @@ def test_an_index_ahead_of_a_restored_database_is_not_kept(
         assert index_status(restored).current
     finally:
         restored.close()
+
+
+def test_an_index_is_kept_when_the_database_cannot_say(search_runtime: Runtime) -> None:
+    """The comparison reads the primary; when it cannot answer (down while replicas serve), the
+    index is kept as it is rather than emptied on a guess."""
+    _put(search_runtime, "volcano", VOLCANO)
+    assert titles(search_runtime, "volcano") == [VOLCANO]
+    index = get_search(search_runtime).index
+    assert isinstance(index, HybridAdapter)
+    assert not index.drop_if_ahead(lambda: None)
+    assert titles(search_runtime, "volcano") == [VOLCANO]
+    assert index.drop_if_ahead(lambda: 0)  # a database without that change: emptied

@@ -81,19 +81,20 @@ class HybridAdapter(ABC):
         scope = self._scope(session, parsed, flt)
         return self.dense.ranker.hits(scope, parsed, request.limit, exhaustive=request.exhaustive)
 
-    def drop_if_ahead(self, latest_change: Callable[[], int]) -> bool:
+    def drop_if_ahead(self, latest_change: Callable[[], int | None]) -> bool:
         """Empty the lexical index if it has applied changes the database does not have (its
         watermark is above ``latest_change()``, the database's last change, read on the primary):
         it was built from a newer state of the data, and the numbers of the changes it holds are
         given to new writes again. Kept, it would miss those writes and find what the database
         no longer has. The watermark is read first, so another process's catch-up meanwhile only
         raises the database's number above it."""
-        self._lexical_sync.projection.refresh()
+        # An index just opened (the PostgreSQL lexical table, restored with the database, is
+        # never ahead: its watermark is read at its first catch-up, 0 until then).
         applied = self._lexical_applied_seq()
         if applied == 0:
             return False
-        latest = latest_change()
-        if applied <= latest:
+        latest = latest_change()  # None: unknown (the database did not answer), kept
+        if latest is None or applied <= latest:
             return False
         log.warning(
             "the search index has applied changes the database does not have (a restored or "

@@ -30,7 +30,7 @@ class DenseSide:
         model: RelevanceModel,
         margin: int,
         settings: RetrievalSettings | None = None,
-        latest_change: Callable[[], int] | None = None,
+        latest_change: Callable[[], int | None] | None = None,
     ) -> None:
         self._path = None if index_dir is None else index_dir / "vectors"
         # The database's last change, read on the primary: a saved graph that applied more is
@@ -63,7 +63,7 @@ class DenseSide:
         if self._latest_change is None or vectors.watermark == 0:
             return
         latest = self._latest_change()  # after the snapshot's watermark was read
-        if vectors.watermark > latest:
+        if latest is not None and vectors.watermark > latest:
             log.warning(
                 "the saved vector graph has applied changes the database does not have (a "
                 "restored or copied database): not used, it is rebuilt from the database",

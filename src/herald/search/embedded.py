@@ -37,7 +37,7 @@ class EmbeddedSearch(HybridAdapter):
         model: RelevanceModel,
         margin: int,
         settings: RetrievalSettings | None = None,
-        latest_change: Callable[[], int] | None = None,
+        latest_change: Callable[[], int | None] | None = None,
     ) -> None:
         self.lexical = LexicalIndex(None if index_dir is None else index_dir / "lexical")
         super().__init__(

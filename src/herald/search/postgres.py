@@ -143,7 +143,7 @@ class PostgresSearch(HybridAdapter):
         model: RelevanceModel,
         margin: int,
         settings: RetrievalSettings | None = None,
-        latest_change: Callable[[], int] | None = None,
+        latest_change: Callable[[], int | None] | None = None,
     ) -> None:
         self.stats = CollectionStats()
         self.projection = PostgresProjection(sessions)

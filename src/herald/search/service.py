@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from herald.entities import repository as entity_repository
@@ -151,9 +152,13 @@ def build_search(runtime: Runtime) -> SearchService:
     margin = POSTGRES_MARGIN if runtime.backend == "postgresql" else 0
     index_dir = runtime.settings.index_dir
 
-    def latest() -> int:
-        with runtime.sessions.read() as session:  # the primary, never a replica behind it
-            return latest_change(session)
+    def latest() -> int | None:
+        try:
+            with runtime.sessions.read() as session:  # the primary, never a replica behind it
+                return latest_change(session)
+        except SQLAlchemyError:  # the primary is down: keep the index (replicas may answer)
+            log.warning("could not compare the search index with the database", exc_info=True)
+            return None
 
     index: PostgresSearch | EmbeddedSearch
     if choose_backend(runtime) == "postgresql":
