@@ -70,3 +70,30 @@ def test_search_prints_a_table_and_rebuild_reports(
     status = runner.invoke(app, ["index", "status"], env=env)
     assert status.exit_code == 0, status.output
     assert "current" in status.stdout
+
+
+@pytest.mark.parametrize("marker", ['{"schema_version": 1}', ""])
+def test_rebuild_replaces_an_index_this_version_cannot_open(
+    search_runtime: Runtime, marker: str
+) -> None:
+    """An index of an older schema (after an upgrade), or whose schema marker a crash left
+    empty: every search refuses it and says to run `herald index rebuild`, which must then
+    replace it rather than refuse it too."""
+    put_item(
+        search_runtime,
+        "https://news.example.com/ecb",
+        title="European Central Bank raises interest rates",
+        published_at=NOW - timedelta(days=1),
+    )
+    env = env_for(search_runtime)
+    assert runner.invoke(app, ["index", "rebuild"], env=env).exit_code == 0
+    (search_runtime.settings.index_dir / "lexical" / "herald_lexical.json").write_text(marker)
+    refused = runner.invoke(app, ["index", "status"], env=env)
+    assert "cannot be used" in refused.stdout
+    assert "herald index rebuild" in refused.stdout
+
+    rebuilt = runner.invoke(app, ["index", "rebuild"], env=env)
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert "rebuilt the embedded search index: 1 items" in rebuilt.stdout
+    status = runner.invoke(app, ["index", "status"], env=env)
+    assert "is current" in status.stdout, status.output

@@ -7,6 +7,7 @@ production. A new adapter adds itself there and passes these cases.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,27 @@ def test_domain_filters_include_subdomains(search_runtime: Runtime, corpus: dict
     assert "fed" in excluded
 
 
+def test_domain_filters_read_an_internationalised_name_as_stored(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    """Ingestion stores a source domain with non-ASCII letters in its ASCII form (``bücher.de``
+    is ``xn--bcher-kva.de``); a filter naming it in letters means the same domain."""
+    books = put_item(
+        search_runtime,
+        "https://news.xn--bcher-kva.de/rates",
+        title="Bookshops raise prices as interest rates climb",
+        body="Booksellers said higher interest rates and rents pushed their prices up.",
+        published_at=day(1),
+        domain="news.xn--bcher-kva.de",
+    )
+    corpus = corpus | {"books": books}
+    for named in ["bücher.de", "BÜCHER.de", "https://www.bücher.de/", "xn--bcher-kva.de"]:
+        included = run(search_runtime, "interest rates", include_domains=[named])
+        assert ids(included, corpus) == ["books"], named
+        excluded = run(search_runtime, "interest rates", exclude_domains=[named])
+        assert "books" not in ids(excluded, corpus), named
+
+
 def test_entity_filter_means_linked_to_any(search_runtime: Runtime, corpus: dict[str, str]) -> None:
     hits = ids(run(search_runtime, "rates", entity_ids=["ent_fed", "ent_nobody"]), corpus)
     assert hits == ["fed"]
@@ -271,3 +293,27 @@ def test_a_new_process_state_finds_everything(
         assert run(fresh, "ECB interest rate hike") == before
     finally:
         fresh.close()
+
+
+def test_a_query_in_decomposed_unicode_reads_as_the_stored_text(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    """Text is stored composed (NFC); a query typed or sent decomposed (NFD: a letter, then its
+    accent as a separate mark) means the same words, phrases and exclusions."""
+    laser = put_item(
+        search_runtime,
+        "https://x/laser",
+        title="Ångström-scale laser sets a record in Việt Nam",
+        body="Physicists in Hà Nội timed the shortest laser pulse yet, a record for the region.",
+        published_at=day(1),
+        domain="science.example.com",
+    )
+    corpus = corpus | {"laser": laser}
+    for query, expected in [
+        ('"Việt Nam"', ["laser"]),
+        ('"Hà Nội" pulse', ["laser"]),
+        ('laser -"Việt Nam"', []),
+    ]:
+        assert ids(run(search_runtime, query), corpus) == expected, query
+        decomposed = unicodedata.normalize("NFD", query)
+        assert ids(run(search_runtime, decomposed), corpus) == expected, decomposed

@@ -2,6 +2,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from herald.search.vectors import DIMENSIONS, VectorIndex
 
@@ -48,6 +49,24 @@ def test_search_update_delete_and_persistence(tmp_path: Path) -> None:
     assert present.tolist() == [True, False, False]
     assert float(vectors[0] @ matrix[0]) > 0.99
     assert reopened.search(matrix[7], 1)[0][0] == keys[7]
+
+
+@pytest.mark.parametrize("damage", ["empty", "cut in half"])
+@pytest.mark.parametrize("part", ["rows.npz", "graph.usearch"])
+def test_a_snapshot_damaged_on_disk_starts_empty(tmp_path: Path, part: str, damage: str) -> None:
+    """A snapshot file left empty or cut short (the machine lost power while it was written):
+    the index starts empty with watermark 0, so the next catch-up rebuilds it from the database,
+    instead of failing every search of the process."""
+    index = VectorIndex(tmp_path / "vectors")
+    keys = np.arange(1, 11, dtype=np.int64)
+    add(index, keys, np.stack([unit(i) for i in range(10)]))
+    index.watermark = 7
+    index.save()
+    (snapshot,) = (tmp_path / "vectors").glob("snapshot-*")
+    written = (snapshot / part).read_bytes()
+    (snapshot / part).write_bytes(b"" if damage == "empty" else written[: len(written) // 2])
+    reopened = VectorIndex(tmp_path / "vectors")
+    assert (reopened.watermark, len(reopened)) == (0, 0)
 
 
 def test_window_counts_and_filter_masks_follow_updates_and_deletes() -> None:

@@ -315,6 +315,23 @@ def test_stats_buckets(
         assert (response.status_code, response.json()["error"]) == (400, "date_window_too_long")
 
 
+def test_an_attempt_in_the_last_moment_of_a_bucket_counts_in_that_bucket(
+    client: TestClient,
+    auth: dict[str, str],
+    runtime: Runtime,
+    member_key: CreatedKey,
+    clock: FrozenClock,
+) -> None:
+    """Buckets hold whole instants [start, start + width): 11:59:59.9999 is in 11:00's, on both
+    databases (SQLite's strftime('%s') rounds to the millisecond, which moved it to 12:00)."""
+    now = clock.now()  # 12:00Z
+    add_attempts(runtime, member_key.team_id, [now - timedelta(microseconds=100)], ["failed"])
+    body = client.get("/v1/webhooks/stats", headers=auth).json()
+    assert [(s["bucket_start"], s["attempt_count"]) for s in body["stats"]] == [
+        ("2026-11-25T11:00:00Z", 1)
+    ]
+
+
 def test_put_checks_names_by_resolving_them(
     client: TestClient, auth: dict[str, str], sender: Sender, make_key: Callable[..., CreatedKey]
 ) -> None:

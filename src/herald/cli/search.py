@@ -27,7 +27,7 @@ from herald.content.repository import get_items
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
 from herald.search.request import DEFAULT_LIMIT, build_content_search
-from herald.search.service import get_search
+from herald.search.service import discard_unusable_index, get_search
 from herald.search.status import index_status
 
 index_app = typer.Typer(help="The search index.", no_args_is_help=True)
@@ -113,6 +113,8 @@ def search(
 def rebuild(as_json: JsonOption = False) -> None:
     """Empty the search index and rebuild it from the database (safe while serving)."""
     with cli_runtime() as runtime, progress() as bar:
+        if discard_unusable_index(runtime):
+            console.print("the old index could not be opened by this version: replaced")
         search = get_search(runtime)
         started = time.monotonic()
         task = bar.add_task("emptying the index", total=3)

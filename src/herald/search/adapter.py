@@ -7,7 +7,9 @@ changes, how to empty it, and the lexical scope a search runs in.
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 from sqlalchemy.orm import Session
 
@@ -21,6 +23,8 @@ from herald.search.rerank import RelevanceModel
 from herald.search.scope import LexicalScope
 from herald.search.types import SearchHit, SearchRequest
 from herald.search.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
 
 
 class HybridAdapter(ABC):
@@ -76,6 +80,30 @@ class HybridAdapter(ABC):
         self.dense.sync.catch_up(session, memo)
         scope = self._scope(session, parsed, flt)
         return self.dense.ranker.hits(scope, parsed, request.limit, exhaustive=request.exhaustive)
+
+    def drop_if_ahead(self, latest_change: Callable[[], int | None]) -> bool:
+        """Empty the lexical index if it has applied changes the database does not have (its
+        watermark is above ``latest_change()``, the database's last change, read on the primary):
+        it was built from a newer state of the data, and the numbers of the changes it holds are
+        given to new writes again. Kept, it would miss those writes and find what the database
+        no longer has. The watermark is read first, so another process's catch-up meanwhile only
+        raises the database's number above it."""
+        # An index just opened (the PostgreSQL lexical table, restored with the database, is
+        # never ahead: its watermark is read at its first catch-up, 0 until then).
+        applied = self._lexical_applied_seq()
+        if applied == 0:
+            return False
+        latest = latest_change()  # None: unknown (the database did not answer), kept
+        if latest is None or applied <= latest:
+            return False
+        log.warning(
+            "the search index has applied changes the database does not have (a restored or "
+            "copied database): emptied, it is rebuilt from the database",
+            extra={"index": self.name, "applied_seq": applied, "latest_change": latest},
+        )
+        self._clear_lexical()
+        self._lexical_sync.reset()
+        return True
 
     def clear(self) -> None:
         """Empty both indexes (a rebuild then re-applies every change)."""

@@ -7,7 +7,9 @@ lexical projection is all such a process needs to keep current.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from herald.search.embedding import CachedQueryEncoder
@@ -15,6 +17,8 @@ from herald.search.hybrid import HybridRanker, RetrievalSettings
 from herald.search.projection import ProjectionSync, VectorProjection
 from herald.search.rerank import RelevanceModel
 from herald.search.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
 
 
 class DenseSide:
@@ -26,8 +30,12 @@ class DenseSide:
         model: RelevanceModel,
         margin: int,
         settings: RetrievalSettings | None = None,
+        latest_change: Callable[[], int | None] | None = None,
     ) -> None:
         self._path = None if index_dir is None else index_dir / "vectors"
+        # The database's last change, read on the primary: a saved graph that applied more is
+        # not loaded (see HybridAdapter.drop_if_ahead).
+        self._latest_change = latest_change
         self._encoder = encoder
         self._model = model
         self._margin = margin
@@ -41,6 +49,7 @@ class DenseSide:
                 if self._built is None:
                     embedder = self._encoder.embedder
                     vectors = VectorIndex(self._path, ndim=embedder.dimension)
+                    self._drop_if_ahead(vectors)
                     ranker = HybridRanker(vectors, self._encoder, self._model, self._settings)
                     sync = ProjectionSync(
                         VectorProjection(vectors),
@@ -49,6 +58,18 @@ class DenseSide:
                     )
                     self._built = (vectors, ranker, sync)
         return self._built
+
+    def _drop_if_ahead(self, vectors: VectorIndex) -> None:
+        if self._latest_change is None or vectors.watermark == 0:
+            return
+        latest = self._latest_change()  # after the snapshot's watermark was read
+        if latest is not None and vectors.watermark > latest:
+            log.warning(
+                "the saved vector graph has applied changes the database does not have (a "
+                "restored or copied database): not used, it is rebuilt from the database",
+                extra={"applied_seq": vectors.watermark, "latest_change": latest},
+            )
+            vectors.clear()
 
     @property
     def vectors(self) -> VectorIndex:

@@ -7,6 +7,7 @@ domain filter is a single term lookup inside the index. A leading ``www.`` is no
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from publicsuffixlist import PublicSuffixList
@@ -18,7 +19,9 @@ def _suffixes() -> PublicSuffixList:
 
 
 def normalize_domain(value: str) -> str:
-    """Lower case, no scheme, path, port, trailing dot or leading ``www.``."""
+    """Lower case, no scheme, path, port, trailing dot or leading ``www.``; a name with letters
+    outside ASCII in its ASCII form (``bücher.de`` -> ``xn--bcher-kva.de``), as ingestion
+    stores source domains."""
     domain = value.strip().lower()
     if "://" in domain:
         domain = domain.split("://", 1)[1]
@@ -27,6 +30,9 @@ def normalize_domain(value: str) -> str:
     if domain.startswith("[") or domain.count(":") > 1:
         return domain  # an IPv6 literal: nothing to strip
     domain = domain.split(":", 1)[0].rstrip(".")
+    if not domain.isascii():
+        with contextlib.suppress(UnicodeError):  # not a name IDNA encodes: kept as given
+            domain = domain.encode("idna").decode("ascii")
     if domain.startswith("www.") and domain.count(".") >= 2:
         domain = domain[4:]
     return domain

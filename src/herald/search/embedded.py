@@ -8,6 +8,7 @@ Every search first catches both up (one indexed query when nothing changed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -36,6 +37,7 @@ class EmbeddedSearch(HybridAdapter):
         model: RelevanceModel,
         margin: int,
         settings: RetrievalSettings | None = None,
+        latest_change: Callable[[], int | None] | None = None,
     ) -> None:
         self.lexical = LexicalIndex(None if index_dir is None else index_dir / "lexical")
         super().__init__(
@@ -45,7 +47,12 @@ class EmbeddedSearch(HybridAdapter):
                 embedding_model=None,
             ),
             dense=DenseSide(
-                index_dir, encoder=encoder, model=model, margin=margin, settings=settings
+                index_dir,
+                encoder=encoder,
+                model=model,
+                margin=margin,
+                settings=settings,
+                latest_change=latest_change,
             ),
             model=model,
         )

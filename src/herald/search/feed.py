@@ -57,6 +57,20 @@ def summarize(session: Session, low: int) -> ChangeSummary:
     return ChangeSummary(low, int(count), int(total), max(int(top), low))
 
 
+_LATEST = text(
+    "SELECT coalesce(max(seq), 0) FROM ("
+    "SELECT max(change_seq) AS seq FROM content_items UNION ALL "
+    "SELECT max(change_seq) FROM content_removals) AS latest"
+)
+
+
+def latest_change(session: Session) -> int:
+    """The highest change sequence number in the database (two index lookups). An index that
+    applied a higher one was built from another state of the data, newer than this one: the
+    database was restored from a backup or copied from an earlier state since."""
+    return int(session.execute(_LATEST).scalar_one())
+
+
 def changed_since(session: Session, low: int) -> list[tuple[str, int]]:
     """``(content_id, change_seq)`` of every row and removal above ``low``, oldest change
     first."""

@@ -11,8 +11,11 @@ while another process holds it; searchers reload to see other processes' commits
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,6 +38,11 @@ WATERMARK_KEY = -1
 
 class IndexLocked(Exception):
     """Another writer kept the index lock for longer than the retry budget."""
+
+
+class UnusableIndex(RuntimeError):
+    """The directory holds a lexical index this version cannot open: another schema, or a
+    schema marker left unreadable. `herald index rebuild` replaces it (:func:`discard_unusable`)."""
 
 
 def build_schema() -> tantivy.Schema:
@@ -126,14 +134,19 @@ class LexicalIndex:
     def _check_version(path: Path) -> None:
         meta = path / _META_FILE
         if meta.exists():
-            found = json.loads(meta.read_text()).get("schema_version")
+            try:
+                found = json.loads(meta.read_text()).get("schema_version")
+            except (ValueError, AttributeError):  # cut short by a crash, or not ours
+                found = "unreadable"
             if found != SCHEMA_VERSION:
-                raise RuntimeError(
+                raise UnusableIndex(
                     f"lexical index at {path} has schema {found}, expected {SCHEMA_VERSION}: "
                     "run `herald index rebuild`"
                 )
         else:
-            meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
+            written = meta.with_name(f"{meta.name}.{uuid.uuid4().hex[:8]}.tmp")
+            written.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
+            os.replace(written, meta)  # whole or absent, whenever the process stops
 
     @contextmanager
     def writer(self, *, timeout: float = 30.0) -> Iterator[LexicalWriter]:
@@ -222,3 +235,17 @@ class FieldBoosts:
 
     def items(self) -> tuple[tuple[str, float], ...]:
         return tuple((name, float(getattr(self, name))) for name in TEXT_FIELDS)
+
+
+def discard_unusable(path: Path) -> bool:
+    """Delete the lexical index at ``path`` if this version cannot open it (see
+    :class:`UnusableIndex`), so that a rebuild starts from an empty one; True if it did. Only
+    for a rebuild: processes of another version still reading it lose it."""
+    if not (path / _META_FILE).is_file():
+        return False
+    try:
+        LexicalIndex._check_version(path)
+    except UnusableIndex:
+        shutil.rmtree(path)
+        return True
+    return False

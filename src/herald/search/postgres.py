@@ -9,7 +9,7 @@ adapter does), while filters on dense candidates run in SQL.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from sqlalchemy import text
@@ -143,13 +143,19 @@ class PostgresSearch(HybridAdapter):
         model: RelevanceModel,
         margin: int,
         settings: RetrievalSettings | None = None,
+        latest_change: Callable[[], int | None] | None = None,
     ) -> None:
         self.stats = CollectionStats()
         self.projection = PostgresProjection(sessions)
         super().__init__(
             lexical_sync=ProjectionSync(self.projection, margin=margin, embedding_model=None),
             dense=DenseSide(
-                index_dir, encoder=encoder, model=model, margin=margin, settings=settings
+                index_dir,
+                encoder=encoder,
+                model=model,
+                margin=margin,
+                settings=settings,
+                latest_change=latest_change,
             ),
             model=model,
         )

@@ -7,11 +7,14 @@
 - ``A OR B`` makes quoted items alternatives: ``"climate change" OR "global warming"`` needs one.
 
 Parsing is total: any string parses. Unbalanced quotes, a dangling ``OR`` or a lone ``-`` fall back
-to plain words, so a malformed query is never an error.
+to plain words, so a malformed query is never an error. A query is read in Unicode's composed form
+(NFC), the form every stored text has: a decomposed accent (a letter, then the mark) would
+otherwise split its word in two.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from herald.search.analysis import content_terms, index_terms
@@ -95,6 +98,8 @@ def _groups(items: list[_Item | None]) -> list[list[_Item]]:
 
 
 def parse_query(query: str) -> ParsedQuery:
+    if not query.isascii():
+        query = unicodedata.normalize("NFC", query)
     words: list[str] = []
     terms: dict[str, None] = {}
     required: list[tuple[Phrase, ...]] = []

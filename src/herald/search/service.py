@@ -21,12 +21,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from herald.entities import repository as entity_repository
 from herald.search.embedded import EmbeddedSearch
 from herald.search.embedding import CachedQueryEncoder
-from herald.search.lexical import LexicalIndex
+from herald.search.feed import latest_change
+from herald.search.lexical import LexicalIndex, discard_unusable
 from herald.search.postgres import PostgresSearch
 from herald.search.projection import POSTGRES_MARGIN
 from herald.search.rerank import default_model
@@ -149,13 +151,32 @@ def build_search(runtime: Runtime) -> SearchService:
     model = default_model()
     margin = POSTGRES_MARGIN if runtime.backend == "postgresql" else 0
     index_dir = runtime.settings.index_dir
-    index: SearchIndex
+
+    def latest() -> int | None:
+        try:
+            with runtime.sessions.read() as session:  # the primary, never a replica behind it
+                return latest_change(session)
+        except SQLAlchemyError:  # the primary is down: keep the index (replicas may answer)
+            log.warning("could not compare the search index with the database", exc_info=True)
+            return None
+
+    index: PostgresSearch | EmbeddedSearch
     if choose_backend(runtime) == "postgresql":
         index = PostgresSearch(
-            runtime.sessions, index_dir, encoder=encoder, model=model, margin=margin
+            runtime.sessions,
+            index_dir,
+            encoder=encoder,
+            model=model,
+            margin=margin,
+            latest_change=latest,
         )
     else:
-        index = EmbeddedSearch(index_dir, encoder=encoder, model=model, margin=margin)
+        index = EmbeddedSearch(
+            index_dir, encoder=encoder, model=model, margin=margin, latest_change=latest
+        )
+    # Indexes built from a newer state of the data (the database was restored or copied since)
+    # start again from the database instead of missing its new writes.
+    index.drop_if_ahead(latest)
     service = SearchService(index, encoder)
     runtime.on_close(service.close)
     return service
@@ -169,6 +190,14 @@ def check_reachable(runtime: Runtime) -> None:
         return
     lexical = LexicalIndex(runtime.settings.index_dir / "lexical")
     lexical.applied_seq()
+
+
+def discard_unusable_index(runtime: Runtime) -> bool:
+    """Before a rebuild: delete this home's embedded lexical index if this version cannot open
+    it (an older schema, a marker left unreadable); True if it did."""
+    if choose_backend(runtime) != "embedded":
+        return False
+    return discard_unusable(runtime.settings.index_dir / "lexical")
 
 
 def get_search(runtime: Runtime) -> SearchService:

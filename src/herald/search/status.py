@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from herald.search.feed import summarize
+from herald.search.feed import latest_change, summarize
 from herald.search.lexical import _META_FILE, LexicalIndex
 from herald.search.postgres import _read_watermark
 from herald.search.service import choose_backend
@@ -52,11 +52,18 @@ def index_status(runtime: Runtime) -> IndexStatus:
                 except (RuntimeError, ValueError) as exc:
                     problem = str(exc)
         changes = summarize(session, applied)
+        latest = latest_change(session)
+    if problem is None and applied > latest:
+        problem = (
+            f"the index has applied changes up to {applied}, the database's last change is "
+            f"{latest}: it was built from a newer state of the data (a restored or copied "
+            "database); run `herald index rebuild` (the next start of Herald empties it too)"
+        )
     return IndexStatus(
         backend=backend,
         exists=exists,
         applied_seq=applied,
-        latest_seq=changes.top,
+        latest_seq=latest,
         pending=changes.count,
         problem=problem,
     )

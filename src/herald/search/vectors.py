@@ -27,6 +27,7 @@ import shutil
 import threading
 import time
 import uuid
+import zipfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -153,11 +154,12 @@ class VectorIndex:
                 return  # another embedding model: start empty, the database has every vector
             snapshot = path / meta["snapshot"]
             self._graph.load(str(snapshot / "graph.usearch"))
-            arrays = np.load(snapshot / "rows.npz")
-            matrix, scale, row_keys = arrays["matrix"], arrays["scale"], arrays["keys"]
-            published, media = arrays["published"], arrays["media"]
-        except (FileNotFoundError, ValueError, KeyError, RuntimeError, OSError):
-            # Missing, replaced while we read it, or unreadable: start empty and catch up.
+            with (snapshot / "rows.npz").open("rb") as file, np.load(file) as arrays:
+                matrix, scale, row_keys = arrays["matrix"], arrays["scale"], arrays["keys"]
+                published, media = arrays["published"], arrays["media"]
+        except (ValueError, KeyError, RuntimeError, OSError, EOFError, zipfile.BadZipFile):
+            # Missing, replaced while we read it, or unreadable (a file left empty or cut short
+            # when the machine stopped while it was written): start empty and catch up.
             self._reset()
             return
         self._matrix, self._scale, self._row_keys = matrix, scale, row_keys

@@ -283,8 +283,11 @@ def attempt_counts_by_bucket(
         epoch = func.extract("epoch", WebhookAttempt.attempted_at)
         bucket = func.floor(epoch / width)
     else:
-        # SQLite keeps naive UTC text; strftime('%s') reads it as UTC seconds.
-        seconds = cast(func.strftime("%s", WebhookAttempt.attempted_at), Integer)
+        # SQLite keeps naive UTC text; strftime('%s') reads it as UTC seconds, rounding its
+        # fraction to the millisecond (59.9999 s is the next second, maybe the next bucket):
+        # the whole seconds only, as PostgreSQL's floor counts them.
+        whole = func.substr(WebhookAttempt.attempted_at, 1, 19)
+        seconds = cast(func.strftime("%s", whole), Integer)
         bucket = seconds // width
     bucket_col = bucket.label("bucket")
     rows = session.execute(
