@@ -240,7 +240,11 @@ def _store(
                 del row["summary"]  # keep what enrichment wrote
                 del row["summary_provided"]
             if item.language is None:
-                del row["language"]  # keep the detected language
+                # A language the source gave before stays; a detected one is kept until the
+                # enrichment queued below detects the new text's language.
+                del row["language"]
+                if state.language_provided:
+                    del row["language_provided"]
             updates.append(row)
             report.updated += 1
         report.changed_ids.append(cid)
@@ -350,6 +354,7 @@ def _row(
         "title": item.title,
         "authors": list(item.authors),
         "language": item.language,
+        "language_provided": item.language is not None,
         "published_at": item.published_date,
         # For podcasts the body column holds the transcript text (never shown by the API).
         "body": text,
