@@ -1,15 +1,21 @@
 """Migration 0021 on SQLite and PostgreSQL: rows stored before it get ``language_provided``
-(true where a language is stored, since a given one cannot be told from a detected one; false
-where none is), the table keeps its triggers, and the downgrade drops the column alone."""
+(false where no language is stored, or where the content hash shows the item's only ingestion
+gave none; true otherwise, since a given language cannot be told from a detected one), the table
+keeps its triggers, and the downgrade drops the column alone."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from alembic import command
 from sqlalchemy import create_engine, inspect, text
 
 from herald.db.migrate import alembic_config
+from herald.ingest.model import IncomingItem, SourceRef
+from herald.ingest.normalize import item_from_mapping
+from herald.ingest.service import store_items
+from herald.runtime import Runtime
 from tests.db.test_upgrade_from_0_1_0 import ROWS, T0, _stored
 
 BEFORE = "0020_content_tombstones"
@@ -74,3 +80,78 @@ def test_rows_stored_before_get_the_flag_and_keep_their_triggers(database_url: s
     finally:
         engine.dispose()
         command.upgrade(config, "heads")
+
+
+BODY = "The council approved the budget on Tuesday after a long debate about school funding."
+
+
+def _news(name: str, **fields: Any) -> IncomingItem:
+    entry = {
+        "url": f"https://example.com/{name}",
+        "media_type": "news",
+        "title": f"Council news {name}",
+        "published_date": "2026-11-20T09:00:00.250000Z",
+        "source": {"name": "Example News", "domain": "example.com"},
+        "authors": ["Ann Example", "Bo Writer"],
+        "body": BODY,
+    }
+    return item_from_mapping(entry | fields)
+
+
+def test_rows_one_ingestion_stored_without_a_language_are_marked_detected(
+    runtime: Runtime,
+) -> None:
+    """As 0.x stored them: ingested, then enrichment wrote the detected language into the same
+    column. Rows whose content hash shows their source gave no language become false."""
+    estimated = IncomingItem(
+        media_type="wire",
+        title="Wire story without a date",
+        published_date=datetime(2026, 11, 21, 8, tzinfo=UTC),
+        source=SourceRef("Example Wire", "wire.example.org"),
+        url="https://wire.example.org/undated",
+        body=BODY,
+        published_is_estimate=True,
+    )
+    with runtime.sessions.write() as session:
+        store_items(
+            session,
+            [
+                _news("detected"),
+                _news("summarised", summary="A given summary."),
+                _news("given", language="fr"),
+                _news("updated"),
+                estimated,
+            ],
+            clock=runtime.clock,
+        )
+    with runtime.sessions.write() as session:  # version 2: the first version may have given one
+        store_items(session, [_news("updated", body=BODY + " Updated.")], clock=runtime.clock)
+    url = runtime.settings.resolved_database_url
+    config = alembic_config(url)
+    runtime.engine.dispose()
+    command.downgrade(config, BEFORE)
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:  # what enrichment wrote before this revision
+            connection.execute(
+                text("UPDATE content_items SET language = 'en' WHERE language IS NULL")
+            )
+        command.upgrade(config, "heads")
+        with engine.connect() as connection:
+            rows = connection.execute(
+                text("SELECT url, language, language_provided FROM content_items")
+            )
+            found = {
+                row.url.rsplit("/", 1)[1]: (row.language, bool(row.language_provided))
+                for row in rows
+            }
+    finally:
+        engine.dispose()
+        command.upgrade(config, "heads")
+    assert found == {
+        "detected": ("en", False),
+        "summarised": ("en", False),
+        "given": ("fr", True),
+        "updated": ("en", True),  # its first version may have given the language it keeps
+        "undated": ("en", False),
+    }

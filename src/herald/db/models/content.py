@@ -54,9 +54,7 @@ class ContentItem(Base):
     language: Mapped[str | None] = mapped_column(String(LANGUAGE_MAX))
     # True when the source gave ``language``; False when enrichment detected it (or none is
     # known): detection runs again on every enrichment of an item whose language was not given.
-    language_provided: Mapped[bool] = mapped_column(
-        Boolean, default=False, server_default=false()
-    )
+    language_provided: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     published_at: Mapped[datetime]
     body: Mapped[str] = mapped_column(Text, default="")
     transcript_segments: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
