@@ -239,12 +239,9 @@ def _store(
             if item.summary is None and not state.summary_provided:
                 del row["summary"]  # keep what enrichment wrote
                 del row["summary_provided"]
-            if item.language is None:
-                # A language the source gave before stays; a detected one is kept until the
-                # enrichment queued below detects the new text's language.
-                del row["language"]
-                if state.language_provided:
-                    del row["language_provided"]
+            if item.language is None:  # a given language stays; a detected one is detected
+                del row["language"]  # again (until then the earlier detection stands)
+                row["language_provided"] = state.language_provided
             updates.append(row)
             report.updated += 1
         report.changed_ids.append(cid)
