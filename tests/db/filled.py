@@ -68,6 +68,8 @@ STORIES = [
     ("https://news.example.com/gone", "Solar farm plans withdrawn in Chile", "news", 6),
 ]
 
+GIVEN_LANGUAGE_DAYS = 3  # the story whose source gives its language
+
 
 @dataclass
 class Filled:
@@ -106,6 +108,8 @@ def corpus() -> bytes:
             line |= {"transcript_segments": [segment], "podcast": {"title": "Rates"}}
         else:
             line["body"] = f"{title}. {FILLER}"
+        if days == GIVEN_LANGUAGE_DAYS:
+            line["language"] = "en-GB"  # given by the source; the others' are detected
         lines.append(line)
     return "\n".join(json.dumps(line) for line in lines).encode()
 
@@ -263,6 +267,11 @@ def raw_facts(url: str) -> dict[str, int]:
             "SELECT count(*) FROM content_items WHERE CAST(transcript_segments AS TEXT) = 'null'"
         ),
         "child runs": "SELECT count(*) FROM monitor_runs WHERE parent_run_id IS NOT NULL",
+        "given languages": "SELECT count(*) FROM content_items WHERE language_provided",
+        "detected languages": (
+            "SELECT count(*) FROM content_items "
+            "WHERE language IS NOT NULL AND NOT language_provided"
+        ),
     }
     engine = create_engine(url)
     try:

@@ -48,6 +48,8 @@ def _item(item_id: str, **values: Any) -> dict[str, Any]:
         "source_domain": "example.com",
         "title": AWKWARD,
         "authors": ['O"Brien', "tab\there", "back\\slash", "\\N", "é"],
+        "language": "en",
+        "language_provided": True,
         "published_at": AT,
         "body": "",
         "transcript_segments": None,  # the models write the JSON value null
@@ -74,7 +76,14 @@ def _fill(url: str) -> None:
             insert(ContentItem.__table__),
             [
                 _item("cnt_a", url="\\N", summary=AWKWARD, duration_seconds=7),
-                _item("cnt_b", body=AWKWARD, summary_provided=False, deleted_at=AT),
+                _item(
+                    "cnt_b",
+                    body=AWKWARD,
+                    summary_provided=False,
+                    language=None,
+                    language_provided=False,
+                    deleted_at=AT,
+                ),
             ],
         )
         # SQL NULL where the models write the JSON value null.

@@ -73,6 +73,7 @@ def make_item(
         title=title,
         authors=[],
         language=language,
+        language_provided=language is not None,  # as ingestion stores a source's language
         published_at=published_at,
         body=body,
         transcript_segments=list(transcript) if transcript else None,

@@ -22,9 +22,10 @@ def enrich(
 ) -> None:
     """Run pending enrichment in this process, with progress.
 
-    With --rebuild every live content item is queued first, so summaries, entities and
-    embeddings are recomputed with the current models, settings and knowledge base. A running
-    `herald serve` or `herald worker` on the same data shares the work.
+    With --rebuild every live content item is queued first, so summaries, entities, embeddings
+    and detected languages are recomputed with the current models, settings and knowledge base
+    (a language a source gave is kept). A running `herald serve` or `herald worker` on the same
+    data shares the work.
     """
     with cli_runtime() as runtime:
         if rebuild:

@@ -119,7 +119,8 @@ def load_items(session: Session, content_ids: Sequence[str]) -> dict[str, tuple[
                 title=row.title,
                 body=row.body or "",
                 transcript_segments=pieces,
-                language=row.language,
+                # A detected language is detected again (the text may have changed since).
+                language=row.language if row.language_provided else None,
                 summary=row.summary if row.summary_provided else None,
             ),
             row.content_hash,
@@ -222,7 +223,7 @@ def _apply(
     the embeddings) instead of a round of statements and objects per item."""
     ids = [row.id for row, _ in kept]
     for row, item in kept:
-        row.language = item.language
+        row.language = item.language  # given (normalised) or detected: the flag stays
         row.summary = item.summary
         row.summaries = item.summaries
         row.key_points = item.key_points

@@ -36,7 +36,7 @@ class StoredState:
     published_at: datetime
     article_id: str | None
     summary_provided: bool
-    language: str | None
+    language_provided: bool
     version: int
     deleted: bool
     external_id: str | None = None
@@ -53,7 +53,7 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 ContentItem.published_at,
                 ContentItem.article_id,
                 ContentItem.summary_provided,
-                ContentItem.language,
+                ContentItem.language_provided,
                 ContentItem.version,
                 ContentItem.deleted_at,
                 ContentItem.external_id,
@@ -65,7 +65,7 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 published_at=row.published_at,
                 article_id=row.article_id,
                 summary_provided=row.summary_provided,
-                language=row.language,
+                language_provided=row.language_provided,
                 version=row.version,
                 deleted=row.deleted_at is not None,
                 external_id=row.external_id,

@@ -239,8 +239,9 @@ def _store(
             if item.summary is None and not state.summary_provided:
                 del row["summary"]  # keep what enrichment wrote
                 del row["summary_provided"]
-            if item.language is None:
-                del row["language"]  # keep the detected language
+            if item.language is None:  # a given language stays; a detected one is detected
+                del row["language"]  # again (until then the earlier detection stands)
+                row["language_provided"] = state.language_provided
             updates.append(row)
             report.updated += 1
         report.changed_ids.append(cid)
@@ -350,6 +351,7 @@ def _row(
         "title": item.title,
         "authors": list(item.authors),
         "language": item.language,
+        "language_provided": item.language is not None,
         "published_at": item.published_date,
         # For podcasts the body column holds the transcript text (never shown by the API).
         "body": text,

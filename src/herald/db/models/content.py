@@ -15,6 +15,7 @@ from sqlalchemy import (
     LargeBinary,
     String,
     Text,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -51,6 +52,9 @@ class ContentItem(Base):
     title: Mapped[str] = mapped_column(Text)
     authors: Mapped[list[str]] = mapped_column(JSONType, default=list)
     language: Mapped[str | None] = mapped_column(String(LANGUAGE_MAX))
+    # True when the source gave ``language``; False when enrichment detected it (or none is
+    # known): detection runs again on every enrichment of an item whose language was not given.
+    language_provided: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     published_at: Mapped[datetime]
     body: Mapped[str] = mapped_column(Text, default="")
     transcript_segments: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
