@@ -163,6 +163,10 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Filled]:
             with runtime.sessions.write() as session:
                 # Deleted outright: a removal in the change feed.
                 session.execute(text("DELETE FROM content_items WHERE url LIKE '%/gone'"))
+                # A teaser whose article page failed twice (polls may fetch it again).
+                session.execute(
+                    text("UPDATE content_items SET page_fetch_failures = 2 WHERE url LIKE '%/ecb'")
+                )
                 # SQL NULL where the models write the JSON value null: both must survive.
                 session.execute(
                     text(
@@ -272,6 +276,7 @@ def raw_facts(url: str) -> dict[str, int]:
             "SELECT count(*) FROM content_items "
             "WHERE language IS NOT NULL AND NOT language_provided"
         ),
+        "page fetch failures": "SELECT sum(page_fetch_failures) FROM content_items",
     }
     engine = create_engine(url)
     try:

@@ -52,6 +52,7 @@ def test_sqlite_to_postgresql_and_back(filled: Filled, pg_url: str, tmp_path: Pa
     assert facts["JSON null transcripts"] == facts["items"] - 2  # the podcast has its segments
     assert facts["given languages"] == 1  # both kinds of language, each kept as it is
     assert facts["detected languages"] == facts["items"] - 1
+    assert facts["page fetch failures"] == 2  # a teaser's failed page fetches
 
     pg_home = tmp_path / "pg-home"
     result = herald_copy(source_url, pg_url, pg_home)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, insert, inspect, select
+from sqlalchemy import create_engine, insert, inspect, select, text
 
 from herald.db.base import Base
 from herald.db.migrate import alembic_config, head_revisions, is_up_to_date
@@ -78,3 +78,34 @@ def test_stored_name_keys_of_spaced_initials_are_rebuilt(database_url: str) -> N
         "ent_horton": {"horton", "dr horton"},
         "ent_bush": {"george w bush"},
     }
+
+
+def test_page_fetch_failures_is_added_to_stored_items(database_url: str) -> None:
+    """0022 gives stored rows a count of 0 (their pages are not fetched again, as before), keeps
+    the table's triggers (no copied table on SQLite), and its downgrade drops the column alone."""
+    from tests.db.test_language_provided_migration import _insert, _item
+
+    config = alembic_config(database_url)
+    command.downgrade(config, "0021_language_provided")
+    engine = create_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            _insert(connection, _item("cnt_before"))
+        command.upgrade(config, "heads")
+        with engine.begin() as connection:
+            _insert(connection, _item("cnt_after"))  # a raw copy that does not name it
+            rows = connection.execute(text("SELECT id, page_fetch_failures FROM content_items"))
+            assert {row.id: row.page_fetch_failures for row in rows} == {
+                "cnt_before": 0,
+                "cnt_after": 0,
+            }
+            connection.execute(text("DELETE FROM content_items WHERE id = 'cnt_before'"))
+            removed = connection.execute(text("SELECT content_id FROM content_removals"))
+            assert "cnt_before" in set(removed.scalars())  # the removal trigger still fires
+        command.downgrade(config, "0021_language_provided")
+        columns = {c["name"] for c in inspect(engine).get_columns("content_items")}
+        assert "page_fetch_failures" not in columns
+        assert {"language_provided", "word_count"} <= columns
+    finally:
+        command.upgrade(config, "heads")
+        engine.dispose()

@@ -22,6 +22,7 @@ from herald.db.content_limits import (
     PODCAST_ID_MAX,
     SOURCE_DOMAIN_MAX,
 )
+from herald.ingest.page_retries import PageFetch
 from herald.ingest.urls import canonical_url
 
 MediaType = Literal["news", "wire", "podcast"]
@@ -82,6 +83,9 @@ class IncomingItem:
     identified_by_id: bool = False
     # True when the source gave no title and one was made from the first sentence.
     title_derived: bool = False
+    # Feed teasers: how the try of the article page went (None: none was tried). Not part of
+    # the content: it decides whether later polls fetch the page again.
+    page_fetch: PageFetch | None = None
     # Derived once: the canonical URL (None without a URL) and the dedup key.
     canonical_url: str | None = field(init=False, default=None)
     canonical_key: str = field(init=False, default="")
@@ -202,7 +206,8 @@ class ItemWarning:
 @dataclass(frozen=True, slots=True)
 class KnownEntry:
     """A feed entry already stored whose refresh would need network fetches (a teaser's article
-    page, an episode's transcript): skipped and counted as a duplicate."""
+    page, an episode's transcript): skipped and counted as a duplicate. A teaser whose page
+    failed is not one while it may be tried again (:mod:`herald.ingest.page_retries`)."""
 
     location: str
     content_id: str

@@ -20,6 +20,7 @@ from herald.db.session import SessionFactory
 from herald.ingest import repository
 from herald.ingest.fetch import FEED_TYPES, JSON_TYPES, Fetcher, FetchError, FetchResult
 from herald.ingest.model import IncomingItem, ItemError, KnownEntry, MediaType, ParseOutcome
+from herald.ingest.page_retries import may_fetch_again
 from herald.ingest.pipeline import parse_document
 from herald.ingest.service import IngestReport, store_items
 from herald.ingest.source_records import configured_source_ref, schedule_after
@@ -91,12 +92,13 @@ def poll_source(
         return PollOutcome("not_modified")
 
     def is_known(content_id: str) -> bool:
-        # Stored, or deleted by an operator: either way its article page is not fetched.
+        # Stored, or deleted by an operator: either way its article page is not fetched, unless
+        # a stored teaser's page failed and may be tried again (herald.ingest.page_retries).
         with sessions.read() as session:
-            return bool(
-                repository.existing_ids(session, [content_id])
-                or tombstoned_ids(session, [content_id])
-            )
+            if tombstoned_ids(session, [content_id]):
+                return True
+            stored = repository.page_fetch_state(session, content_id)
+        return stored is not None and not may_fetch_again(*stored, clock.now())
 
     document = Document(
         content=result.content,

@@ -40,6 +40,7 @@ class StoredState:
     version: int
     deleted: bool
     external_id: str | None = None
+    page_fetch_failures: int = 0
 
 
 def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, StoredState]:
@@ -57,6 +58,7 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 ContentItem.version,
                 ContentItem.deleted_at,
                 ContentItem.external_id,
+                ContentItem.page_fetch_failures,
             ).where(ContentItem.id.in_(ids[start : start + _CHUNK]))
         )
         for row in rows:
@@ -69,6 +71,7 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 version=row.version,
                 deleted=row.deleted_at is not None,
                 external_id=row.external_id,
+                page_fetch_failures=row.page_fetch_failures,
             )
     return found
 
@@ -89,19 +92,14 @@ def lock_versions(session: Session, content_ids: Sequence[str]) -> dict[str, int
     return found
 
 
-def existing_ids(session: Session, content_ids: Iterable[str]) -> set[str]:
-    ids = list(dict.fromkeys(content_ids))
-    found: set[str] = set()
-    for start in range(0, len(ids), _CHUNK):
-        found.update(
-            session.scalars(
-                select(ContentItem.id).where(
-                    ContentItem.id.in_(ids[start : start + _CHUNK]),
-                    ContentItem.deleted_at.is_(None),
-                )
-            )
+def page_fetch_state(session: Session, content_id: str) -> tuple[int, datetime] | None:
+    """``(page_fetch_failures, created_at)`` of a stored (not deleted) item, else None."""
+    row = session.execute(
+        select(ContentItem.page_fetch_failures, ContentItem.created_at).where(
+            ContentItem.id == content_id, ContentItem.deleted_at.is_(None)
         )
-    return found
+    ).first()
+    return None if row is None else (int(row.page_fetch_failures), row.created_at)
 
 
 def insert_items(session: Session, rows: Sequence[dict[str, Any]]) -> None:

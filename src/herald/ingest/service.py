@@ -45,6 +45,7 @@ from herald.ingest.model import (
     content_id_for_key,
     storage_problem,
 )
+from herald.ingest.page_retries import failures_after
 from herald.ingest.syndication import TextFingerprint, fingerprint
 from herald.jobs.queue import enqueue_many
 
@@ -203,15 +204,19 @@ def _store(
 
     inserts: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
+    tries: list[dict[str, Any]] = []  # unchanged items whose article page was tried again
     new_fingerprints: list[tuple[str, str, bytes, list[int]]] = []
     replaced: list[str] = []
     for cid, item in latest.items():
         digest = _content_hash(item)
         state = states.get(cid)
+        failures = failures_after(item.page_fetch, state.page_fetch_failures if state else 0)
         if state is not None and not state.deleted and state.content_hash == digest:
             # Nothing to write; versions before the last one in this input changed nothing either.
             report.updated -= superseded[cid]
             report.duplicates += 1 + superseded[cid]
+            if failures != state.page_fetch_failures:  # another try of its article page
+                tries.append({"id": cid, "page_fetch_failures": failures})
             continue
         article_id = None
         fp = by_id.get(cid)
@@ -225,6 +230,7 @@ def _store(
                 matcher.remember(cid, article_id, fp)
                 new_fingerprints.append((cid, article_id, fp.to_bytes(), fp.band_keys()))
         row = _row(item, digest, article_id, source_id, fp.words if fp else None)
+        row["page_fetch_failures"] = failures
         if state is None:
             inserts.append(
                 row | {"created_at": now, "updated_at": now, "version": 1 + superseded[cid]}
@@ -259,6 +265,7 @@ def _store(
             row["change_seq"] = seq
     repository.insert_items(session, inserts)
     repository.update_items(session, updates)
+    repository.update_items(session, tries)
     repository.replace_fingerprints(session, new_fingerprints, drop=replaced)
     if changed:
         enqueue_many(

@@ -64,6 +64,10 @@ class ContentItem(Base):
     key_points: Mapped[list[str]] = mapped_column(JSONType, default=list)
     segments: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
     word_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Feed teasers: failed tries of the article page while the body is the feed's teaser (0 when
+    # the page was fetched or never needed); polls fetch it again while this is below the bound
+    # of herald.ingest.page_retries.
+    page_fetch_failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     content_hash: Mapped[str] = mapped_column(String(64))
     article_id: Mapped[str | None] = mapped_column(String(40), index=True)
     podcast_id: Mapped[str | None] = mapped_column(String(PODCAST_ID_MAX))

@@ -2,8 +2,10 @@
 
 When an entry carries only a teaser (no full content, or fewer than ``TEASER_WORDS`` words), the
 article page is fetched through the injected :class:`Fetcher` and its main text and metadata are
-extracted with trafilatura. If the page cannot be had, the teaser is kept as the body and a
-warning says so. Podcast feeds (audio enclosures) are handed to :mod:`.podcast`.
+extracted with trafilatura. If the page cannot be had, the teaser is kept as the body, a
+warning says so and the item says how the try went (later polls may fetch the page again:
+:mod:`herald.ingest.page_retries`). Podcast feeds (audio enclosures) are handed to
+:mod:`.podcast`.
 
 Each entry is identified by its guid (Atom id) within its source, else by its link (see
 :func:`entry_identities`). An entry without a title is titled from its first sentence and marked
@@ -36,6 +38,7 @@ from herald.ingest.model import (
     content_ids_of,
 )
 from herald.ingest.normalize import normalise_language, split_authors
+from herald.ingest.page_retries import PageFetch, failure_of
 from herald.ingest.sources.base import Document
 from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
@@ -120,6 +123,7 @@ class FeedAdapter:
         body = content_text if word_count(content_text) >= word_count(teaser) else teaser
         summary = teaser if teaser and teaser != body else None
         page: ExtractedArticle | None = None
+        page_fetch: PageFetch | None = None
         needs_page = word_count(body) < TEASER_WORDS and link is not None
         if needs_page and self._fetcher is not None and self._is_known is not None:
             try:
@@ -132,7 +136,7 @@ class FeedAdapter:
                 yield KnownEntry(location, known_id)
                 return
         if needs_page and link:
-            page, problem = self._fetch_article(link)
+            page, problem, page_fetch = self._fetch_article(link)
             if page is not None and word_count(page.text) > word_count(body):
                 summary = summary or (body or None)
                 body = page.text
@@ -192,19 +196,22 @@ class FeedAdapter:
             published_is_estimate=estimated,
             identified_by_id=True,
             title_derived=title_derived,
+            page_fetch=page_fetch,
         )
 
-    def _fetch_article(self, url: str) -> tuple[ExtractedArticle | None, str | None]:
+    def _fetch_article(
+        self, url: str
+    ) -> tuple[ExtractedArticle | None, str | None, PageFetch | None]:
         if self._fetcher is None:
-            return None, None
+            return None, None, None
         try:
             result = self._fetcher.fetch(url, accept=HTML_TYPES)
         except FetchError as exc:
-            return None, f"article page not fetched ({exc.message})"
+            return None, f"article page not fetched ({exc.message})", failure_of(exc)
         article = extract_article(result.content, result.url)
         if article is None:
-            return None, "no main text found on the article page"
-        return article, None
+            return None, "no main text found on the article page", "permanent"
+        return article, None, "fetched"
 
 
 # --- helpers shared with the podcast adapter ------------------------------------------------
