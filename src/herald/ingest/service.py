@@ -16,14 +16,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -32,10 +30,8 @@ from herald.content.tombstones import identity_hashes, tombstoned_hashes
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
-from herald.db.content_limits import SOURCE_NAME_MAX
 from herald.ingest import repository
 from herald.ingest.article_matcher import ArticleMatcher
-from herald.ingest.articles import word_count
 from herald.ingest.model import (
     IncomingItem,
     ItemError,
@@ -46,6 +42,7 @@ from herald.ingest.model import (
     storage_problem,
 )
 from herald.ingest.page_retries import failures_after
+from herald.ingest.rows import content_hash, stored_row
 from herald.ingest.syndication import TextFingerprint, fingerprint
 from herald.jobs.queue import enqueue_many
 
@@ -186,7 +183,7 @@ def _store(
     for item in items:
         previous = latest.get(item.content_id)
         if previous is not None:
-            if _content_hash(previous) == _content_hash(item):
+            if content_hash(previous) == content_hash(item):
                 report.duplicates += 1
             else:
                 superseded[item.content_id] += 1
@@ -208,7 +205,7 @@ def _store(
     new_fingerprints: list[tuple[str, str, bytes, list[int]]] = []
     replaced: list[str] = []
     for cid, item in latest.items():
-        digest = _content_hash(item)
+        digest = content_hash(item)
         state = states.get(cid)
         failures = failures_after(item.page_fetch, state.page_fetch_failures if state else 0)
         if state is not None and not state.deleted and state.content_hash == digest:
@@ -229,7 +226,7 @@ def _store(
             if fp is not None:
                 matcher.remember(cid, article_id, fp)
                 new_fingerprints.append((cid, article_id, fp.to_bytes(), fp.band_keys()))
-        row = _row(item, digest, article_id, source_id, fp.words if fp else None)
+        row = stored_row(item, digest, article_id, source_id, fp.words if fp else None)
         row["page_fetch_failures"] = failures
         if state is None:
             inserts.append(
@@ -335,74 +332,3 @@ def _keep_legacy_ids(
                 item = item.rekeyed(key)
         out.append(item)
     return out
-
-
-def _row(
-    item: IncomingItem,
-    digest: str,
-    article_id: str | None,
-    source_id: str | None,
-    words: int | None,
-) -> dict[str, Any]:
-    text = item.text
-    podcast = item.podcast
-    return {
-        "id": item.content_id,
-        "canonical_key": item.canonical_key,
-        "media_type": item.media_type,
-        "url": item.url,
-        "external_id": item.external_id,
-        "source_id": source_id,
-        "source_name": item.source.name[:SOURCE_NAME_MAX],
-        "source_domain": item.source.domain,
-        "title": item.title,
-        "authors": list(item.authors),
-        "language": item.language,
-        "language_provided": item.language is not None,
-        "published_at": item.published_date,
-        # For podcasts the body column holds the transcript text (never shown by the API).
-        "body": text,
-        "transcript_segments": [
-            {"start": s.start, "end": s.end, "speaker": s.speaker, "text": s.text}
-            for s in item.transcript_segments
-        ]
-        or None,
-        "summary": item.summary,
-        "summary_provided": item.summary is not None,
-        "word_count": words if words is not None else word_count(text),
-        "content_hash": digest,
-        "article_id": article_id,
-        "podcast_id": item.resolved_podcast_id,
-        "podcast_title": podcast.title if podcast else None,
-        "podcast_publisher": podcast.publisher if podcast else None,
-        "episode_id": item.resolved_episode_id,
-        "audio_url": item.audio_url,
-        "duration_seconds": (
-            round(item.duration_seconds) if item.duration_seconds is not None else None
-        ),
-    }
-
-
-def _content_hash(item: IncomingItem) -> str:
-    """What makes two versions of an item different (an estimated date never does)."""
-    payload = {
-        "media_type": item.media_type,
-        "title": item.title,
-        "url": item.url,
-        "external_id": item.external_id,
-        "source": [item.source.name, item.source.domain],
-        "authors": list(item.authors),
-        "language": item.language,
-        "published": None if item.published_is_estimate else item.published_date.isoformat(),
-        "summary": item.summary,
-        "body": item.body,
-        "transcript": item.transcript,
-        "segments": [[s.start, s.end, s.speaker, s.text] for s in item.transcript_segments],
-        "podcast": [item.resolved_podcast_id, item.podcast.title, item.podcast.publisher]
-        if item.podcast
-        else None,
-        "episode_id": item.episode_id,
-        "audio_url": item.audio_url,
-        "duration": item.duration_seconds,
-    }
-    return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
