@@ -2,7 +2,9 @@
 item names, learned from annotated news.
 
 The candidates of a group are ranked by a hand-weighted score of kind fit, prior, context,
-geography and name match (:mod:`herald.entities.disambiguation`). Whether the first is linked
+geography and name match (:mod:`herald.entities.disambiguation`; the annotated news this model
+learns from cannot order them: the candidates a group's kind admits are namesakes of one kind,
+and it names a kind, not an identity). Whether the first is linked
 at all is a logistic regression over those five, the first's lead over the second and whether
 the item is a sports report
 (``scripts/train_link_model.py`` trains it on annotated news: a first candidate is right when
