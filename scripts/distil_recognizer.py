@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recognizer_data import FINE_TYPES, examples, load_silver, read_conll, relabel, tag_names
-from train_recognizer import BASE, Tagger, batches, evaluate, save, tensors
+from train_recognizer import BASE, Tagger, batches, evaluate, learn, optimiser_for, save, tensors
 
 
 def main() -> None:
@@ -84,17 +84,7 @@ def main() -> None:
     steps = args.epochs * math.ceil(
         len(examples(train_docs, tokenizer, tags, args.max_pieces)) / args.batch
     )
-    frozen = {"bert.embeddings.word_embeddings.weight"}
-    named = [(n, p) for n, p in student.named_parameters() if n not in frozen]
-    head = [p for n, p in named if not n.startswith("bert.")]
-    body = [p for n, p in named if n.startswith("bert.")]
-    optimiser = torch.optim.AdamW(
-        [{"params": body, "lr": args.lr}, {"params": head, "lr": args.lr}], weight_decay=0.01
-    )
-    warmup = max(1, steps // 16)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
-    )
+    optimiser, schedule = optimiser_for(student, args.lr, args.lr, steps)
     rng = random.Random(args.seed)
     best: dict[str, Any] = {"f1": -1.0}
     started = time.time()
@@ -105,9 +95,9 @@ def main() -> None:
         for n, batch in enumerate(batches(train, args.batch, rng)):
             ids, mask, casing, labels = tensors(batch, torch)
             with torch.no_grad():
-                teacher_hidden = _hidden(teacher, ids, mask, casing)
+                teacher_hidden = teacher.hidden(ids, mask, casing)
                 teacher_scores = teacher.classifier(teacher_hidden)
-            hidden = _hidden(student, ids, mask, casing)
+            hidden = student.hidden(ids, mask, casing)
             scores = student.classifier(student.dropout(hidden))
             scored = labels != -100
             hard = torch.nn.functional.cross_entropy(scores[scored], labels[scored])
@@ -120,11 +110,7 @@ def main() -> None:
             real = mask.bool()
             mse = torch.nn.functional.mse_loss(hidden[real], teacher_hidden[real])
             loss = (1 - args.soft) * hard + args.soft * soft + args.hidden * mse
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(student.parameters(), 1.0)
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad()
+            learn(student, loss, optimiser, schedule)
             if n % 100 == 0:
                 print(
                     f"epoch {epoch} batch {n} loss {loss.item():.4f} (hard {hard.item():.4f} "
@@ -163,11 +149,6 @@ def _loaded(base: Path, folder: Path, n_tags: int, layers: int) -> Any:
     if unexpected or set(missing) != {"bert.embeddings.word_embeddings.weight"}:
         raise SystemExit(f"teacher weights do not fit: missing {missing}, unexpected {unexpected}")
     return model
-
-
-def _hidden(model: Any, ids: Any, mask: Any, casing: Any) -> Any:
-    embedded = model.bert.embeddings.word_embeddings(ids) + model.casing(casing)
-    return model.bert(inputs_embeds=embedded, attention_mask=mask).last_hidden_state
 
 
 def _note_distillation(args: argparse.Namespace, keep: list[int]) -> None:

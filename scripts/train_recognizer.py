@@ -80,16 +80,7 @@ def main() -> None:
     steps = args.epochs * math.ceil(
         len(examples(train_docs, tokenizer, tags, args.max_pieces)) / args.batch
     )
-    frozen = {"bert.embeddings.word_embeddings.weight"}
-    head = [p for n, p in model.named_parameters() if not n.startswith("bert.") and n not in frozen]
-    body = [p for n, p in model.named_parameters() if n.startswith("bert.") and n not in frozen]
-    optimiser = torch.optim.AdamW(
-        [{"params": body, "lr": args.lr}, {"params": head, "lr": 1e-3}], weight_decay=0.01
-    )
-    warmup = max(1, steps // 16)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
-    )
+    optimiser, schedule = optimiser_for(model, args.lr, 1e-3, steps)
     rng = random.Random(args.seed)
     best: dict[str, Any] = {"f1": -1.0}
     started = time.time()
@@ -98,11 +89,7 @@ def main() -> None:
         model.train()
         for n, batch in enumerate(batches(train, args.batch, rng)):
             loss = model.loss(*tensors(batch, torch))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad()
+            learn(model, loss, optimiser, schedule)
             if n % 100 == 0:
                 print(
                     f"epoch {epoch} batch {n} loss {loss.item():.4f} {time.time() - started:.0f}s",
@@ -114,6 +101,36 @@ def main() -> None:
             best = {**figures, "epoch": epoch + 1}
             save(model, args, tags, best)
     print("chosen", json.dumps(best))
+
+
+def optimiser_for(model: Any, lr: float, head_lr: float, steps: int) -> tuple[Any, Any]:
+    """AdamW over what training changes (the word-piece table stays frozen): the encoder at
+    ``lr``, the casing table and tag layer at ``head_lr``; linear warm-up over the first 16th of
+    ``steps``, then linear decay."""
+    import torch
+
+    frozen = {"bert.embeddings.word_embeddings.weight"}
+    head = [p for n, p in model.named_parameters() if not n.startswith("bert.") and n not in frozen]
+    body = [p for n, p in model.named_parameters() if n.startswith("bert.") and n not in frozen]
+    optimiser = torch.optim.AdamW(
+        [{"params": body, "lr": lr}, {"params": head, "lr": head_lr}], weight_decay=0.01
+    )
+    warmup = max(1, steps // 16)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
+    )
+    return optimiser, schedule
+
+
+def learn(model: Any, loss: Any, optimiser: Any, schedule: Any) -> None:
+    """One step: gradients of ``loss``, clipped to norm 1, applied; the schedule moves on."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimiser.step()
+    schedule.step()
+    optimiser.zero_grad()
 
 
 def _module() -> Any:
@@ -140,13 +157,17 @@ class Tagger(_module()):  # type: ignore[misc]
         self.dropout = torch.nn.Dropout(0.1)
         self.classifier = torch.nn.Linear(width, n_tags)
 
-    def forward(self, ids: Any, mask: Any, casing: Any) -> Any:
-        import torch
-
+    def hidden(self, ids: Any, mask: Any, casing: Any) -> Any:
+        """The encoder's last hidden state (casing added to its input when read there)."""
         embedded = self.bert.embeddings.word_embeddings(ids)
         if self.casing_mode == "input":
             embedded = embedded + self.casing(casing)
-        hidden = self.bert(inputs_embeds=embedded, attention_mask=mask).last_hidden_state
+        return self.bert(inputs_embeds=embedded, attention_mask=mask).last_hidden_state
+
+    def forward(self, ids: Any, mask: Any, casing: Any) -> Any:
+        import torch
+
+        hidden = self.hidden(ids, mask, casing)
         if self.casing_mode == "head":
             hidden = torch.cat([hidden, self.casing(casing)], dim=-1)
         return self.classifier(self.dropout(hidden))

@@ -16,7 +16,7 @@ from herald.ingest.model import IncomingItem, SourceRef
 from herald.ingest.normalize import item_from_mapping
 from herald.ingest.service import store_items
 from herald.runtime import Runtime
-from tests.db.test_upgrade_from_0_1_0 import ROWS, T0, _stored
+from tests.db.test_upgrade_from_0_1_0 import ROWS, T0, insert_row
 
 BEFORE = "0020_content_tombstones"
 (ITEM,) = [row for table, row in ROWS if table == "content_items"]
@@ -27,17 +27,7 @@ def _item(item_id: str, **values: Any) -> dict[str, Any]:
 
 
 def _insert(connection: Any, row: dict[str, Any]) -> None:
-    dialect = connection.dialect.name
-    columns = ", ".join(row)
-    values = ", ".join(
-        f"CAST(:{c} AS JSON)" if dialect == "postgresql" and isinstance(v, list | dict)
-        else f":{c}"
-        for c, v in row.items()
-    )  # fmt: skip
-    connection.execute(
-        text(f"INSERT INTO content_items ({columns}) VALUES ({values})"),
-        {column: _stored(value, dialect) for column, value in row.items()},
-    )
+    insert_row(connection, "content_items", row)
 
 
 def _flags(connection: Any) -> dict[str, bool]:

@@ -288,19 +288,25 @@ def _stored(value: Any, dialect: str) -> Any:
 
 
 def _insert_as_0_1_0(engine: Engine) -> None:
-    dialect = engine.dialect.name
     with engine.begin() as connection:
         for table, row in ROWS:
-            columns = ", ".join(f'"{column}"' for column in row)
-            values = ", ".join(
-                f"CAST(:{c} AS JSON)" if dialect == "postgresql" and isinstance(v, list | dict)
-                else f":{c}"
-                for c, v in row.items()
-            )  # fmt: skip
-            connection.execute(
-                text(f"INSERT INTO {table} ({columns}) VALUES ({values})"),
-                {column: _stored(value, dialect) for column, value in row.items()},
-            )
+            insert_row(connection, table, row)
+
+
+def insert_row(connection: Any, table: str, row: dict[str, Any]) -> None:
+    """``row`` inserted into ``table`` with plain SQL, as a schema of another version holds it
+    (JSON values cast on PostgreSQL, dates as text on SQLite)."""
+    dialect = connection.dialect.name
+    columns = ", ".join(f'"{column}"' for column in row)
+    values = ", ".join(
+        f"CAST(:{c} AS JSON)" if dialect == "postgresql" and isinstance(v, list | dict)
+        else f":{c}"
+        for c, v in row.items()
+    )  # fmt: skip
+    connection.execute(
+        text(f"INSERT INTO {table} ({columns}) VALUES ({values})"),
+        {column: _stored(value, dialect) for column, value in row.items()},
+    )
 
 
 def _snapshot(engine: Engine, columns: dict[str, list[str]] | None = None) -> dict[str, Any]:

@@ -87,6 +87,18 @@ def _enrichment_done(runtime: Runtime) -> None:
         session.execute(delete(Job).where(Job.kind == ENRICH_JOB))
 
 
+def _poll_with_the_page_back(
+    runtime: Runtime, source_id: str, server: LoopbackServer, internet: LoopbackInternet
+) -> IngestReport:
+    """The next poll, with the article page served again: it is not fetched (the one request
+    is the first poll's) and the item keeps its teaser."""
+    _serve_page(server, 200)
+    report = _poll(runtime, source_id, internet)
+    assert len(server.hits_for(PAGE_URL)) == 1
+    assert _item(runtime).body == TEASER
+    return report
+
+
 def test_a_page_that_failed_once_is_fetched_again_and_updates_the_item(
     runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
 ) -> None:
@@ -159,11 +171,7 @@ def test_a_page_that_is_not_there_is_not_tried_again(
     source_id = _setup(runtime, server, status)
     _poll(runtime, source_id, internet)
     assert _item(runtime).page_fetch_failures == PAGE_FETCH_TRIES  # every try used at once
-    _serve_page(server, 200)
-    report = _poll(runtime, source_id, internet)
-    assert report.duplicates == 1
-    assert len(server.hits_for(PAGE_URL)) == 1
-    assert _item(runtime).body == TEASER
+    assert _poll_with_the_page_back(runtime, source_id, server, internet).duplicates == 1
 
 
 def test_a_page_without_main_text_is_not_tried_again(
@@ -175,10 +183,7 @@ def test_a_page_without_main_text_is_not_tried_again(
     first = _poll(runtime, source_id, internet)
     assert "no main text found on the article page" in str(first.warnings)
     assert _item(runtime).page_fetch_failures == PAGE_FETCH_TRIES  # every try used at once
-    _serve_page(server, 200)
-    _poll(runtime, source_id, internet)
-    assert len(server.hits_for(PAGE_URL)) == 1
-    assert _item(runtime).body == TEASER
+    _poll_with_the_page_back(runtime, source_id, server, internet)
 
 
 def test_a_failed_page_is_not_tried_after_the_window(
@@ -187,13 +192,9 @@ def test_a_failed_page_is_not_tried_after_the_window(
     source_id = _setup(runtime, server, 503)
     _poll(runtime, source_id, internet)
     assert _item(runtime).page_fetch_failures == 1  # would be tried again on the next poll
-    _serve_page(server, 200)
     assert isinstance(runtime.clock, FrozenClock)
     runtime.clock.advance(PAGE_RETRY_WINDOW)  # first stored this long ago: left as a teaser
-    report = _poll(runtime, source_id, internet)
-    assert report.duplicates == 1
-    assert len(server.hits_for(PAGE_URL)) == 1
-    assert _item(runtime).body == TEASER
+    assert _poll_with_the_page_back(runtime, source_id, server, internet).duplicates == 1
 
 
 def test_a_deleted_teaser_is_not_fetched_again(
