@@ -7,17 +7,18 @@ environment wins over the file, and the file over the defaults (docs/configurati
 from __future__ import annotations
 
 import ipaddress
-from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import SettingsConfigDict
 
-DEFAULT_HOME = Path.home() / ".herald"
+from herald.config_storage import DEFAULT_HOME, StorageSettings
+
+__all__ = ["DEFAULT_HOME", "Settings"]
 
 
-class Settings(BaseSettings):
+class Settings(StorageSettings):
     """Herald's configuration; every field is documented in docs/configuration.md (tested)."""
 
     model_config = SettingsConfigDict(
@@ -28,45 +29,6 @@ class Settings(BaseSettings):
         frozen=True,
     )
 
-    home: Path = Field(
-        default=DEFAULT_HOME,
-        description="Data directory: the SQLite file, search indexes and caches live here.",
-    )
-    database_url: str | None = Field(
-        default=None,
-        description=(
-            "SQLAlchemy URL of the state database. Unset: SQLite at HOME/herald.db. "
-            "A PostgreSQL URL (postgresql+psycopg://user@host/db) moves the state to PostgreSQL."
-        ),
-    )
-    database_read_url: str | None = Field(
-        default=None,
-        description=(
-            "SQLAlchemy URL of a PostgreSQL streaming replica of the state database. Set: "
-            "searches and content, entity and cluster reads of member keys go to it; writes, "
-            "jobs and everything else stay on `HERALD_DATABASE_URL` (docs/operations.md, "
-            '"Read replicas"). Needs PostgreSQL.'
-        ),
-    )
-    database_read_max_lag_seconds: float = Field(
-        default=5.0,
-        ge=0,
-        description=(
-            "A read replica whose replay is further behind than this is not read from: "
-            "its reads go to the primary until it catches up."
-        ),
-    )
-    database_read_wait_ms: int = Field(
-        default=0,
-        ge=0,
-        le=10_000,
-        description=(
-            "Reads that must see their own writes (those of admin keys) may wait this long for "
-            "the read replica to replay everything the primary had written when the read began, "
-            "then read the replica; a replica still behind then leaves the read to the primary. "
-            "0: such reads go to the primary at once."
-        ),
-    )
     host: str = Field(default="127.0.0.1", description="Address `herald serve` binds to.")
     port: int = Field(default=8080, ge=1, le=65535, description="Port `herald serve` listens on.")
     log_level: str = Field(default="INFO", description="Log level (DEBUG, INFO, WARNING, ERROR).")
@@ -337,18 +299,6 @@ class Settings(BaseSettings):
         ),
     )
 
-    @field_validator("database_url", "database_read_url")
-    @classmethod
-    def _normalise_database_url(cls, value: str | None) -> str | None:
-        if value is None or not value.strip():
-            return None
-        value = value.strip()
-        # Accept the URLs people paste from other tools; Herald talks to PostgreSQL via psycopg 3.
-        for prefix in ("postgres://", "postgresql://"):
-            if value.startswith(prefix):
-                return "postgresql+psycopg://" + value[len(prefix) :]
-        return value
-
     @field_validator("log_format")
     @classmethod
     def _check_log_format(cls, value: str) -> str:
@@ -369,26 +319,6 @@ class Settings(BaseSettings):
         for part in filter(None, (p.strip() for p in value.split(","))):
             ipaddress.ip_network(part, strict=False)
         return value
-
-    @model_validator(mode="after")
-    def _check_read_url(self) -> Settings:
-        if self.database_read_url is None:
-            return self
-        if not self.database_read_url.startswith("postgresql") or self.is_sqlite:
-            raise ValueError(
-                "HERALD_DATABASE_READ_URL needs PostgreSQL, in it and in HERALD_DATABASE_URL"
-            )
-        return self
-
-    @cached_property
-    def resolved_database_url(self) -> str:
-        if self.database_url:
-            return self.database_url
-        return f"sqlite:///{self.home / 'herald.db'}"
-
-    @property
-    def is_sqlite(self) -> bool:
-        return self.resolved_database_url.startswith("sqlite")
 
     @property
     def index_dir(self) -> Path:

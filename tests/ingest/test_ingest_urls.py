@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import unicodedata
+from typing import Literal
+from urllib.parse import quote
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.provisional import urls
 
 from herald.ingest.model import canonical_key, content_id_for_key
-from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain, registrable_domain
+from herald.ingest.urls import (
+    InvalidUrl,
+    canonical_url,
+    legacy_canonical_urls,
+    normalise_domain,
+    pre_nfc_canonical_url,
+    registrable_domain,
+)
 
 SAME_ARTICLE = [
     "https://example.com/news/story",
@@ -68,6 +79,63 @@ def test_percent_escapes_are_normalised() -> None:
     assert canonical_url("https://example.com/%7Euser") == canonical_url(
         "https://example.com/~user"
     )
+
+
+CAFE = "https://example.com/caf%C3%A9?q=cr%C3%A8me"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com/café?q=crème",  # composed letters, as they are
+        CAFE,  # composed, escaped
+        "https://example.com/caf%c3%a9?q=cr%c3%a8me",
+        "https://example.com/cafe\u0301?q=cre\u0300me",  # e plus a combining accent
+        "https://example.com/cafe%CC%81?q=cre%CC%80me",  # the same, escaped
+        "https://example.com/cafe%CC%81?q=cr%C3%A8me",  # mixed
+    ],
+)
+def test_composed_and_decomposed_letters_are_one_url(url: str) -> None:
+    assert canonical_url(url) == CAFE
+
+
+@given(st.text(min_size=1, max_size=12), st.text(max_size=12))
+def test_any_text_composed_or_decomposed_is_one_url(segment: str, value: str) -> None:
+    def spelled(form: Literal["NFC", "NFD"]) -> str:
+        path = quote(unicodedata.normalize(form, segment), safe="")
+        return f"https://example.com/a/{path}?q={quote(unicodedata.normalize(form, value))}"
+
+    nfc = canonical_url(spelled("NFC"))
+    assert canonical_url(spelled("NFD")) == nfc
+    assert canonical_url(nfc) == nfc
+
+
+@pytest.mark.parametrize(
+    ("path", "canonical"),
+    [
+        ("/a%FFe%CC%81", "/a%FF%C3%A9"),  # a byte that is no UTF-8 stays as it is
+        ("/a%C3", "/a%C3"),  # a cut sequence too
+        ("/a%C0%AF", "/a%C0%AF"),  # an overlong one too
+        ("/a%2Fe%CC%81", "/a%2F%C3%A9"),  # an escaped slash stays a character of the segment
+        ("/a%3A%CC%8A", "/a%3A%CC%8A"),  # nothing composes with an escaped character
+        ("/a%CD%BEb", "/a%3Bb"),  # U+037E is ";" in NFC: escaped, never a delimiter
+        ("/100%", "/100%"),
+    ],
+)
+def test_normalisation_touches_only_the_text_utf_8_escapes_spell(path: str, canonical: str) -> None:
+    assert canonical_url(f"https://example.com{path}") == f"https://example.com{canonical}"
+
+
+def test_the_canonical_forms_of_before_text_was_normalised() -> None:
+    earlier = "https://example.com/cafe%CC%81?q=cre%CC%80me"  # the text as given
+    assert pre_nfc_canonical_url("https://example.com/cafe\u0301?q=cre\u0300me") == earlier
+    assert pre_nfc_canonical_url(CAFE) == CAFE
+    # Items stored under those forms are looked up under them: the URL's as given, and its
+    # decomposed spelling's (an item stored when its source spelled it so).
+    assert legacy_canonical_urls("https://example.com/cafe\u0301?q=cre\u0300me") == (earlier,)
+    assert legacy_canonical_urls("https://example.com/café?q=crème") == (earlier,)
+    assert legacy_canonical_urls("https://example.com/a?q=b") == ()
+    assert legacy_canonical_urls("https://example.com/a%2Fb") == ()
 
 
 def test_subdomains_other_than_www_m_amp_are_kept() -> None:

@@ -1,3 +1,4 @@
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -67,6 +68,48 @@ def test_a_snapshot_damaged_on_disk_starts_empty(tmp_path: Path, part: str, dama
     (snapshot / part).write_bytes(b"" if damage == "empty" else written[: len(written) // 2])
     reopened = VectorIndex(tmp_path / "vectors")
     assert (reopened.watermark, len(reopened)) == (0, 0)
+
+
+def test_a_snapshot_is_on_disk_before_the_pointer_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a power loss the pointer must name a snapshot whose bytes reached the disk: every
+    snapshot file, its directory and the new pointer are flushed before the pointer is replaced,
+    and the directory holding the pointer after."""
+    index = VectorIndex(tmp_path / "vectors")
+    add(index, np.arange(1, 11, dtype=np.int64), np.stack([unit(i) for i in range(10)]))
+    events: list[tuple[str, Path]] = []
+    opened: dict[int, Path] = {}
+    real_open, real_fsync, real_replace = os.open, os.fsync, os.replace
+
+    def record_open(path: str | os.PathLike[str], flags: int, *args: int, **kw: int) -> int:
+        descriptor = real_open(path, flags, *args, **kw)
+        opened[descriptor] = Path(path)
+        return descriptor
+
+    def record_fsync(descriptor: int) -> None:
+        real_fsync(descriptor)
+        events.append(("fsync", opened[descriptor]))
+
+    def record_replace(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+        real_replace(source, target)
+        events.append(("replace", Path(target)))
+
+    monkeypatch.setattr(os, "open", record_open)
+    monkeypatch.setattr(os, "fsync", record_fsync)
+    monkeypatch.setattr(os, "replace", record_replace)
+    index.save()
+
+    root = tmp_path / "vectors"
+    (snapshot,) = root.glob("snapshot-*")
+    pointer = root / "vectors.json"
+    swap = events.index(("replace", pointer))
+    before = {path for kind, path in events[:swap] if kind == "fsync"}
+    files = set(snapshot.iterdir())
+    assert {p.name for p in files} >= {"graph.usearch", "rows.npz"}
+    assert files | {snapshot, root} <= before
+    assert any(p.name.startswith("vectors.json.") and p.suffix == ".tmp" for p in before)
+    assert ("fsync", root) in events[swap + 1 :]
 
 
 def test_window_counts_and_filter_masks_follow_updates_and_deletes() -> None:

@@ -21,7 +21,12 @@ from herald.content.purge import PurgeReport, purge_files
 from herald.content.retention import apply_retention
 from herald.content.tombstones import count_tombstones, lift_tombstones, tombstones_of
 from herald.core.clock import isoformat_z
-from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
+from herald.ingest.urls import (
+    InvalidUrl,
+    canonical_url,
+    legacy_canonical_urls,
+    normalise_domain,
+)
 from herald.runtime import Runtime
 
 app = typer.Typer(help="Delete content for good, and compact the files it leaves.")
@@ -216,14 +221,14 @@ def allow(
     """
     if (url is None) == (deletion is None):
         raise typer.BadParameter("give exactly one of --url or --deletion")
-    canonical = None
+    canonicals: tuple[str, ...] = ()
     if url is not None:
         try:
-            canonical = canonical_url(url)
+            canonicals = (canonical_url(url), *legacy_canonical_urls(url))
         except InvalidUrl as exc:
             raise typer.BadParameter(str(exc), param_hint="--url") from None
     selector = {"url": url} if url is not None else {"deletion_id": deletion}
-    which = tombstones_of(canonical=canonical, deletion_id=deletion)
+    which = tombstones_of(canonicals=canonicals, deletion_id=deletion)
     with cli_runtime() as runtime:
         if not yes:
             with runtime.sessions.read() as session:

@@ -14,6 +14,7 @@ deletion.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -67,12 +68,13 @@ def tombstone_rows(session: Session, ids: Sequence[str], *, deletion_id: str, no
         return 0
     values = []
     for content_id, url, key in rows:
-        canonical = key[4:] if key.startswith("url:") else None
-        if canonical is None and url:
-            try:
-                canonical = canonical_url(url)
-            except InvalidUrl:
-                canonical = None
+        # The canonical URL in today's form: a key stored by an earlier release may hold an
+        # earlier one (ingestion looks for both).
+        canonical = None
+        for known in (key[4:] if key.startswith("url:") else None, url):
+            if canonical is None and known:
+                with contextlib.suppress(InvalidUrl):
+                    canonical = canonical_url(known)
         by_url, by_external = identity_hashes(canonical, key)
         values.append(
             {
@@ -125,12 +127,13 @@ def tombstoned_ids(session: Session, content_ids: Iterable[str]) -> set[str]:
 
 
 def tombstones_of(
-    *, canonical: str | None = None, deletion_id: str | None = None
+    *, canonicals: Sequence[str] = (), deletion_id: str | None = None
 ) -> ColumnElement[bool]:
-    """The tombstones of a canonical URL (0 or 1, unless items of several sources shared it),
-    or those a deletion left."""
-    if canonical is not None:
-        return ContentTombstone.url_hash == url_hash(canonical)
+    """The tombstones of a canonical URL, given in each of its forms (today's and those of
+    earlier releases; 0 or 1 tombstone, unless items of several sources shared it), or those a
+    deletion left."""
+    if canonicals:
+        return ContentTombstone.url_hash.in_(sorted({url_hash(c) for c in canonicals}))
     if deletion_id is None:
         raise ValueError("give a canonical URL or a deletion id")
     return ContentTombstone.deletion_id == deletion_id

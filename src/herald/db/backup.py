@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from herald.core.files import fsync_path
+
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -60,9 +62,9 @@ def backup_sqlite(database: Path, destination: Path) -> BackupReport:
                 raise BackupRefused(f"the copy failed SQLite's quick_check ({check}); not kept")
             revision = _one(copy, "SELECT group_concat(version_num) FROM alembic_version")
             items = _one(copy, "SELECT count(*) FROM content_items")
-        _fsync(partial)
+        fsync_path(partial)
         os.replace(partial, destination)
-        _fsync(destination.parent)
+        fsync_path(destination.parent)
     finally:
         partial.unlink(missing_ok=True)
     return BackupReport(
@@ -79,11 +81,3 @@ def _one(connection: sqlite3.Connection, query: str) -> Any:
         return connection.execute(query).fetchone()[0]
     except sqlite3.OperationalError:  # a database Herald never migrated
         return None
-
-
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

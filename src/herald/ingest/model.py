@@ -23,7 +23,7 @@ from herald.db.content_limits import (
     SOURCE_DOMAIN_MAX,
 )
 from herald.ingest.page_retries import PageFetch
-from herald.ingest.urls import canonical_url
+from herald.ingest.urls import canonical_url, legacy_canonical_urls
 
 MediaType = Literal["news", "wire", "podcast"]
 MEDIA_TYPES: frozenset[str] = frozenset({"news", "wire", "podcast"})
@@ -103,16 +103,27 @@ class IncomingItem:
         object.__setattr__(self, "content_id", content_id_for_key(key))
 
     @property
-    def legacy_key(self) -> str | None:
-        """The key this item had before entries were identified by their own id (its canonical
-        URL), when that differs: a row stored under it keeps its id."""
-        if self.identified_by_id and self.canonical_url and self.external_id:
-            return f"url:{self.canonical_url}"
-        return None
+    def legacy_canonical_urls(self) -> tuple[str, ...]:
+        """The canonical forms its URL had before the text of paths and queries was normalised
+        to NFC, where they differ from its canonical URL (:func:`legacy_canonical_urls`)."""
+        return legacy_canonical_urls(self.url) if self.url and self.canonical_url else ()
+
+    @property
+    def legacy_keys(self) -> tuple[str, ...]:
+        """The keys earlier releases gave this item, where they differ from its own, in order:
+        its canonical URL's before entries were identified by their own id, and those of its
+        URL's canonical forms before their text was normalised to NFC. A row stored under one
+        keeps its id (:func:`legacy_keys`)."""
+        return legacy_keys_of(
+            self.canonical_key,
+            self.canonical_url,
+            self.legacy_canonical_urls,
+            by_id=self.identified_by_id and bool(self.external_id),
+        )
 
     def rekeyed(self, key: str) -> IncomingItem:
-        """The same item stored under another canonical key (a row stored under its legacy
-        key)."""
+        """The same item stored under another canonical key (a row stored under one of its
+        legacy keys)."""
         copy = replace(self)
         object.__setattr__(copy, "canonical_key", key)
         object.__setattr__(copy, "content_id", content_id_for_key(key))
@@ -163,16 +174,29 @@ def content_id_for_key(key: str) -> str:
     return stable_id("cnt", key)
 
 
+def legacy_keys_of(
+    key: str, canonical: str | None, legacy_canonicals: tuple[str, ...], *, by_id: bool
+) -> tuple[str, ...]:
+    """The keys earlier releases gave an item whose key is ``key``, where they differ from it:
+    (``by_id``) its canonical URL's, then those of its URL's canonical forms before the text of
+    paths and queries was normalised to NFC (``legacy_canonicals``)."""
+    if canonical is None:
+        return ()
+    found = [f"url:{canonical}"] if by_id else []
+    found += [f"url:{legacy}" for legacy in legacy_canonicals]
+    return tuple(k for k in dict.fromkeys(found) if k != key)
+
+
 def content_ids_of(
     url: str | None, source_domain: str, external_id: str | None, *, by_id: bool = False
 ) -> tuple[str, ...]:
-    """The content ids an entry may be stored under, before it is fully parsed: its own, and
-    (``by_id`` with a URL) the one of its legacy key."""
+    """The content ids an entry may be stored under, before it is fully parsed: its own, then
+    those of its legacy keys (:func:`legacy_keys_of`)."""
     canonical = canonical_url(url) if url else None
-    ids = [content_id_for_key(canonical_key(canonical, source_domain, external_id, by_id=by_id))]
-    if by_id and canonical and external_id:
-        ids.append(content_id_for_key(f"url:{canonical}"))
-    return tuple(dict.fromkeys(ids))
+    key = canonical_key(canonical, source_domain, external_id, by_id=by_id)
+    legacy = legacy_canonical_urls(url) if url else ()
+    keys = (key, *legacy_keys_of(key, canonical, legacy, by_id=by_id and bool(external_id)))
+    return tuple(content_id_for_key(k) for k in keys)
 
 
 @dataclass(frozen=True, slots=True)

@@ -287,8 +287,10 @@ def add_source(session: Session, source: Source) -> bool:
     return True
 
 
-def source_by_canonical_url(session: Session, canonical_url: str) -> Source | None:
-    return session.scalars(select(Source).where(Source.canonical_url == canonical_url)).first()
+def source_by_canonical_urls(session: Session, canonicals: Sequence[str]) -> Source | None:
+    """The source of a feed whose canonical URL is one of ``canonicals`` (its forms)."""
+    query = select(Source).where(Source.canonical_url.in_(list(canonicals))).order_by(Source.id)
+    return session.scalars(query).first()
 
 
 def get_source(session: Session, source_id: str) -> Source | None:

@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from herald.content.changes import next_change_seq
-from herald.content.tombstones import identity_hashes, tombstoned_hashes
+from herald.content.tombstones import identity_hashes, tombstoned_hashes, url_hash
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
@@ -167,7 +167,7 @@ def _store(
     if not items:
         return report
     now = clock.now()
-    legacy_ids = [content_id_for_key(i.legacy_key) for i in items if i.legacy_key is not None]
+    legacy_ids = [content_id_for_key(key) for item in items for key in item.legacy_keys]
     states = repository.stored_states(session, [item.content_id for item in items] + legacy_ids)
     # Read after the states: a deletion committing in between (PostgreSQL) is seen here, or its
     # row was read and the update below finds it gone and reads the batch again.
@@ -293,42 +293,56 @@ def _not_tombstoned(
     session: Session, items: Sequence[IncomingItem], report: IngestReport
 ) -> list[IncomingItem]:
     """The items no operator deleted; the others are counted as ``tombstoned`` and neither
-    stored nor queued. One lookup for the batch (both identities of every item)."""
+    stored nor queued. One lookup for the batch (every identity of every item, the canonical
+    forms its URL had in earlier releases included)."""
     if not items:
         return []
-    hashes = [identity_hashes(item.canonical_url, item.canonical_key) for item in items]
+    hashes = [_identity_hashes(item) for item in items]
     found = tombstoned_hashes(
         session,
-        (by_url for by_url, _ in hashes if by_url is not None),
+        (h for by_url, _ in hashes for h in by_url),
         (by_external for _, by_external in hashes if by_external is not None),
     )
     if not found:
         return list(items)
     kept = []
     for item, (by_url, by_external) in zip(items, hashes, strict=True):
-        if by_url in found or by_external in found:
+        if not found.isdisjoint(by_url) or by_external in found:
             report.tombstoned += 1
         else:
             kept.append(item)
     return kept
 
 
+def _identity_hashes(item: IncomingItem) -> tuple[list[str], str | None]:
+    by_url, by_external = identity_hashes(item.canonical_url, item.canonical_key)
+    legacy = [url_hash(canonical) for canonical in item.legacy_canonical_urls]
+    return ([] if by_url is None else [by_url]) + legacy, by_external
+
+
 def _keep_legacy_ids(
     items: Sequence[IncomingItem], states: Mapping[str, repository.StoredState]
 ) -> list[IncomingItem]:
-    """An entry identified by its own id whose row was stored under its canonical URL (before
-    own ids took precedence) keeps that row's id, unless the row belongs to another entry
-    (another external id, or claimed by an earlier entry of this batch)."""
+    """An entry whose row was stored under one of its legacy keys (its canonical URL, before
+    entries were identified by their own id; its URL's canonical form before the text of paths
+    and queries was normalised to NFC) keeps that row's id. An entry identified by its own id
+    does not when the row belongs to another entry (another external id, or claimed by an
+    earlier entry of this batch)."""
     out: list[IncomingItem] = []
     claimed: dict[str, str | None] = {}
     for item in items:
-        key = item.legacy_key
-        if key is not None and item.content_id not in states:
-            legacy_id = content_id_for_key(key)
-            state = states.get(legacy_id)
-            owner = claimed.get(legacy_id, state.external_id if state else None)
-            if state is not None and owner in (None, item.external_id):
+        if item.content_id not in states:
+            by_id = item.canonical_key.startswith("ext:")
+            for key in item.legacy_keys:
+                legacy_id = content_id_for_key(key)
+                state = states.get(legacy_id)
+                if state is None:
+                    continue
+                owner = claimed.get(legacy_id, state.external_id)
+                if by_id and owner not in (None, item.external_id):
+                    continue
                 claimed[legacy_id] = item.external_id
                 item = item.rekeyed(key)
+                break
         out.append(item)
     return out

@@ -23,6 +23,7 @@ from herald.ingest.urls import (
     InvalidUrl,
     canonical_url,
     host_of,
+    legacy_canonical_urls,
     normalise_domain,
     registrable_domain,
 )
@@ -159,7 +160,9 @@ def add_source(
             details=[FieldIssue("url", f"at most {_URL_MAX} characters")],
         )
     interval = parse_interval(interval_seconds)
-    if repository.source_by_canonical_url(session, canonical) is not None:
+    # A feed added by an earlier release is stored under its canonical form of then.
+    forms = (canonical, *legacy_canonical_urls(url))
+    if repository.source_by_canonical_urls(session, forms) is not None:
         raise _already_a_source(canonical)
     now = clock.now()
     source = Source(
@@ -199,7 +202,8 @@ def find_source(session: Session, id_or_url: str) -> Source:
     source = repository.get_source(session, id_or_url.strip())
     if source is None:
         try:
-            source = repository.source_by_canonical_url(session, canonical_url(id_or_url))
+            forms = (canonical_url(id_or_url), *legacy_canonical_urls(id_or_url))
+            source = repository.source_by_canonical_urls(session, forms)
         except InvalidUrl:
             source = None
     if source is None:

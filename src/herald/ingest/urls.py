@@ -14,11 +14,20 @@ import ipaddress
 import posixpath
 import re
 import unicodedata
+from typing import Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from publicsuffixlist import PublicSuffixList
 
-__all__ = ["InvalidUrl", "canonical_url", "host_of", "normalise_domain", "registrable_domain"]
+__all__ = [
+    "InvalidUrl",
+    "canonical_url",
+    "host_of",
+    "legacy_canonical_urls",
+    "normalise_domain",
+    "pre_nfc_canonical_url",
+    "registrable_domain",
+]
 
 
 class InvalidUrl(ValueError):
@@ -90,16 +99,45 @@ _HOST_PREFIXES = ("www.", "amp.", "m.", "mobile.")
 _UNRESERVED = "-._~"
 
 
-@functools.lru_cache(maxsize=8192)  # validation and the model both ask for the same URL
+# How the text of a path or query is spelled in the canonical form: NFC. None: as given, the
+# form before text was normalised (identities derived from it then are still looked up).
+_Form = Literal["NFC", "NFD"] | None
+
+
 def canonical_url(url: str) -> str:
     """The identity form of an http(s) URL (raises :class:`InvalidUrl` for anything else).
 
     Rules: https for http; lower-case host without ``www.``/``m.``/``amp.`` and without a trailing
     dot; no default port, credentials or fragment; dot segments resolved, percent-escapes
-    normalised; AMP forms (``/amp/`` segments, ``.amp`` suffixes, ``?amp=1``, the Google AMP
-    cache) mapped to the article; tracking parameters (``utm_*``, ``fbclid``, ``gclid``, ...)
-    dropped and the rest sorted; no trailing slash except for the root.
+    normalised; the text of the path and query (letters written as UTF-8 percent-escapes or as
+    they are) in Unicode NFC, so ``café`` written with one code point or as ``e`` plus a
+    combining accent is one URL; AMP forms (``/amp/`` segments, ``.amp`` suffixes, ``?amp=1``,
+    the Google AMP cache) mapped to the article; tracking parameters (``utm_*``, ``fbclid``,
+    ``gclid``, ...) dropped and the rest sorted; no trailing slash except for the root.
     """
+    return _canonical(url, "NFC")
+
+
+def pre_nfc_canonical_url(url: str) -> str:
+    """The canonical form as it was before the text of paths and queries was normalised to NFC
+    (the text as given). Identities derived from it then, such as a podcast's id from its feed
+    URL, stay derived from it."""
+    return _canonical(url, None)
+
+
+def legacy_canonical_urls(url: str) -> tuple[str, ...]:
+    """The canonical forms that the URL, and the same URL with its text in NFD, had before the
+    text of paths and queries was normalised to NFC, where they differ from its canonical form
+    (most URLs have none). Items stored under them then are still found under them."""
+    if url.isascii() and "%" not in url:
+        return ()  # no text that normalisation could change
+    canonical = _canonical(url, "NFC")
+    forms = (_canonical(url, None), _canonical(url, "NFD"))
+    return tuple(form for form in dict.fromkeys(forms) if form != canonical)
+
+
+@functools.lru_cache(maxsize=16384)  # validation and the model both ask for the same URL
+def _canonical(url: str, form: _Form) -> str:
     raw = url.strip()
     try:
         parts = urlsplit(raw)
@@ -126,8 +164,8 @@ def canonical_url(url: str) -> str:
             path = match.group(2) or "/"
             port = None
 
-    path = _normalise_path(path)
-    query = _normalise_query(parts.query)
+    path = _normalise_path(path, form)
+    query = _normalise_query(parts.query, form)
     netloc = host
     if port is not None and port not in (80, 443):
         netloc = f"{host}:{port}"
@@ -154,10 +192,15 @@ def _normalise_host(hostname: str) -> str:
     return host
 
 
-def _normalise_path(path: str) -> str:
+_PATH_SAFE = "/:@!$&'()*+,;="
+
+
+def _normalise_path(path: str, form: _Form) -> str:
     if not path:
         return "/"
-    path = _normalise_escapes(path, safe="/:@!$&'()*+,;=")
+    path = _normalise_escapes(path, safe=_PATH_SAFE)
+    if form is not None:
+        path = _normalise_text(path, form, safe=_PATH_SAFE)
     trailing = path.endswith("/")
     path = posixpath.normpath(path)
     if path.startswith("//"):
@@ -173,11 +216,13 @@ def _normalise_path(path: str) -> str:
     return "/" + "/".join(segments)
 
 
-def _normalise_query(query: str) -> str:
+def _normalise_query(query: str, form: _Form) -> str:
     if not query:
         return ""
     kept: list[tuple[str, str]] = []
     for key, value in parse_qsl(query, keep_blank_values=True):
+        if form is not None:
+            key, value = unicodedata.normalize(form, key), unicodedata.normalize(form, value)
         lowered = key.lower()
         if lowered in _TRACKING_EXACT or lowered.startswith(_TRACKING_PREFIXES):
             continue
@@ -204,6 +249,81 @@ def _normalise_escapes(text: str, *, safe: str) -> str:
         return char if char in _UNRESERVED_CHARS else "%" + match.group(1).upper()
 
     return quote(_ESCAPE.sub(fix, text), safe=safe + _UNRESERVED + "%")
+
+
+_ESCAPES = re.compile(r"(?:%[0-9A-F]{2})+")
+
+
+def _normalise_text(text: str, form: Literal["NFC", "NFD"], *, safe: str) -> str:
+    """``text`` (escapes normalised by :func:`_normalise_escapes`) with the characters its
+    UTF-8 escapes spell, and the letters around them, in Unicode ``form``, escaped again.
+
+    Escapes of ASCII characters (``%2F``) and bytes that are no valid UTF-8 stay as they are,
+    and nothing composes across them; a character whose normal form is a reserved ASCII
+    character (U+037E is ``;``) becomes that character's escape, never the delimiter itself.
+    """
+    if "%" not in text:
+        return text  # ASCII only: nothing to normalise
+    pieces: list[str] = []  # text to normalise, and escapes kept as they are
+    kept: list[bool] = []
+    start = 0
+    for run in _ESCAPES.finditer(text):
+        pieces.append(text[start : run.start()])
+        kept.append(False)
+        for piece, is_kept in _decoded(bytes.fromhex(run.group().replace("%", "")), form):
+            pieces.append(piece)
+            kept.append(is_kept)
+        start = run.end()
+    pieces.append(text[start:])
+    kept.append(False)
+    out: list[str] = []
+    chunk: list[str] = []
+    for piece, is_kept in zip(pieces, kept, strict=True):
+        if is_kept:
+            out.append(_requoted(chunk, form, safe))
+            chunk = []
+            out.append(piece)
+        else:
+            chunk.append(piece)
+    out.append(_requoted(chunk, form, safe))
+    return "".join(out)
+
+
+def _requoted(chunk: list[str], form: Literal["NFC", "NFD"], safe: str) -> str:
+    return quote(unicodedata.normalize(form, "".join(chunk)), safe=safe + _UNRESERVED + "%")
+
+
+def _decoded(data: bytes, form: Literal["NFC", "NFD"]) -> list[tuple[str, bool]]:
+    """The escaped bytes ``data`` as (character, False) for each non-ASCII character they
+    spell in UTF-8, and (escape, True) for each byte kept escaped."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(data):
+        lead = data[i]
+        size = (
+            2
+            if 0xC2 <= lead <= 0xDF
+            else 3
+            if 0xE0 <= lead <= 0xEF
+            else 4
+            if 0xF0 <= lead <= 0xF4
+            else 0
+        )
+        char = None
+        if size:
+            with contextlib.suppress(UnicodeDecodeError):
+                char = data[i : i + size].decode("utf-8")
+        if char is None or len(char) != 1:
+            out.append((f"%{lead:02X}", True))
+            i += 1
+            continue
+        normal = unicodedata.normalize(form, char)
+        if len(normal) == 1 and normal.isascii() and normal not in _UNRESERVED_CHARS:
+            out.append((f"%{ord(normal):02X}", True))
+        else:
+            out.append((char, False))
+        i += size
+    return out
 
 
 def _is_ip(host: str) -> bool:

@@ -45,6 +45,7 @@ import onnx  # noqa: F401  (load order, see above)
 import onnxruntime  # noqa: F401
 from usearch.index import Index
 
+from herald.core.files import fsync_path
 from herald.search.documents import Vector
 
 DIMENSIONS = 384
@@ -387,7 +388,12 @@ class VectorIndex:
         meta = {"snapshot": name, "watermark": watermark, "count": count, "ndim": self.ndim}
         tmp = self.path / f"{_POINTER_FILE}.{uuid.uuid4().hex[:8]}.tmp"
         tmp.write_text(json.dumps(meta))
+        # On disk before the pointer names it: after a power loss the pointer names a whole
+        # snapshot, this one or the one before.
+        for written in (*sorted(snapshot.iterdir()), snapshot, tmp, self.path):
+            fsync_path(written)
         os.replace(tmp, self.path / _POINTER_FILE)
+        fsync_path(self.path)
         cutoff = time.time() - _KEEP_OLD_SNAPSHOTS_SECONDS
         for old in self.path.glob("snapshot-*"):
             # Older snapshots, left a minute for a process that is still opening one.

@@ -48,7 +48,13 @@ from herald.ingest.transcripts import (
     parse_transcript,
     transcript_kind,
 )
-from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
+from herald.ingest.urls import (
+    InvalidUrl,
+    canonical_url,
+    host_of,
+    pre_nfc_canonical_url,
+    registrable_domain,
+)
 
 __all__ = ["PODCAST_NAMESPACES", "parse_podcast_feed"]
 
@@ -286,10 +292,11 @@ def _owner(feed: Any) -> str | None:
 
 def _derived_podcast_id(origin: str, site: str, title: str | None) -> str:
     # The feed URL identifies a show best; a file on disk falls back to site link + title.
+    # Its canonical form from before text was normalised to NFC: the ids shows have had since.
     for url in (origin, site):
         if url.startswith(("http://", "https://")):
             try:
-                return stable_id("pod", canonical_url(url))
+                return stable_id("pod", pre_nfc_canonical_url(url))
             except InvalidUrl:
                 continue
     return stable_id("pod", f"{origin}\n{title or ''}")
