@@ -325,3 +325,65 @@ def test_a_feed_poll_stores_the_entries_around_an_over_long_guid(
     [error] = outcome.report.rejected
     assert error.reason == "external_id longer than 512 characters"
     assert stored(runtime, "external_id") == ["guid-1", "guid-3"]
+
+
+def test_a_duration_over_its_column_is_that_lines_error(
+    client: TestClient, admin_auth: dict[str, str], runtime: Runtime
+) -> None:
+    # The column holds a 32-bit integer: PostgreSQL failed the whole batch over a larger one,
+    # SQLite over one past 64 bits (a 500 either way).
+    most = 2**31 - 1
+    durations = [most, most + 1, 1e300, 2**64, 12.5]
+    summary = admin_post(
+        client, admin_auth, [episode(n, duration_seconds=d) for n, d in enumerate(durations)]
+    )
+    assert (summary["accepted"], summary["rejected"]) == (2, 3), summary
+    assert [e["line"] for e in summary["errors"]] == [2, 3, 4]
+    assert {e["reason"] for e in summary["errors"]} == {f"duration_seconds over {most} seconds"}
+    assert stored(runtime, "duration_seconds") == [12, most]
+
+
+def test_a_feed_episode_with_an_impossible_duration_is_stored_without_it(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    def entry(n: int, duration: str) -> str:
+        return (
+            f"<item><title>Episode {n}</title><link>https://pod.example.com/{n}</link>"
+            f"<guid>ep-{n}</guid><pubDate>Fri, 20 Nov 2026 10:00:00 GMT</pubDate>"
+            f"<enclosure url='https://pod.example.com/{n}.mp3' type='audio/mpeg' length='1'/>"
+            f"<itunes:duration>{duration}</itunes:duration>"
+            f"<podcast:transcript url='https://pod.example.com/{n}.txt' type='text/plain'/>"
+            "</item>"
+        )
+
+    feed = (
+        "<?xml version='1.0'?><rss version='2.0'"
+        " xmlns:itunes='http://www.itunes.com/dtds/podcast-1.0.dtd'"
+        " xmlns:podcast='https://podcastindex.org/namespace/1.0'><channel><title>Show</title>"
+        "<link>https://pod.example.com/</link>"
+        + entry(1, "1:00")
+        + entry(2, "99999999999")
+        + entry(3, "9" * 400)  # read as infinity
+        + entry(4, "PT99999999H")
+        + "</channel></rss>"
+    )
+    server.serve("http://feeds.test/show.xml", feed.encode(), content_type="application/rss+xml")
+    for n in range(1, 5):
+        server.serve(
+            f"https://pod.example.com/{n}.txt",
+            f"Host: Words of episode {n}.".encode(),
+            content_type="text/plain",
+        )
+    with runtime.sessions.write() as session:
+        source_id = add_source(
+            session,
+            url="http://feeds.test/show.xml",
+            media_type="podcast",
+            clock=runtime.clock,
+            interval_seconds=900,
+        ).id
+    outcome = poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    assert outcome.status == "stored"
+    assert outcome.report is not None
+    assert (outcome.report.accepted, outcome.report.rejected) == (4, [])
+    assert stored(runtime, "duration_seconds") == [60, None, None, None]

@@ -12,7 +12,9 @@ depth. NUL characters and invalid Unicode (a lone surrogate, ``"\\ud800"`` in JS
 ``invalid_request`` naming the field, so such text is never stored (PostgreSQL refuses NUL, and
 neither database can encode a lone surrogate: a stored one would break every later read). The
 one exception is the JSON Lines body of ``POST /v1/admin/content``: each line is checked by the
-ingestion rules, so a bad line is that line's error and the others are stored.
+ingestion rules, so a bad line is that line's error and the others are stored. A JSON body
+nesting arrays and objects more than ``MAX_JSON_DEPTH`` deep is a 400 too (parsing and
+validating it would recurse past the stack's limit).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 JSON_TYPES = frozenset({"application/json"})
 # Bulk ingestion also takes JSON Lines.
 NDJSON_PATHS = frozenset({"/v1/admin/content"})
+# Request bodies nest a few levels; deeper ones would exhaust the routes' recursive checks.
+MAX_JSON_DEPTH = 64
 NDJSON_TYPES = frozenset(
     {
         "application/x-ndjson",
@@ -240,6 +244,25 @@ def _unstorable_in_url(scope: Scope) -> Rejection | None:
     return None
 
 
+def _too_deep() -> Rejection:
+    message = f"the request body nests arrays and objects more than {MAX_JSON_DEPTH} deep"
+    return 400, "invalid_request", message, [FieldIssue("body", message)]
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in a parsed JSON value (iterative: any depth)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth + 1)
+            stack.extend(
+                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
+
+
 def _has_checked_json_body(scope: Scope) -> bool:
     if scope["method"] not in BODY_METHODS or scope["path"] in NDJSON_PATHS:
         return False
@@ -266,6 +289,10 @@ async def _unstorable_in_body(receive: Receive) -> tuple[Receive, Rejection | No
         parsed = json.loads(body) if body.strip() else None
     except ValueError:
         parsed = None  # not JSON: the route answers that
+    except RecursionError:
+        return _replaying(body, receive), _too_deep()
+    if _depth(parsed) > MAX_JSON_DEPTH:
+        return _replaying(body, receive), _too_deep()
     found = find_unstorable(parsed)
     if found is not None:
         field, problem = found

@@ -4,9 +4,10 @@ A deletion removes the item's row from ``content_items``; the database removes w
 (entities linked to it, its embedding, its fingerprint, its monitor results, its PostgreSQL
 search document) by foreign-key cascade. Before the rows go, the item is taken out of its story
 cluster (:mod:`herald.clusters.removal`) and out of stored webhook events
-(:mod:`herald.webhooks.redaction`). A trigger records each removed row in
-``content_removals`` with a new change sequence number, so the search index of every process
-drops it at its next catch-up, wherever the deletion ran.
+(:mod:`herald.webhooks.redaction`); after them, a candidate entity (a name linking discovered)
+that no remaining item links to is deleted too (:mod:`herald.entities.staging`). A trigger
+records each removed row in ``content_removals`` with a new change sequence number, so the
+search index of every process drops it at its next catch-up, wherever the deletion ran.
 
 Each batch is one transaction, and the deletion's record (:class:`ContentDeletion`: who, when,
 which selector, how many) is updated in the same transaction: a deletion interrupted between
@@ -36,6 +37,7 @@ from herald.core.clock import Clock, isoformat_z
 from herald.core.ids import new_id
 from herald.db.models.content import ContentDeletion, ContentItem
 from herald.db.session import SessionFactory
+from herald.entities.staging import drop_unnamed_candidates, linked_candidates
 from herald.webhooks.redaction import redact_items
 
 BATCH = 500  # items per transaction: short write locks on SQLite, bounded memory everywhere
@@ -216,11 +218,13 @@ def delete_items(
     redact_items(session, ids)  # stored webhook events keep no title or URL of them
     if tombstone is not None:
         tombstone_rows(session, ids, deletion_id=tombstone, now=now)
+    candidates = linked_candidates(session, ids)
     result = session.execute(
         delete(ContentItem)
         .where(ContentItem.id.in_(ids))
         .execution_options(synchronize_session=False)
     )
+    drop_unnamed_candidates(session, candidates)  # names found only in the deleted items
     return int(getattr(result, "rowcount", 0) or 0), (cleanup.changed, cleanup.removed)
 
 

@@ -9,3 +9,5 @@ SOURCE_DOMAIN_MAX = 253
 LANGUAGE_MAX = 12
 PODCAST_ID_MAX = 200
 EPISODE_ID_MAX = 200
+# Whole seconds, rounded; the column is a 32-bit integer (about 68 years).
+DURATION_SECONDS_MAX = 2**31 - 1

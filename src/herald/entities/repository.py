@@ -328,6 +328,11 @@ def redirects_of(session: Session, entity_ids: Iterable[str]) -> dict[str, str]:
     return found
 
 
+def all_entity_ids(session: Session) -> set[str]:
+    """The id of every stored entity."""
+    return set(session.scalars(select(Entity.id)))
+
+
 def redirected_ids(session: Session) -> list[str]:
     """The ids of every entity merged into another (they are no longer entities)."""
     return list(session.scalars(select(EntityRedirect.from_id)))

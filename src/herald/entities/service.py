@@ -223,6 +223,7 @@ class _SyncedView:
         self._signature: repository.Signature | None = None
         # Inside the last margin window: the ids seen at each timestamp.
         self._seen: dict[datetime, set[str]] = {}
+        self._known: set[str] = set()  # every id added: the rows deleted since are told apart
         self._lock = threading.Lock()
 
     def catch_up(self, session: Session) -> int:
@@ -231,7 +232,7 @@ class _SyncedView:
             if signature == self._signature:
                 return 0
             if self._signature is not None and signature[2:4] != self._signature[2:4]:
-                # Entities are deleted only by a merge, which leaves a redirect.
+                # A merge leaves a redirect (other deletions are found by the row count).
                 if self._remove is not None:
                     for entity_id in repository.redirected_ids(session):
                         self._remove(entity_id)
@@ -249,6 +250,9 @@ class _SyncedView:
             records = repository.entities_by_ids(session, wanted) if wanted else []
             for record in records:
                 self._add(record)
+            self._known.update(record.id for record in records)
+            if len(self._known) != signature[0]:
+                self._forget_deleted(session)
             for stamp in changed:
                 seen[stamp] = set()
             for eid, stamp in versions.items():
@@ -256,6 +260,16 @@ class _SyncedView:
             self._seen = seen
             self._signature = signature
             return len(records)
+
+    def _forget_deleted(self, session: Session) -> None:
+        """Remove the ids no longer stored (a merged entity, a candidate whose items were all
+        deleted): read only when the row count says some went."""
+        stored = repository.all_entity_ids(session)
+        gone = self._known - stored
+        if self._remove is not None:
+            for entity_id in gone:
+                self._remove(entity_id)
+        self._known -= gone
 
 
 class EntityStore:

@@ -212,6 +212,50 @@ def _describe(session: Session, entity_ids: Sequence[str]) -> list[Candidate]:
     return out
 
 
+def linked_candidates(session: Session, content_ids: Sequence[str]) -> list[str]:
+    """The candidates the items link to (before the items are deleted: see
+    :func:`drop_unnamed_candidates`)."""
+    return sorted(
+        set(
+            session.scalars(
+                select(ContentEntity.entity_id)
+                .join(Entity, Entity.id == ContentEntity.entity_id)
+                .where(ContentEntity.content_id.in_(list(content_ids)), Entity.status == CANDIDATE)
+            )
+        )
+    )
+
+
+def drop_unnamed_candidates(session: Session, entity_ids: Sequence[str]) -> list[str]:
+    """Delete those of the candidates no item links to any more (the items naming them were
+    deleted): a name found only in deleted items goes with them. Returns the ids deleted.
+
+    Each row is locked first and its links read after, so a link another transaction has just
+    written is seen; a row being linked right now (locked) is kept. Every process's entity
+    search drops a deleted row at its next catch-up."""
+    if not entity_ids:
+        return []
+    locked = list(
+        session.scalars(
+            select(Entity.id)
+            .where(Entity.id.in_(list(entity_ids)), Entity.status == CANDIDATE)
+            .order_by(Entity.id)
+            .with_for_update(skip_locked=True)
+        )
+    )
+    if not locked:
+        return []
+    named = set(
+        session.scalars(
+            select(ContentEntity.entity_id).where(ContentEntity.entity_id.in_(locked)).distinct()
+        )
+    )
+    unnamed = [eid for eid in locked if eid not in named]
+    if unnamed:
+        session.execute(delete(Entity).where(Entity.id.in_(unnamed)))
+    return unnamed
+
+
 def _staged(session: Session, entity_id: str) -> Entity:
     row = session.get(Entity, entity_id)
     if row is None:

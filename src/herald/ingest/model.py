@@ -9,6 +9,7 @@ filled later by enrichment and never invented at ingestion.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
@@ -16,6 +17,7 @@ from typing import Literal
 from herald.core.ids import stable_id
 from herald.core.storable import text_problem
 from herald.db.content_limits import (
+    DURATION_SECONDS_MAX,
     EPISODE_ID_MAX,
     EXTERNAL_ID_MAX,
     LANGUAGE_MAX,
@@ -276,7 +278,14 @@ def storage_problem(item: IncomingItem) -> tuple[str, str] | None:
         value = values[name]
         if value is not None and len(value) > limit:
             return name, f"{name} longer than {limit} characters"
+    if item.duration_seconds is not None and not storable_duration(item.duration_seconds):
+        return "duration_seconds", f"duration_seconds over {DURATION_SECONDS_MAX} seconds"
     return None
+
+
+def storable_duration(seconds: float) -> bool:
+    """Whether a duration in seconds fits its column once rounded to whole seconds."""
+    return math.isfinite(seconds) and round(seconds) <= DURATION_SECONDS_MAX
 
 
 def _strings_of(item: IncomingItem) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ import webvtt
 from lxml import etree
 
 from herald.ingest.cleaning import clean_text
-from herald.ingest.model import TranscriptSegment
+from herald.ingest.model import TranscriptSegment, storable_duration
 
 __all__ = [
     "ParsedTranscript",
@@ -355,7 +355,13 @@ _UNIT_DURATION = re.compile(
 
 def parse_duration(value: str | None) -> float | None:
     """``itunes:duration`` in its forms seen in the wild: ``3600``, ``61:05``, ``1:01:05``,
-    ``1:01:05.5``, ``PT1H1M5S``, ``1h 1m 5s``. ``None`` when absent or unreadable."""
+    ``1:01:05.5``, ``PT1H1M5S``, ``1h 1m 5s``. ``None`` when absent, unreadable, or over 2**31 - 1
+    seconds (about 68 years, more than its column holds: the episode is kept without it)."""
+    seconds = _duration_of(value)
+    return seconds if seconds is not None and storable_duration(seconds) else None
+
+
+def _duration_of(value: str | None) -> float | None:
     if value is None:
         return None
     text = value.strip()
