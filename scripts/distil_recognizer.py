@@ -29,7 +29,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recognizer_data import FINE_TYPES, examples, load_silver, read_conll, relabel, tag_names
+from recognizer_data import (
+    FINE_TYPES,
+    add_extra_argument,
+    examples,
+    load_silver,
+    tag_names,
+    training_documents,
+)
 from train_recognizer import BASE, Tagger, batches, evaluate, learn, optimiser_for, save, tensors
 
 
@@ -40,6 +47,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base", type=Path, default=BASE, help="the uncased encoder's folder")
     parser.add_argument("--silver", type=Path, required=True, help="the teacher's silver file")
+    add_extra_argument(parser)
     parser.add_argument("--layers", type=int, default=2, help="the student's encoder layers")
     parser.add_argument("--keep", type=str, default="", help="teacher layers kept, e.g. 0,2")
     parser.add_argument("--epochs", type=int, default=4)
@@ -67,9 +75,7 @@ def main() -> None:
     if teacher_meta["tags"] != tags or teacher_meta["casing"] != "input":
         raise SystemExit("the teacher must tag the fine kinds with casing read as input")
     silver = load_silver(args.silver)
-    train_docs, dev_docs = read_conll(args.data, "train"), read_conll(args.data, "dev")
-    relabel(train_docs, silver, "train")
-    relabel(dev_docs, silver, "dev")
+    train_docs, dev_docs = training_documents(args.data, silver, args.extra)
     dev = examples(dev_docs, tokenizer, tags, args.max_pieces)
 
     teacher = _loaded(args.base, args.teacher, len(tags), int(teacher_meta["layers"]))

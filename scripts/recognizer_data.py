@@ -15,6 +15,7 @@ The official test split (eng.testb) is never read: ``read_conll`` refuses any ot
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 from dataclasses import dataclass, field
@@ -46,19 +47,63 @@ def read_conll(folder: Path, split: str) -> list[Document]:
         raise SystemExit(
             f"split {split!r}: only {sorted(SPLITS)} may be read (the test split never)"
         )
+    return read_tagged(folder / SPLITS[split])
+
+
+# Other annotated English with a licence that allows training on it, in the CoNLL file format
+# (a word and its tag per line, a blank line between sentences, ``-DOCSTART-`` between
+# documents): each name's types mapped onto CoNLL's (a type missing here becomes no name).
+EXTRA_TYPES: dict[str, dict[str, str]] = {
+    # Wikipedia articles tagged with CoNLL-2003's types (Balasuriya et al. 2009; CC BY 4.0).
+    "wikigold": {t: t for t in TYPES},
+    # Social media posts (Derczynski et al., W-NUT 2017; CC BY 4.0).
+    "wnut17": {
+        "person": "PER",
+        "location": "LOC",
+        "corporation": "ORG",
+        "group": "ORG",
+        "creative-work": "MISC",
+        "product": "MISC",
+    },
+}
+
+
+def add_extra_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--extra",
+        action="append",
+        default=[],
+        help=f"NAME=PATH: more annotated training data, NAME one of {sorted(EXTRA_TYPES)}",
+    )
+
+
+def read_extra(spec: str) -> tuple[str, list[Document]]:
+    """``NAME=PATH`` of :data:`EXTRA_TYPES`: the dataset's name and its documents."""
+    name, _, path = spec.partition("=")
+    if name not in EXTRA_TYPES or not path:
+        raise SystemExit(f"--extra {spec!r}: NAME=PATH with NAME one of {sorted(EXTRA_TYPES)}")
+    return name, read_tagged(Path(path), EXTRA_TYPES[name])
+
+
+def read_tagged(path: Path, types: dict[str, str] | None = None) -> list[Document]:
+    """A file in the CoNLL format, IOB1 or BIO tags turned into BIO, with ``types`` mapping
+    each name's type onto CoNLL's. A file without ``-DOCSTART-`` lines (posts) holds one
+    document per sentence."""
+    lines = path.read_text("utf-8").splitlines()
+    per_sentence = not any(line.startswith("-DOCSTART-") for line in lines)
     docs: list[Document] = []
     words: list[str] = []
     tags: list[str] = []
 
     def close_sentence() -> None:
         if words:
-            if not docs:
-                docs.append(Document(0))
+            if not docs or per_sentence:
+                docs.append(Document(len(docs)))
             docs[-1].sentences.append(Sentence(list(words), _bio(tags)))
             words.clear()
             tags.clear()
 
-    for line in (folder / SPLITS[split]).read_text("utf-8").splitlines():
+    for line in lines:
         if line.startswith("-DOCSTART-"):
             close_sentence()
             docs.append(Document(len(docs)))
@@ -68,7 +113,11 @@ def read_conll(folder: Path, split: str) -> list[Document]:
             continue
         parts = line.split()
         words.append(parts[0])
-        tags.append(parts[-1])
+        tag = parts[-1]
+        if types is not None and tag != "O":
+            kind = types.get(tag[2:])
+            tag = f"{tag[:2]}{kind}" if kind else "O"
+        tags.append(tag)
     close_sentence()
     return [d for d in docs if d.sentences]
 
@@ -111,6 +160,20 @@ def relabel(docs: list[Document], silver: dict[str, str], split: str) -> None:
                     sentence.tags[start] = f"B-{fine}"
                     for i in range(start + 1, stop):
                         sentence.tags[i] = f"I-{fine}"
+
+
+def training_documents(
+    folder: Path, silver: dict[str, str], extra: list[str]
+) -> tuple[list[Document], list[Document]]:
+    """The training documents (CoNLL's train split, then each ``NAME=PATH`` of ``extra``) and
+    CoNLL's development documents, MISC names relabelled by the silver file."""
+    train, dev = read_conll(folder, "train"), read_conll(folder, "dev")
+    relabel(train, silver, "train")
+    relabel(dev, silver, "dev")
+    for name, docs in map(read_extra, extra):
+        relabel(docs, silver, name)
+        train += docs
+    return train, dev
 
 
 def tag_names(types: tuple[str, ...]) -> list[str]:

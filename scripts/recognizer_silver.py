@@ -3,9 +3,10 @@ group (NORP), an event or a product, the kinds Herald links that CoNLL folds int
 
     .venv/bin/python scripts/recognizer_silver.py --data DATA/conll2003 --out silver.json
 
-For every MISC span of the train and development splits, spaCy (the bundled small English
-pipeline) reads the sentence (its words joined by spaces); where spaCy found exactly that span
-with one of those labels, the span's key maps to the label. Everything else stays MISC.
+For every MISC span of the train and development splits and of the ``--extra`` training data,
+spaCy (the bundled small English pipeline) reads the sentence (its words joined by spaces);
+where spaCy found exactly that span with one of those labels, the span's key maps to the label.
+Everything else stays MISC.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recognizer_data import read_conll, spans
+from recognizer_data import add_extra_argument, read_conll, read_extra, spans
 
 FINE = {"NORP", "EVENT", "PRODUCT"}
 
@@ -27,6 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="the conll2003 folder")
     parser.add_argument("--out", type=Path, required=True)
+    add_extra_argument(parser)
     args = parser.parse_args()
     import spacy
 
@@ -34,8 +36,8 @@ def main() -> None:
 
     nlp = spacy.load(bundled_spacy_folder(), disable=["tagger", "parser", "lemmatizer"])
     silver: dict[str, str] = {}
-    for split in ("train", "dev"):
-        docs = read_conll(args.data, split)
+    sets = [(split, read_conll(args.data, split)) for split in ("train", "dev")]
+    for split, docs in [*sets, *map(read_extra, args.extra)]:
         keys, texts, offsets = [], [], []
         for doc in docs:
             for s_index, sentence in enumerate(doc.sentences):

@@ -32,12 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recognizer_data import (
     FINE_TYPES,
     TYPES,
+    add_extra_argument,
     examples,
     load_silver,
-    read_conll,
-    relabel,
     spans,
     tag_names,
+    training_documents,
 )
 
 from herald.enrich.ner_words import CASING_IDS
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base", type=Path, default=BASE, help="the uncased encoder's folder")
     parser.add_argument("--silver", type=Path, help="MISC relabelled NORP/EVENT/PRODUCT")
+    add_extra_argument(parser)
     parser.add_argument("--casing", choices=("input", "head", "none"), default="input")
     parser.add_argument("--layers", type=int, default=4, help="encoder layers kept (of 6)")
     parser.add_argument("--epochs", type=int, default=4)
@@ -72,9 +73,7 @@ def main() -> None:
     types = FINE_TYPES if args.silver else TYPES
     tags = tag_names(types)
     silver = load_silver(args.silver)
-    train_docs, dev_docs = read_conll(args.data, "train"), read_conll(args.data, "dev")
-    relabel(train_docs, silver, "train")
-    relabel(dev_docs, silver, "dev")
+    train_docs, dev_docs = training_documents(args.data, silver, args.extra)
     dev = examples(dev_docs, tokenizer, tags, args.max_pieces)
     model = Tagger(args.base, len(tags), args.casing, args.layers)
     steps = args.epochs * math.ceil(
@@ -263,6 +262,7 @@ def save(model: Any, args: argparse.Namespace, tags: list[str], figures: dict[st
         "max_pieces": args.max_pieces,
         "base_weights_sha256": base_weights,
         "trained_on": "CoNLL-2003 English train split"
+        + "".join(f" + {spec.partition('=')[0]}" for spec in args.extra)
         + (" + spaCy silver kinds for MISC" if args.silver else ""),
         "chosen_on": "CoNLL-2003 English development split (eng.testa)",
         "dev": figures,
