@@ -10,6 +10,8 @@ import subprocess
 from typing import Any
 
 import pytest
+from mcp import MCPError
+from mcp.types import INVALID_PARAMS
 
 from tests.mcp.conftest import TRANSPORTS, Connect, RunningServer
 from tests.mcp.test_mcp import failure
@@ -41,6 +43,15 @@ async def test_an_empty_or_huge_id_is_an_invalid_argument_not_an_internal_error(
         # a long id that still fits is an unknown one
         missing = await failure(client, "get_content", {"content_id": "cnt_" + "x" * 990})
         assert missing["error"] == "not_found"
+        # resources and prompts answer the protocol's invalid-params error, not a crash
+        for uri in ["herald://stories/", "herald://entities/"]:
+            with pytest.raises(MCPError, match="invalid_request") as raised:
+                await client.read_resource(uri)
+            assert raised.value.code == INVALID_PARAMS
+        for story_id in ["", "x" * 100_000]:
+            with pytest.raises(MCPError, match="invalid_request") as raised:
+                await client.get_prompt("story_briefing", {"story_id": story_id})
+            assert raised.value.code == INVALID_PARAMS
 
 
 def test_a_lone_surrogate_over_stdio_is_answered_not_dropped(server: RunningServer) -> None:

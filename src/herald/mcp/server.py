@@ -426,7 +426,7 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
         mime_type="application/json",
     )
     async def story_resource(story_id: str, ctx: Context[Any, Any]) -> str:
-        async with clients(ctx) as client, protocol_errors():
+        async with clients(ctx) as client, protocol_errors(story_id=story_id):
             return dumps(await story_detail(client, story_id, STORY_MEMBERS_DEFAULT))
 
     @server.resource(
@@ -436,7 +436,7 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
         mime_type="application/json",
     )
     async def entity_resource(entity_id: str, ctx: Context[Any, Any]) -> str:
-        async with clients(ctx) as client, protocol_errors():
+        async with clients(ctx) as client, protocol_errors(entity_id=entity_id):
             timeline = await client.entities.timeline(entity_id)
             urls = await lookup_urls(client, [t.id for t in timeline.timeline])
             items = [results.timeline_item(t, urls.get(t.id)) for t in timeline.timeline]
@@ -447,10 +447,11 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
         description="Brief on a story from its articles, citing each source by title and url.",
     )
     async def story_briefing(
-        story_id: Annotated[str, id_argument("The story's id (clu_...).")],
+        # checked by protocol_errors: the SDK reports a prompt's own argument errors as a crash
+        story_id: Annotated[str, Field(description="The story's id (clu_...).")],
         ctx: Context[Any, Any],
     ) -> str:
-        async with clients(ctx) as client, protocol_errors():
+        async with clients(ctx) as client, protocol_errors(story_id=story_id):
             detail = await story_detail(client, story_id, STORY_MEMBERS_DEFAULT)
         return (
             "Write a short briefing on this news story for a busy reader: what happened, who "
@@ -507,9 +508,15 @@ async def lookup_urls(
 
 
 @asynccontextmanager
-async def protocol_errors() -> AsyncIterator[None]:
+async def protocol_errors(**ids: str) -> AsyncIterator[None]:
     """Resources and prompts have no error result: an API error becomes the protocol's
-    invalid-params error, with the API's code and message in its data."""
+    invalid-params error, with the API's code and message in its data. So does an id (given by
+    name) that is empty or too long, as a tool's schema refuses it."""
+    for name, value in ids.items():
+        if not 1 <= len(value) <= ID_MAX_CHARS:
+            message = f"{name} must be 1 to {ID_MAX_CHARS} characters"
+            data = {"error": "invalid_request", "message": message}
+            raise MCPError(INVALID_PARAMS, f"invalid_request: {message}", data)
     try:
         yield
     except herald_client.APIStatusError as exc:
