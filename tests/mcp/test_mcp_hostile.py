@@ -1,5 +1,6 @@
 """Hostile tool arguments get an answer the model can act on: an id that is empty or too long
-for a URL, and (over stdio) a lone surrogate, which the SDK's parser refuses without answering."""
+for a URL, and (over stdio) a lone surrogate or deep nesting, which the SDK's parser refuses
+without answering."""
 
 from __future__ import annotations
 
@@ -54,7 +55,9 @@ async def test_an_empty_or_huge_id_is_an_invalid_argument_not_an_internal_error(
             assert raised.value.code == INVALID_PARAMS
 
 
-def test_a_lone_surrogate_over_stdio_is_answered_not_dropped(server: RunningServer) -> None:
+def test_a_lone_surrogate_or_deep_nesting_over_stdio_is_answered_not_dropped(
+    server: RunningServer,
+) -> None:
     env = {"HERALD_BASE_URL": server.base_url, "HERALD_API_KEY": server.acme_key}
     env["PATH"] = os.environ["PATH"]
     if "PYTHONPATH" in os.environ:
@@ -101,6 +104,16 @@ def test_a_lone_surrogate_over_stdio_is_answered_not_dropped(server: RunningServ
         refused = ask({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": uri})
         assert refused["id"] == 9
         assert refused["error"]["data"]["error"] == "invalid_request"
+        # nested deeper than the SDK's parser goes: answered too
+        deep: Any = "ent_x"
+        for _ in range(300):
+            deep = [deep]
+        params = {"name": "search_content", "arguments": {"query": "ecb", "entity_ids": deep}}
+        nested = ask({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": params})
+        assert nested["result"]["isError"] is True
+        assert json.loads(nested["result"]["content"][0]["text"])["error"] == "invalid_request"
+        # lines no JSON parser reads have no id to answer; the server reads on
+        process.stdin.write(b"{not json\n" + b"[" * 100_000 + b"\n")
         # and the server still answers ordinary calls
         found = ask(
             {

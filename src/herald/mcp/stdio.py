@@ -1,9 +1,10 @@
 """``herald mcp``: the tools over stdio, calling a Herald API over HTTP with one key.
 
 A request line whose JSON holds a lone surrogate (``"\\ud800"``, which a JavaScript client
-writes for a broken string) is valid JSON, but the SDK's parser refuses it and drops the line
-without an answer, so the agent would wait for one forever. Such a request is answered here as
-the HTTP transport's API would refuse it: ``invalid_request`` naming the argument.
+writes for a broken string) or is nested deeper than the SDK's parser goes is valid JSON, but
+that parser refuses it and drops the line without an answer, so the agent would wait for one
+forever. Such a request is answered here as the HTTP transport's API would refuse it:
+``invalid_request``, naming the argument where one is at fault.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def answer_unreadable(item: SessionMessage | Exception) -> SessionMessage | None
     raw = errors[0].get("input")
     try:
         message = json.loads(raw) if isinstance(raw, str | bytes) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON at all: there is no id to answer
         return None
     if not isinstance(message, dict) or not isinstance(message.get("method"), str):
         return None
@@ -81,18 +82,18 @@ def answer_unreadable(item: SessionMessage | Exception) -> SessionMessage | None
     if isinstance(request_id, bool) or not isinstance(request_id, str | int):
         return None
     found = find_unstorable(message.get("params"))
-    if found is None:
-        return None
-    where, problem = found
-    if message["method"] == "tools/call" and where.startswith("arguments."):
-        field = where.removeprefix("arguments.")
-        details = [{"field": field, "message": problem}]
-        result = tool_error("invalid_request", f"{field} {problem}", details)
+    if message["method"] == "tools/call":
+        if found is not None and found[0].startswith("arguments."):
+            field, problem = found[0].removeprefix("arguments."), found[1]
+            details = [{"field": field, "message": problem}]
+            result = tool_error("invalid_request", f"{field} {problem}", details)
+        else:
+            result = tool_error(
+                "invalid_request", f"the request cannot be read: {errors[0]['msg']}"
+            )
         body = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=body))
-    error = ErrorData(
-        code=INVALID_PARAMS,
-        message=f"params.{where} {problem}",
-        data={"error": "invalid_request", "message": f"params.{where} {problem}"},
-    )
+    text = f"params.{found[0]} {found[1]}" if found else f"cannot be read: {errors[0]['msg']}"
+    data = {"error": "invalid_request", "message": text}
+    error = ErrorData(code=INVALID_PARAMS, message=f"invalid_request: {text}", data=data)
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
