@@ -82,7 +82,16 @@ EntityIds = Annotated[
 ]
 SearchLimit = Annotated[int | None, Field(description="How many results, 1-100 (default 10).")]
 Offset = Annotated[int | None, Field(description="Items to skip: a previous next_offset.")]
-MonitorId = Annotated[str, Field(description="The monitor's id (mon_...).")]
+# An id is 1-1000 characters: an empty one names no resource, and a longer one no longer fits
+# in a request's URL; either is an invalid argument, not a failed call.
+ID_MAX_CHARS = 1000
+
+
+def id_argument(description: str) -> Any:
+    return Field(description=description, min_length=1, max_length=ID_MAX_CHARS)
+
+
+MonitorId = Annotated[str, id_argument("The monitor's id (mon_...).")]
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
@@ -149,7 +158,7 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
     @server.tool(annotations=READ_ONLY)
     async def get_content(
         ctx: Context[Any, Any],
-        content_id: Annotated[str, Field(description="The item's id (cnt_...).")],
+        content_id: Annotated[str, id_argument("The item's id (cnt_...).")],
     ) -> CallToolResult:
         """One content item in detail: url, authors, summary, key points, linked entities (ids
         for entity_timeline), its story id (for get_story) and podcast segments. Never the full
@@ -190,7 +199,7 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
     @server.tool(annotations=READ_ONLY)
     async def entity_timeline(
         ctx: Context[Any, Any],
-        entity_id: Annotated[str, Field(description="The entity's id (ent_...).")],
+        entity_id: Annotated[str, id_argument("The entity's id (ent_...).")],
         start_date: StartDate = None,
         end_date: EndDate = None,
         media_types: MediaTypes = None,
@@ -250,7 +259,7 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
     @server.tool(annotations=READ_ONLY)
     async def get_story(
         ctx: Context[Any, Any],
-        story_id: Annotated[str, Field(description="The story's id (clu_...).")],
+        story_id: Annotated[str, id_argument("The story's id (clu_...).")],
         member_limit: Annotated[
             int,
             Field(ge=1, le=500, description="How many of its articles to list, newest first."),
@@ -417,7 +426,7 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
         mime_type="application/json",
     )
     async def story_resource(story_id: str, ctx: Context[Any, Any]) -> str:
-        async with clients(ctx) as client, protocol_errors():
+        async with clients(ctx) as client, protocol_errors(story_id=story_id):
             return dumps(await story_detail(client, story_id, STORY_MEMBERS_DEFAULT))
 
     @server.resource(
@@ -427,7 +436,7 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
         mime_type="application/json",
     )
     async def entity_resource(entity_id: str, ctx: Context[Any, Any]) -> str:
-        async with clients(ctx) as client, protocol_errors():
+        async with clients(ctx) as client, protocol_errors(entity_id=entity_id):
             timeline = await client.entities.timeline(entity_id)
             urls = await lookup_urls(client, [t.id for t in timeline.timeline])
             items = [results.timeline_item(t, urls.get(t.id)) for t in timeline.timeline]
@@ -438,10 +447,11 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
         description="Brief on a story from its articles, citing each source by title and url.",
     )
     async def story_briefing(
+        # checked by protocol_errors: the SDK reports a prompt's own argument errors as a crash
         story_id: Annotated[str, Field(description="The story's id (clu_...).")],
         ctx: Context[Any, Any],
     ) -> str:
-        async with clients(ctx) as client, protocol_errors():
+        async with clients(ctx) as client, protocol_errors(story_id=story_id):
             detail = await story_detail(client, story_id, STORY_MEMBERS_DEFAULT)
         return (
             "Write a short briefing on this news story for a busy reader: what happened, who "
@@ -498,9 +508,15 @@ async def lookup_urls(
 
 
 @asynccontextmanager
-async def protocol_errors() -> AsyncIterator[None]:
+async def protocol_errors(**ids: str) -> AsyncIterator[None]:
     """Resources and prompts have no error result: an API error becomes the protocol's
-    invalid-params error, with the API's code and message in its data."""
+    invalid-params error, with the API's code and message in its data. So does an id (given by
+    name) that is empty or too long, as a tool's schema refuses it."""
+    for name, value in ids.items():
+        if not 1 <= len(value) <= ID_MAX_CHARS:
+            message = f"{name} must be 1 to {ID_MAX_CHARS} characters"
+            data = {"error": "invalid_request", "message": message}
+            raise MCPError(INVALID_PARAMS, f"invalid_request: {message}", data)
     try:
         yield
     except herald_client.APIStatusError as exc:

@@ -206,6 +206,9 @@ def complete_runs(
             (item for item in found if (run.monitor_id, item.id) not in stored_before),
             key=lambda item: (-per_run[item.id], item.id),
         )
+        # Stored now: a later job of the batch finding it too (an item re-dated between the two
+        # searches) counts and announces it as a repeat, as it would in a transaction of its own.
+        stored_before.update((run.monitor_id, item.id) for item in new)
         captured.append((run, len(found), new))
         rows.extend(
             {
