@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/recognizer_compare.py --data DATA --model CANDIDATE_DIR
         [--against src/herald/data/models/recognizer]
+    .venv/bin/python bench/recognizer_compare.py --data DATA --save FILE.npz
+    .venv/bin/python bench/recognizer_compare.py --data DATA --saved CANDIDATE.npz AGAINST.npz
 
 Each folder holds a recogniser as Herald ships it (``recognizer.safetensors``,
 ``recognizer.json``, ``activation_ranges.json``; the int8 graph is built from them). Both read
@@ -12,6 +14,10 @@ linker, per class of article (general news, sports, all), and ECB+ document leve
 linker. Every figure has its 95% bootstrap interval over articles, and each difference
 (candidate - against) its paired interval (``bench/bootstrap.py``): a difference inside it is no
 change. Test splits are never read.
+
+A recogniser and the linker's models trained on its output go together: to compare two such
+whole configurations, run ``--save`` in each checkout (its bundled recogniser with its own
+linker) and ``--saved`` on the two files.
 """
 
 from __future__ import annotations
@@ -74,33 +80,70 @@ def ecbplus_counts(folder: Path, data: Path) -> Counts:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     add_data_argument(parser, "conll2003", "ecbplus")
-    parser.add_argument("--model", type=Path, required=True, help="the candidate's folder")
+    parser.add_argument("--model", type=Path, help="the candidate's folder")
     parser.add_argument("--against", type=Path, default=bundled_recognizer_folder())
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help="write the counts of --against with this checkout's linker (.npz), compare none",
+    )
+    parser.add_argument(
+        "--saved",
+        type=Path,
+        nargs=2,
+        metavar=("CANDIDATE", "AGAINST"),
+        help="compare two files written by --save (two checkouts: recogniser and linker)",
+    )
     args = parser.parse_args(argv)
     documents = read_split(args.data / "conll2003", "dev")
+    if args.save is not None:
+        counts = conll_counts(args.against, documents)
+        counts["ecbplus"] = ecbplus_counts(args.against, args.data / "ecbplus")
+        np.savez(args.save, **counts)
+        return 0
+    if args.saved is not None:
+        candidate, against = (dict(np.load(path)) for path in args.saved)
+        names = [str(path) for path in args.saved]
+    elif args.model is not None:
+        candidate = conll_counts(args.model, documents)
+        against = conll_counts(args.against, documents)
+        candidate["ecbplus"] = ecbplus_counts(args.model, args.data / "ecbplus")
+        against["ecbplus"] = ecbplus_counts(args.against, args.data / "ecbplus")
+        names = [str(args.model), str(args.against)]
+    else:
+        parser.error("give --model, --save or --saved")
+    report(documents, candidate, against, names)
+    return 0
+
+
+def report(
+    documents: list[Document],
+    candidate: dict[str, Counts],
+    against: dict[str, Counts],
+    names: list[str],
+) -> None:
+    """Both sides' tables and their paired differences, per class of article, then ECB+."""
     kinds = {"mention level": MENTION_TYPES}
     classes = {
         "general": np.array([d.kind == "general" for d in documents]),
         "sports": np.array([d.kind == "sports" for d in documents]),
         "all": np.ones(len(documents), dtype=bool),
     }
-    candidate = conll_counts(args.model, documents)
-    against = conll_counts(args.against, documents)
-    print(f"CoNLL-2003 dev: {args.model} (candidate) - {args.against}, paired over articles")
+    print(f"CoNLL-2003 dev: {names[0]} (candidate) - {names[1]}, paired over articles")
     for cls, keep in classes.items():
         print(f"\n  == {cls} ({int(keep.sum())} articles) ==")
         for name, counts in candidate.items():
+            if name == "ecbplus":
+                continue
             scored = kinds.get(name, DOCUMENT_KINDS)
             table(f"{name}, candidate", counts[keep], scored)
             table(f"{name}, against", against[name][keep], scored)
             difference(f"{name}, candidate - against", counts[keep], against[name][keep], scored)
-    ecb_candidate = ecbplus_counts(args.model, args.data / "ecbplus")
-    ecb_against = ecbplus_counts(args.against, args.data / "ecbplus")
     print("\nECB+ train and dev topics, document level with the linker")
-    table("candidate", ecb_candidate, KINDS)
-    table("against", ecb_against, KINDS)
-    difference("candidate - against", ecb_candidate, ecb_against, KINDS)
-    return 0
+    table("candidate", candidate["ecbplus"], KINDS)
+    table("against", against["ecbplus"], KINDS)
+    difference("candidate - against", candidate["ecbplus"], against["ecbplus"], KINDS)
 
 
 if __name__ == "__main__":
