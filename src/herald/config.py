@@ -103,6 +103,16 @@ class Settings(StorageSettings):
             "everything. A source's own `retention_days` overrides it."
         ),
     )
+    history_days: int = Field(
+        default=90,
+        ge=0,
+        le=36_500,
+        description=(
+            "Delete finished records older than this many days (a daily job): monitor runs, "
+            "webhook deliveries with their attempts and events, jobs that failed for good; "
+            "0 keeps them forever."
+        ),
+    )
     max_queued_backfill_dates: int = Field(
         default=5000,
         ge=0,

@@ -1,8 +1,9 @@
 """Engines for the two supported backends.
 
-SQLite: WAL, foreign keys on, a generous busy timeout, and explicit transactions: read units of
-work begin DEFERRED, write units of work begin IMMEDIATE, so two writers queue on the lock instead
-of failing on a lock upgrade. PostgreSQL: psycopg 3 with a bounded pool.
+SQLite: WAL (its file cut back to 64 MiB after a burst), foreign keys on, a generous busy
+timeout, and explicit transactions: read units of work begin DEFERRED, write units of work begin
+IMMEDIATE, so two writers queue on the lock instead of failing on a lock upgrade.
+PostgreSQL: psycopg 3 with a bounded pool.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# The write-ahead log is reused from its start after each checkpoint, never shrunk: without a
+# limit, one large transaction (a rebuild, a big import, a VACUUM) leaves the file at that size
+# for good. With it, the file is cut back to this size once the log starts over.
+SQLITE_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024
 WRITE_OPTION = "herald_write"
 
 
@@ -61,6 +66,7 @@ def _sqlite_engine(url: str, *, echo: bool) -> Engine:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA cache_size=-65536")
         cursor.execute("PRAGMA temp_store=MEMORY")
+        cursor.execute(f"PRAGMA journal_size_limit={SQLITE_WAL_SIZE_LIMIT_BYTES}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

@@ -24,6 +24,7 @@ HANDLER_MODULES: tuple[str, ...] = (
     "herald.content.tasks",
     "herald.enrich.tasks",
     "herald.ingest.tasks",
+    "herald.jobs.history",
     "herald.monitors.tasks",
     "herald.search.tasks",
     "herald.webhooks.tasks",

@@ -1,0 +1,219 @@
+"""The daily history job: finished records older than ``HERALD_HISTORY_DAYS`` are deleted.
+
+What it removes, oldest first and in batches of :data:`BATCH` rows per transaction:
+
+- monitor runs: finished parent runs (scheduled, run-now, backfill) created before the cut-off,
+  with their dated jobs (a foreign-key cascade); a run with a dated job still queued or running
+  stays. The per-date ledger, which names the latest run of each date, stays too;
+- webhook deliveries that succeeded or failed for good, created and last attempted before the
+  cut-off, with their attempt records (a cascade), then the events no delivery refers to any more;
+- jobs that failed for good before the cut-off.
+
+Every scheduler looks each hour; the job's unique key is the UTC day, as for content retention
+(:mod:`herald.content.tasks`). Deleting is idempotent, so a repeated pass deletes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Select, and_, delete, exists, or_, select
+from sqlalchemy.orm import InstrumentedAttribute, aliased
+
+from herald.db.models.job import Job
+from herald.db.models.monitor import Monitor, MonitorRun
+from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
+from herald.db.models.workspace import Team
+from herald.jobs.queue import enqueue
+from herald.jobs.registry import RetryPolicy, job_handler, periodic
+
+if TYPE_CHECKING:
+    from herald.db.session import SessionFactory
+    from herald.jobs.queue import ClaimedJob
+    from herald.jobs.worker import JobContext
+    from herald.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+HISTORY_JOB = "history.prune"
+CHECK_SECONDS = 3600.0
+BATCH = 1000
+_FINISHED_RUN = ("succeeded", "failed")
+_FINISHED_DELIVERY = ("succeeded", "failed")
+
+
+@dataclass(frozen=True, slots=True)
+class Pruned:
+    monitor_runs: int = 0  # parent runs (their dated jobs went with them)
+    webhook_deliveries: int = 0  # their attempts went with them
+    webhook_events: int = 0
+    jobs: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.monitor_runs + self.webhook_deliveries + self.webhook_events + self.jobs
+
+
+@periodic("history.schedule_prune", interval_seconds=CHECK_SECONDS)
+def schedule_prune(runtime: Runtime) -> bool:
+    """Queue today's history job unless it is queued or running, or history is kept forever."""
+    if not runtime.settings.history_days:
+        return False
+    key = f"history:{runtime.clock.now().date().isoformat()}"
+    with runtime.sessions.write() as session:
+        if session.scalar(select(Job.id).where(Job.unique_key == key).limit(1)) is not None:
+            return False
+        return enqueue(session, HISTORY_JOB, {}, clock=runtime.clock, unique_key=key) is not None
+
+
+@job_handler(HISTORY_JOB, retry=RetryPolicy(max_attempts=3, delays=(300.0, 1800.0)))
+def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
+    del jobs
+    runtime = ctx.runtime
+    days = runtime.settings.history_days
+    if not days:
+        return
+    pruned = prune_history(runtime.sessions, before=runtime.clock.now() - timedelta(days=days))
+    if pruned.total:
+        log.info(
+            "pruned history",
+            extra={
+                "monitor_runs": pruned.monitor_runs,
+                "webhook_deliveries": pruned.webhook_deliveries,
+                "webhook_events": pruned.webhook_events,
+                "jobs": pruned.jobs,
+            },
+        )
+
+
+def prune_history(sessions: SessionFactory, *, before: datetime) -> Pruned:
+    """Delete the finished records older than ``before``, one batch per transaction."""
+    return Pruned(
+        monitor_runs=_prune_monitor_runs(sessions, before),
+        webhook_deliveries=_prune_deliveries(sessions, before),
+        webhook_events=_prune_events(sessions, before),
+        jobs=_prune_failed_jobs(sessions, before),
+    )
+
+
+def _delete_until_done(
+    sessions: SessionFactory, pick: Select[Any], column: InstrumentedAttribute[Any]
+) -> int:
+    """Delete the rows whose ``column`` ``pick`` (at most BATCH) selects, until it selects fewer."""
+    deleted = 0
+    while True:
+        with sessions.write() as session:
+            ids = list(session.scalars(pick))
+            if ids:
+                session.execute(
+                    delete(column.class_)
+                    .where(column.in_(ids))
+                    .execution_options(synchronize_session=False)
+                )
+        deleted += len(ids)
+        if len(ids) < BATCH:
+            return deleted
+
+
+def _prune_monitor_runs(sessions: SessionFactory, before: datetime) -> int:
+    """Per monitor, so each batch is one range of ``ix_monitor_runs_monitor_created``."""
+    with sessions.read() as session:
+        monitor_ids = list(session.scalars(select(Monitor.id)))
+    child = aliased(MonitorRun)
+    deleted = 0
+    for monitor_id in monitor_ids:
+        in_flight = exists().where(
+            child.parent_run_id == MonitorRun.id, child.status.in_(("queued", "running"))
+        )
+        pick = (
+            select(MonitorRun.id)
+            .where(
+                MonitorRun.monitor_id == monitor_id,
+                MonitorRun.created_at < before,
+                MonitorRun.kind != "dated",
+                MonitorRun.status.in_(_FINISHED_RUN),
+                ~in_flight,
+            )
+            .order_by(MonitorRun.created_at)
+            .limit(BATCH)
+        )
+        deleted += _delete_until_done(sessions, pick, MonitorRun.id)
+    return deleted
+
+
+def _prune_deliveries(sessions: SessionFactory, before: datetime) -> int:
+    """Walk the deliveries by id (their creation order) from the oldest; stop at the cut-off.
+
+    Only the primary key is read, so a pass costs what it deletes, however long the table."""
+    deleted = 0
+    after = 0
+    while True:
+        with sessions.write() as session:
+            rows = session.execute(
+                select(
+                    WebhookDelivery.id,
+                    WebhookDelivery.created_at,
+                    WebhookDelivery.status,
+                    WebhookDelivery.last_attempt_at,
+                )
+                .where(WebhookDelivery.id > after)
+                .order_by(WebhookDelivery.id)
+                .limit(BATCH)
+            ).all()
+            if not rows:
+                return deleted
+            after = rows[-1].id
+            reached_cutoff = any(r.created_at >= before for r in rows)
+            old = [
+                r.id
+                for r in rows
+                if r.created_at < before
+                and r.status in _FINISHED_DELIVERY
+                and (r.last_attempt_at is None or r.last_attempt_at < before)
+            ]
+            if old:
+                session.execute(
+                    delete(WebhookDelivery)
+                    .where(WebhookDelivery.id.in_(old))
+                    .execution_options(synchronize_session=False)
+                )
+        deleted += len(old)
+        if reached_cutoff or len(rows) < BATCH:
+            return deleted
+
+
+def _prune_events(sessions: SessionFactory, before: datetime) -> int:
+    """Events older than the cut-off that no delivery refers to, per workspace (one range of
+    ``ix_webhook_events_team_created`` each)."""
+    with sessions.read() as session:
+        team_ids = list(session.scalars(select(Team.id)))
+    deleted = 0
+    for team_id in team_ids:
+        referred = exists().where(WebhookDelivery.event_id == WebhookEvent.id)
+        pick = (
+            select(WebhookEvent.id)
+            .where(
+                and_(WebhookEvent.team_id == team_id, WebhookEvent.created_at < before),
+                ~referred,
+            )
+            .limit(BATCH)
+        )
+        deleted += _delete_until_done(sessions, pick, WebhookEvent.id)
+    return deleted
+
+
+def _prune_failed_jobs(sessions: SessionFactory, before: datetime) -> int:
+    pick = (
+        select(Job.id)
+        .where(
+            Job.status == "failed",
+            or_(Job.finished_at < before, and_(Job.finished_at.is_(None), Job.updated_at < before)),
+        )
+        .order_by(Job.id)
+        .limit(BATCH)
+    )
+    return _delete_until_done(sessions, pick, Job.id)
