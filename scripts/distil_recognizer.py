@@ -160,8 +160,10 @@ def _loaded(base: Path, folder: Path, n_tags: int, layers: int) -> Any:
 def _note_distillation(args: argparse.Namespace, keep: list[int]) -> None:
     path = args.out / "recognizer.json"
     meta = json.loads(path.read_text("utf-8"))
+    teacher = json.loads((args.teacher / "recognizer.json").read_text("utf-8"))
     meta["trained_on"] += (
-        f"; distilled from the {args.teacher.name} recogniser (its layers {keep} kept)"
+        f"; distilled from a {teacher['layers']}-layer recogniser trained on the same data"
+        f" (its layers {keep} kept)"
     )
     meta["settings"].update(
         {"temperature": args.temperature, "soft": args.soft, "hidden": args.hidden, "keep": keep}

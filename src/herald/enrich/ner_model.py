@@ -1,12 +1,12 @@
 """Herald's own named-entity recogniser on ONNX Runtime: no torch, no spaCy.
 
-A 4-layer BERT encoder fine-tuned on annotated news (CoNLL-2003 English train split; the model's
-README in ``herald/data/models/recognizer`` gives its data, licence and scores) tags each word
-``O`` or ``B-``/``I-`` of a kind: person, organisation, place, nationality or group, event,
-product, or another name (not linked). It shares the embedding model's uncased word pieces and
-their embedding table; capitals reach it as a casing feature per word
-(:mod:`herald.enrich.ner_words`), which is also how headlines in title case or all capitals
-are read without being taken for names throughout.
+A 3-layer BERT encoder fine-tuned on annotated news and Wikipedia articles (CoNLL-2003 English
+train split, wikigold; the model's README in ``herald/data/models/recognizer`` gives its data,
+licence and scores) tags each word ``O`` or ``B-``/``I-`` of a kind: person, organisation,
+place, nationality or group, event, product, or another name (not linked). It shares the
+embedding model's uncased word pieces and their embedding table; capitals reach it as a casing
+feature per word (:mod:`herald.enrich.ner_words`), which is also how headlines in title case or
+all capitals are read without being taken for names throughout.
 
 The graph is assembled from the shipped weights (float16) plus the embedding model's word table
 and, by default, quantised to int8 with fixed activation scales (recorded ranges shipped beside
