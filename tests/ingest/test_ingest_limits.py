@@ -21,7 +21,7 @@ from herald.config import Settings
 from herald.db.models.content import ContentItem
 from herald.db.models.ingest import Source
 from herald.ingest.model import IncomingItem, SourceRef
-from herald.ingest.polling import poll_source
+from herald.ingest.polling import PollOutcome, poll_source
 from herald.ingest.service import store_items
 from herald.ingest.source_records import add_source
 from herald.runtime import Runtime
@@ -310,21 +310,29 @@ def test_a_feed_poll_stores_the_entries_around_an_over_long_guid(
         + entry(3, "guid-3")
         + "</channel></rss>"
     )
-    server.serve("http://feeds.test/long.xml", feed.encode(), content_type="application/rss+xml")
-    with runtime.sessions.write() as session:
-        source_id = add_source(
-            session,
-            url="http://feeds.test/long.xml",
-            media_type="news",
-            clock=runtime.clock,
-            interval_seconds=900,
-        ).id
-    outcome = poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    outcome = polled(runtime, server, internet, "http://feeds.test/long.xml", feed, "news")
     assert outcome.report is not None
     assert outcome.report.accepted == 2
     [error] = outcome.report.rejected
     assert error.reason == "external_id longer than 512 characters"
     assert stored(runtime, "external_id") == ["guid-1", "guid-3"]
+
+
+def polled(
+    runtime: Runtime,
+    server: LoopbackServer,
+    internet: LoopbackInternet,
+    url: str,
+    feed: str,
+    media_type: str,
+) -> PollOutcome:
+    """``feed`` served at ``url``, added as a source and polled once."""
+    server.serve(url, feed.encode(), content_type="application/rss+xml")
+    with runtime.sessions.write() as session:
+        source_id = add_source(
+            session, url=url, media_type=media_type, clock=runtime.clock, interval_seconds=900
+        ).id
+    return poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
 
 
 def test_a_duration_over_its_column_is_that_lines_error(
@@ -367,22 +375,13 @@ def test_a_feed_episode_with_an_impossible_duration_is_stored_without_it(
         + entry(4, "PT99999999H")
         + "</channel></rss>"
     )
-    server.serve("http://feeds.test/show.xml", feed.encode(), content_type="application/rss+xml")
     for n in range(1, 5):
         server.serve(
             f"https://pod.example.com/{n}.txt",
             f"Host: Words of episode {n}.".encode(),
             content_type="text/plain",
         )
-    with runtime.sessions.write() as session:
-        source_id = add_source(
-            session,
-            url="http://feeds.test/show.xml",
-            media_type="podcast",
-            clock=runtime.clock,
-            interval_seconds=900,
-        ).id
-    outcome = poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    outcome = polled(runtime, server, internet, "http://feeds.test/show.xml", feed, "podcast")
     assert outcome.status == "stored"
     assert outcome.report is not None
     assert (outcome.report.accepted, outcome.report.rejected) == (4, [])

@@ -6,7 +6,6 @@ Both databases; feeds served by a real loopback HTTP server."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import orjson
@@ -14,12 +13,10 @@ import pytest
 from sqlalchemy import func, select, update
 
 from herald.content.deletion import ContentSelector, delete_content
-from herald.core.clock import SystemClock
 from herald.core.ids import stable_id
 from herald.db.models.content import ContentItem, ContentTombstone
 from herald.db.models.ingest import Source
 from herald.errors import InvalidRequest
-from herald.ingest.fetch import FetchPolicy, HttpFetcher
 from herald.ingest.model import IncomingItem, SourceRef, content_id_for_key, content_ids_of
 from herald.ingest.pipeline import ingest_outcomes, parse_document
 from herald.ingest.polling import poll_source
@@ -43,15 +40,11 @@ PUBLISHED = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def feeds() -> Iterator[tuple[LoopbackServer, LoopbackInternet]]:
-    srv = LoopbackServer()
-    try:
-        with HttpFetcher(
-            clock=SystemClock(), policy=FetchPolicy(host_interval_seconds=0)
-        ) as fetcher:
-            yield srv, LoopbackInternet(srv, fetcher)
-    finally:
-        srv.close()
+def feeds(
+    server: LoopbackServer, internet: LoopbackInternet
+) -> tuple[LoopbackServer, LoopbackInternet]:
+    """The loopback server and the internet it serves (the ingest tests' own fixtures)."""
+    return server, internet
 
 
 def _rss(link: str, title: str, guid: str | None = None, body: str = BODY) -> str:

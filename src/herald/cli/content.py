@@ -21,12 +21,7 @@ from herald.content.purge import PurgeReport, purge_files
 from herald.content.retention import apply_retention
 from herald.content.tombstones import count_tombstones, lift_tombstones, tombstones_of
 from herald.core.clock import isoformat_z
-from herald.ingest.urls import (
-    InvalidUrl,
-    canonical_url,
-    legacy_canonical_urls,
-    normalise_domain,
-)
+from herald.ingest.urls import InvalidUrl, canonical_forms, canonical_url, normalise_domain
 from herald.runtime import Runtime
 
 app = typer.Typer(help="Delete content for good, and compact the files it leaves.")
@@ -224,7 +219,7 @@ def allow(
     canonicals: tuple[str, ...] = ()
     if url is not None:
         try:
-            canonicals = (canonical_url(url), *legacy_canonical_urls(url))
+            canonicals = canonical_forms(url)
         except InvalidUrl as exc:
             raise typer.BadParameter(str(exc), param_hint="--url") from None
     selector = {"url": url} if url is not None else {"deletion_id": deletion}

@@ -21,9 +21,9 @@ from herald.ingest import repository
 from herald.ingest.model import MEDIA_TYPES, SourceRef
 from herald.ingest.urls import (
     InvalidUrl,
+    canonical_forms,
     canonical_url,
     host_of,
-    legacy_canonical_urls,
     normalise_domain,
     registrable_domain,
 )
@@ -161,8 +161,7 @@ def add_source(
         )
     interval = parse_interval(interval_seconds)
     # A feed added by an earlier release is stored under its canonical form of then.
-    forms = (canonical, *legacy_canonical_urls(url))
-    if repository.source_by_canonical_urls(session, forms) is not None:
+    if repository.source_by_canonical_urls(session, canonical_forms(url)) is not None:
         raise _already_a_source(canonical)
     now = clock.now()
     source = Source(
@@ -202,7 +201,7 @@ def find_source(session: Session, id_or_url: str) -> Source:
     source = repository.get_source(session, id_or_url.strip())
     if source is None:
         try:
-            forms = (canonical_url(id_or_url), *legacy_canonical_urls(id_or_url))
+            forms = canonical_forms(id_or_url)
             source = repository.source_by_canonical_urls(session, forms)
         except InvalidUrl:
             source = None

@@ -19,8 +19,11 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from publicsuffixlist import PublicSuffixList
 
+from herald.ingest.url_text import UNRESERVED, UNRESERVED_CHARS, normalise_text
+
 __all__ = [
     "InvalidUrl",
+    "canonical_forms",
     "canonical_url",
     "host_of",
     "legacy_canonical_urls",
@@ -96,7 +99,6 @@ _TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "hsa_", "ga_", "__hs", "at_")
 _AMP_PARAMS = {"amp": None, "amp_js_v": None, "usqp": None, "outputtype": "amp", "output": "amp"}
 _AMP_CACHE = re.compile(r"\.cdn\.ampproject\.org$|^cdn\.ampproject\.org$")
 _HOST_PREFIXES = ("www.", "amp.", "m.", "mobile.")
-_UNRESERVED = "-._~"
 
 
 # How the text of a path or query is spelled in the canonical form: NFC. None: as given, the
@@ -123,6 +125,12 @@ def pre_nfc_canonical_url(url: str) -> str:
     (the text as given). Identities derived from it then, such as a podcast's id from its feed
     URL, stay derived from it."""
     return _canonical(url, None)
+
+
+def canonical_forms(url: str) -> tuple[str, ...]:
+    """The canonical URL, then the forms of :func:`legacy_canonical_urls`: every form under
+    which something identified by ``url`` may be stored."""
+    return (canonical_url(url), *legacy_canonical_urls(url))
 
 
 def legacy_canonical_urls(url: str) -> tuple[str, ...]:
@@ -200,7 +208,7 @@ def _normalise_path(path: str, form: _Form) -> str:
         return "/"
     path = _normalise_escapes(path, safe=_PATH_SAFE)
     if form is not None:
-        path = _normalise_text(path, form, safe=_PATH_SAFE)
+        path = normalise_text(path, form, safe=_PATH_SAFE)
     trailing = path.endswith("/")
     path = posixpath.normpath(path)
     if path.startswith("//"):
@@ -236,7 +244,6 @@ def _normalise_query(query: str, form: _Form) -> str:
 
 
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
-_UNRESERVED_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
 def _normalise_escapes(text: str, *, safe: str) -> str:
@@ -246,84 +253,9 @@ def _normalise_escapes(text: str, *, safe: str) -> str:
 
     def fix(match: re.Match[str]) -> str:
         char = chr(int(match.group(1), 16))
-        return char if char in _UNRESERVED_CHARS else "%" + match.group(1).upper()
+        return char if char in UNRESERVED_CHARS else "%" + match.group(1).upper()
 
-    return quote(_ESCAPE.sub(fix, text), safe=safe + _UNRESERVED + "%")
-
-
-_ESCAPES = re.compile(r"(?:%[0-9A-F]{2})+")
-
-
-def _normalise_text(text: str, form: Literal["NFC", "NFD"], *, safe: str) -> str:
-    """``text`` (escapes normalised by :func:`_normalise_escapes`) with the characters its
-    UTF-8 escapes spell, and the letters around them, in Unicode ``form``, escaped again.
-
-    Escapes of ASCII characters (``%2F``) and bytes that are no valid UTF-8 stay as they are,
-    and nothing composes across them; a character whose normal form is a reserved ASCII
-    character (U+037E is ``;``) becomes that character's escape, never the delimiter itself.
-    """
-    if "%" not in text:
-        return text  # ASCII only: nothing to normalise
-    pieces: list[str] = []  # text to normalise, and escapes kept as they are
-    kept: list[bool] = []
-    start = 0
-    for run in _ESCAPES.finditer(text):
-        pieces.append(text[start : run.start()])
-        kept.append(False)
-        for piece, is_kept in _decoded(bytes.fromhex(run.group().replace("%", "")), form):
-            pieces.append(piece)
-            kept.append(is_kept)
-        start = run.end()
-    pieces.append(text[start:])
-    kept.append(False)
-    out: list[str] = []
-    chunk: list[str] = []
-    for piece, is_kept in zip(pieces, kept, strict=True):
-        if is_kept:
-            out.append(_requoted(chunk, form, safe))
-            chunk = []
-            out.append(piece)
-        else:
-            chunk.append(piece)
-    out.append(_requoted(chunk, form, safe))
-    return "".join(out)
-
-
-def _requoted(chunk: list[str], form: Literal["NFC", "NFD"], safe: str) -> str:
-    return quote(unicodedata.normalize(form, "".join(chunk)), safe=safe + _UNRESERVED + "%")
-
-
-def _decoded(data: bytes, form: Literal["NFC", "NFD"]) -> list[tuple[str, bool]]:
-    """The escaped bytes ``data`` as (character, False) for each non-ASCII character they
-    spell in UTF-8, and (escape, True) for each byte kept escaped."""
-    out: list[tuple[str, bool]] = []
-    i = 0
-    while i < len(data):
-        lead = data[i]
-        size = (
-            2
-            if 0xC2 <= lead <= 0xDF
-            else 3
-            if 0xE0 <= lead <= 0xEF
-            else 4
-            if 0xF0 <= lead <= 0xF4
-            else 0
-        )
-        char = None
-        if size:
-            with contextlib.suppress(UnicodeDecodeError):
-                char = data[i : i + size].decode("utf-8")
-        if char is None or len(char) != 1:
-            out.append((f"%{lead:02X}", True))
-            i += 1
-            continue
-        normal = unicodedata.normalize(form, char)
-        if len(normal) == 1 and normal.isascii() and normal not in _UNRESERVED_CHARS:
-            out.append((f"%{ord(normal):02X}", True))
-        else:
-            out.append((char, False))
-        i += size
-    return out
+    return quote(_ESCAPE.sub(fix, text), safe=safe + UNRESERVED + "%")
 
 
 def _is_ip(host: str) -> bool:
