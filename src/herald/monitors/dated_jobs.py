@@ -33,7 +33,7 @@ from herald.jobs.registry import RetryPolicy
 from herald.monitors import events
 from herald.monitors.events import CapturedItem
 from herald.monitors.ports import notifies
-from herald.monitors.queueing import enqueue_dated_job
+from herald.monitors.queueing import PRIORITY, enqueue_dated_job
 from herald.monitors.rules import (
     FINISHED,
     IN_FLIGHT,
@@ -468,14 +468,16 @@ def retry_or_give_up(
     """Runs whose search failed: queue them again after the policy's delay, or fail them.
 
     A run waiting for its retry stays ``running`` (its date stays ``already_running``) with the
-    last error in ``error_message``; its attempts were counted when it started.
+    last error in ``error_message``; its attempts were counted when it started. The retry keeps
+    the priority of the run's origin (its parent's kind), as its first job had.
     """
     if not failures:
         return
+    parent = RUNS.alias("parent")
     rows = session.execute(
-        select(RUNS.c.id, RUNS.c.attempts, RUNS.c.team_id).where(
-            RUNS.c.id.in_(sorted(failures)), RUNS.c.status == "running"
-        )
+        select(RUNS.c.id, RUNS.c.attempts, RUNS.c.team_id, parent.c.kind.label("origin"))
+        .outerjoin(parent, parent.c.id == RUNS.c.parent_run_id)
+        .where(RUNS.c.id.in_(sorted(failures)), RUNS.c.status == "running")
     ).all()
     now = clock.now()
     for run in rows:
@@ -489,7 +491,8 @@ def retry_or_give_up(
             session,
             [run.id],
             clock=clock,
-            priority=0,
+            # as urgent as its first job: a scheduled run's retry still goes before backfills
+            priority=PRIORITY.get(run.origin, PRIORITY["backfill"]),
             team_id=run.team_id,
             run_at=now + timedelta(seconds=delay),
         )
