@@ -7,13 +7,16 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
 HERALD = str(Path(sys.executable).with_name("herald"))
 
@@ -80,3 +83,23 @@ def herald_serve(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=10)
+
+
+@contextmanager
+def uvicorn_thread(app: Any) -> Iterator[str]:
+    """Serve the ASGI ``app`` with uvicorn on a free loopback port in a thread (the app's runtime
+    is the test's: both databases); yield its base URL, stop the server on the way out."""
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)

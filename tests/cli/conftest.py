@@ -9,9 +9,6 @@ trust a test CA, and a real HTTPS receiver on loopback answers them.
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -19,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import trustme
-import uvicorn
 
 from herald.api.app import create_app
 from herald.config import Settings
@@ -33,6 +29,7 @@ from herald.runtime import Runtime
 from herald.webhooks.delivery import Sender
 from herald.workspaces.service import create_key
 from tests.client.conftest import SMALL_SEED, run_jobs
+from tests.serving import uvicorn_thread
 from tests.webhooks.webhook_receiver import HttpsReceiver
 
 
@@ -80,12 +77,6 @@ def corpus(runtime: Runtime) -> bytes:
     return "\n".join(json.dumps(line) for line in lines).encode()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def cli_settings(home: Path, database_url: str) -> Settings:
     return Settings(
@@ -120,24 +111,12 @@ def served(cli_settings: Settings, tmp_path: Path) -> Iterator[Served]:
     load_handlers()
     worker = Worker(runtime)
     worker.start()
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(runtime), host="127.0.0.1", port=port, log_config=None, lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        with HttpsReceiver(ca, names=("127.0.0.1",)) as receiver:
-            yield Served(
-                f"http://127.0.0.1:{port}", acme.api_key, globex.api_key, cli_settings, receiver
-            )
+        with (
+            uvicorn_thread(create_app(runtime)) as base_url,
+            HttpsReceiver(ca, names=("127.0.0.1",)) as receiver,
+        ):
+            yield Served(base_url, acme.api_key, globex.api_key, cli_settings, receiver)
     finally:
-        server.should_exit = True
-        thread.join(timeout=20)
         worker.stop()
         runtime.close()

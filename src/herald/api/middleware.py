@@ -3,8 +3,13 @@
 Request ids (``x-request-id`` on every response, set in the logging context), the access log,
 Prometheus metrics by route template and status, the 1 MiB body limit (413) and the JSON-only body
 rule (415), ``HEAD`` wherever ``GET`` works (answered as the GET, without its body), text the
-databases cannot store (400, below), and the last-resort 500 envelope (so even a crash carries
-the request id and no traceback).
+databases cannot store (400, below), paths with an escaped slash (404, below), and the
+last-resort 500 envelope (so even a crash carries the request id and no traceback).
+
+An escaped slash (``%2F``) in the path is a character of one segment, but the server decodes the
+path before routing, so ``/v1/monitors/ID%2Fruns`` would be routed as ``/v1/monitors/ID/runs``
+(and ``DELETE /v1/monitors/ID%2Ffeed`` would revoke ID's feed). No id and no route holds a
+slash in a segment, so such a path names nothing: ``404 not_found`` before any route runs.
 
 Every string of every request is checked here, once, before any route runs: header values,
 query parameter names and values, and every key and string value of a JSON body at any
@@ -98,7 +103,9 @@ class HeraldMiddleware:
             await send(message)
 
         try:
-            rejection: Rejection | None = self._check_body_headers(scope)
+            rejection: Rejection | None = _escaped_slash_in_path(scope)
+            if rejection is None:
+                rejection = self._check_body_headers(scope)
             if rejection is None:
                 rejection = _unstorable_in_url(scope)
             if rejection is None and _is_chunked(scope):
@@ -221,6 +228,22 @@ def _is_chunked(scope: Scope) -> bool:
 def _unstorable(field: str, problem: str) -> Rejection:
     message = f"{field} {problem}"
     return 400, "invalid_request", message, [FieldIssue(field, problem)]
+
+
+ESCAPED_SLASH = (
+    404,
+    "not_found",
+    "no such resource: no id or path segment contains an escaped slash (%2F)",
+)
+
+
+def _escaped_slash_in_path(scope: Scope) -> Rejection | None:
+    # ``raw_path`` is the path as sent (optional in ASGI; some transports append the query).
+    raw = scope.get("raw_path")
+    if raw is None:
+        return None
+    path = bytes(raw).partition(b"?")[0]
+    return ESCAPED_SLASH if b"%2f" in path.lower() else None
 
 
 def _unstorable_in_url(scope: Scope) -> Rejection | None:

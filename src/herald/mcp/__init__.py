@@ -1,8 +1,9 @@
 """Herald as a Model Context Protocol server: its search, stories, entities and monitors as tools
 for AI agents.
 
-One tool layer (``server.build_server``) calls the Herald API through ``herald_client``; the two
-transports only decide which client a call gets:
+One tool layer (``server.build_server``, with the tools of ``content_tools.py`` and
+``monitor_tools.py``) calls the Herald API through ``herald_client``; the two transports only
+decide which client a call gets:
 
 - ``herald mcp`` (stdio, ``stdio.py``): one client for the process, pointed at ``HERALD_BASE_URL``
   with ``HERALD_API_KEY``;

@@ -23,7 +23,8 @@ from mcp.types import INVALID_PARAMS, ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
 
 from herald.core.storable import find_unstorable
-from herald.mcp.server import build_server, tool_error
+from herald.mcp.replies import tool_error
+from herald.mcp.server import build_server
 
 
 async def serve_stdio(base_url: str, api_key: str, *, timeout: float = 60.0) -> None:

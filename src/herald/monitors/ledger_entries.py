@@ -33,7 +33,16 @@ def mark_past_retention(
         }
         for request, task_id, plan in past
     ]
-    _upsert_ledger(session, rows, "skipped", fixed={"result_count": 0}, take=("error_message",))
+    # A date whose job is still in flight (waiting to retry when the date passed the limit)
+    # keeps following that job: the ledger shows the latest dated job, and a request is none.
+    _upsert_ledger(
+        session,
+        rows,
+        "skipped",
+        fixed={"result_count": 0},
+        take=("error_message",),
+        unless_running=True,
+    )
 
 
 def point_ledger_at(
@@ -69,9 +78,11 @@ def _upsert_ledger(
     *,
     fixed: dict[str, object],
     take: tuple[str, ...] = (),
+    unless_running: bool = False,
 ) -> None:
     """Insert the dates' ledger entries, or point existing ones at ``status`` and the new run;
-    an existing entry also gets the ``fixed`` values and the row's own ``take`` columns."""
+    an existing entry also gets the ``fixed`` values and the row's own ``take`` columns.
+    ``unless_running``: an existing entry whose job is in flight is left as it is."""
     if not rows:
         return
     statement = insert_for(session, LEDGER)
@@ -87,5 +98,6 @@ def _upsert_ledger(
             **fixed,
             **{column: excluded[column] for column in take},
         },
+        where=LEDGER.c.status != "running" if unless_running else None,
     )
     session.execute(statement, rows)

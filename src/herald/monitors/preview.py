@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from herald.db.models.content import ContentItem
 from herald.errors import FieldIssue, InvalidRequest
-from herald.monitors.dated_jobs import _best_scores, _live_items
 from herald.monitors.ports import ResultSearch
+from herald.monitors.result_store import best_scores, live_items
 from herald.monitors.saved_search import SavedSearch
 
 DEFAULT_PREVIEW_DAYS = 7
@@ -55,8 +55,8 @@ def preview(
     out: list[PreviewDay] = []
     for day in dates:
         hits = port.search(session, search.dated_request(day))
-        scores = _best_scores(hits)
-        live = _live_items(set(scores), session)
+        scores = best_scores(hits)
+        live = live_items(set(scores), session)
         ranked = sorted(live, key=lambda cid: (-scores[cid], cid))
         top_ids = ranked[:TOP_PER_DAY]
         rows = {

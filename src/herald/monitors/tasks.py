@@ -1,7 +1,7 @@
 """Durable work of the monitors area: the dated-job handler and the scheduler's periodic claim.
 
-Thin by design: open units of work, call :mod:`herald.monitors.dated_jobs` and
-:mod:`herald.monitors.scheduling`, commit.
+Thin by design: open units of work, call :mod:`herald.monitors.dated_jobs`,
+:mod:`herald.monitors.run_states` and :mod:`herald.monitors.scheduling`, commit.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from herald.db.models.job import Job
 from herald.jobs.queue import ClaimedJob
 from herald.jobs.registry import RetryPolicy, job_handler, periodic
 from herald.jobs.worker import JobContext, PermanentJobError
-from herald.monitors.dated_jobs import complete_runs, give_up_run, retry_or_give_up, start_runs
+from herald.monitors.dated_jobs import complete_runs, start_runs
 from herald.monitors.ports import monitor_search
 from herald.monitors.queueing import DATED_JOB_KIND
+from herald.monitors.run_states import give_up_run, retry_or_give_up
 from herald.monitors.scheduling import CLAIM_BATCH, claim_due_monitors
 from herald.search.types import SearchHit
 
