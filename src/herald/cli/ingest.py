@@ -270,6 +270,9 @@ def sources_list(
     if as_json:
         print(json.dumps([source_json(v) for v in views]))
         return
+    if not views:
+        stdout.print("no sources yet: `herald sources add URL --media-type news` adds a feed")
+        return
     table = Table(
         id_column(),
         "url",
