@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from herald.cli import common
 from herald.cli.main import app
 from herald.config import Settings
 
@@ -40,7 +43,10 @@ def test_keys_create_json_prints_only_the_pinned_object(
     assert response.status_code == 200
 
 
-def test_list_never_shows_keys_and_revoke_takes_effect(settings: Settings) -> None:
+def test_list_never_shows_keys_and_revoke_takes_effect(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(common.stdout, "_width", 80)  # a default terminal, whatever runs this
     env = env_for(settings)
     created = json.loads(
         runner.invoke(app, ["keys", "create", "--workspace", "w1", "--json"], env=env).stdout
@@ -52,14 +58,15 @@ def test_list_never_shows_keys_and_revoke_takes_effect(settings: Settings) -> No
     from herald.runtime import Runtime
     from herald.workspaces.service import list_keys
 
+    # The id is copied from the table, whole even 80 columns wide, into `keys revoke`.
+    [shown_id] = re.findall(r"key_\w+", listing.stdout)
     runtime = Runtime(settings)
     try:
+        revoked = runner.invoke(app, ["keys", "revoke", shown_id], env=env)
+        assert revoked.exit_code == 0, revoked.output
         with runtime.sessions.read() as session:
             [key] = list_keys(session, workspace="w1")
-        revoked = runner.invoke(app, ["keys", "revoke", key.key_id], env=env)
-        assert revoked.exit_code == 0
-        with runtime.sessions.read() as session:
-            [key] = list_keys(session, workspace="w1")
+        assert key.key_id == shown_id
         assert key.revoked_at is not None
     finally:
         runtime.close()

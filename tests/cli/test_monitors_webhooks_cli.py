@@ -7,8 +7,10 @@ import datetime as dt
 import json
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
+from herald.cli import common
 from herald.cli.main import app
 from tests.cli.conftest import Served
 
@@ -25,7 +27,13 @@ def as_json(served: Served, *args: str, key: str | None = None) -> Any:
     return json.loads(herald(served, *args, "--json", key=key).stdout)
 
 
-def test_create_backfill_and_results_of_a_monitor(served: Served) -> None:
+@pytest.fixture
+def narrow_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables printed 80 columns wide, as in a default terminal, whatever runs the tests."""
+    monkeypatch.setattr(common.stdout, "_width", 80)
+
+
+def test_create_backfill_and_results_of_a_monitor(served: Served, narrow_terminal: None) -> None:
     created = as_json(
         served, "monitors", "create", "Quakes", "--query", "earthquake",
         "--media-type", "news", "--media-type", "wire",
@@ -39,6 +47,8 @@ def test_create_backfill_and_results_of_a_monitor(served: Served) -> None:
 
     listed = as_json(served, "monitors", "list")["monitors"]
     assert [m["id"] for m in listed] == [monitor_id]
+    # The table shows the whole id, to be copied into the next command, even 80 columns wide.
+    assert monitor_id in herald(served, "monitors", "list").stdout
     # Another workspace's key sees none of it: the key selects the workspace.
     assert as_json(served, "monitors", "list", key=served.other_key)["monitors"] == []
 
@@ -59,6 +69,8 @@ def test_create_backfill_and_results_of_a_monitor(served: Served) -> None:
         "Strong earthquake hits Chile, buildings damaged",
     ]
     assert len(as_json(served, "monitors", "results", monitor_id, "--limit", "1")["results"]) == 1
+    results_table = herald(served, "monitors", "results", monitor_id).stdout
+    assert all(r["content_item"]["id"] in results_table for r in found["results"])
 
     shown = as_json(served, "monitors", "show", monitor_id)
     assert shown["monitor"]["id"] == monitor_id
@@ -95,7 +107,7 @@ def test_api_errors_end_the_command_with_the_code_and_message(served: Served) ->
     assert "cannot reach Herald at http://127.0.0.1:9" in unreachable.stderr
 
 
-def test_webhook_target_test_delivery_and_attempts(served: Served) -> None:
+def test_webhook_target_test_delivery_and_attempts(served: Served, narrow_terminal: None) -> None:
     assert as_json(served, "webhooks", "show") == {
         "configured": False, "url": None, "enabled": False, "signing_secret": None,
         "disabled_reason": None, "disabled_at": None,  # never paused
@@ -117,6 +129,7 @@ def test_webhook_target_test_delivery_and_attempts(served: Served) -> None:
 
     attempts = as_json(served, "webhooks", "deliveries")["attempts"]
     assert [(a["event_id"], a["http_status"]) for a in attempts] == [(delivery["event_id"], 200)]
+    assert delivery["event_id"] in herald(served, "webhooks", "deliveries").stdout
     assert as_json(served, "webhooks", "set", "--disable")["webhook"]["enabled"] is False
     assert "new_signing_secret" not in herald(served, "webhooks", "set", "--enable").stdout
     refused = herald(served, "webhooks", "set", "--url", "http://example.com/hook", code=1)

@@ -81,6 +81,8 @@ def test_delete_by_url_then_no_file_holds_the_text(
         app, ["content", "delete", "--url", str(ITEMS[0]["url"]), "--yes", "--json"], env=env
     )
     assert json.loads(again.stdout)["deleted"] == 0  # idempotent: nothing left to delete
+    dry_again = runner.invoke(app, ["content", "delete", "--url", str(ITEMS[0]["url"])], env=env)
+    assert dry_again.stdout.strip() == "no item matches: nothing to delete"  # not "run again"
 
     listed = runner.invoke(app, ["content", "deletions", "--json"], env=env)
     records = json.loads(listed.stdout)["deletions"]

@@ -8,6 +8,7 @@ keeps its results, and a delivery signed there verifies with the secret the rece
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -16,9 +17,11 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from tests.conftest import PG_ADMIN_URL
 from tests.db.filled import Filled, all_rows, assert_serves_the_same, herald, herald_copy
 
 # One worker fills the home once for all of them.
@@ -97,12 +100,37 @@ def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path
     assert items > 0
 
 
-def test_on_postgresql_the_command_gives_the_pg_dump_procedure(pg_url: str, tmp_path: Path) -> None:
-    result = herald(["db", "backup", str(tmp_path / "x.db")], tmp_path / "home", pg_url)
+def test_on_postgresql_the_command_prints_a_procedure_that_runs_as_printed(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Its lines are pasted as they are: the dump goes where the command was told, every line
+    reaches the same server as the URL (not a local default), and no password is printed."""
+    assert herald(["db", "upgrade"], tmp_path / "home", pg_url).exit_code == 0
+    with_password = pg_url.replace("postgres@", "postgres:pw-not-shown@")  # trust auth ignores it
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    result = herald(["db", "backup", str(folder)], tmp_path / "home", with_password)
     assert result.exit_code == 1
-    assert "pg_dump --format=custom" in result.output
-    assert "pg_restore" in result.output
-    assert not (tmp_path / "x.db").exists()
+    assert "pw-not-shown" not in result.output
+    assert "***" not in result.output
+    lines = [line.strip() for line in result.output.splitlines() if line.startswith("  ")]
+    assert [line.split()[0] for line in lines] == [
+        "pg_dump", "createdb", "pg_restore", "export", "herald", "herald",
+    ]  # fmt: skip
+    restored = make_url(pg_url).database + "_restored"
+    try:
+        for line in lines[:3]:  # pg_dump, createdb, pg_restore: PostgreSQL's own binaries
+            subprocess.run(["bash", "-c", line], check=True, env={"PATH": os.environ["PATH"]})
+        (dump,) = folder.iterdir()
+        assert dump.name.startswith("herald-")
+        assert dump.suffix == ".dump"
+        url = lines[3].removeprefix("export HERALD_DATABASE_URL=")
+        assert make_url(url).database == restored
+        with closing(psycopg.connect(url.replace("+psycopg", ""))) as conn:
+            assert conn.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{restored}" WITH (FORCE)')
 
 
 @pytest.mark.slow

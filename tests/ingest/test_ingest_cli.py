@@ -151,6 +151,8 @@ def test_sources_commands(cli_env: Settings) -> None:
     assert runner.invoke(app, ["sources", "remove", source["id"]]).exit_code == 0
     assert runner.invoke(app, ["sources", "remove", source["id"]]).exit_code == 1
     assert json.loads(runner.invoke(app, ["sources", "list", "--json"]).stdout) == []
+    # No empty table: it says how to add one.
+    assert "herald sources add URL" in runner.invoke(app, ["sources", "list"]).stdout
 
 
 @pytest.mark.slow

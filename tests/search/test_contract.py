@@ -282,6 +282,16 @@ def test_rebuild_reproduces_the_index(
     assert run(search_runtime, "ECB interest rate hike") == before
 
 
+def test_rebuild_counts_the_items_it_indexed_not_the_deleted(
+    search_runtime: Runtime, corpus: dict[str, str], search: SearchService
+) -> None:
+    # `herald index rebuild` and `content purge` report this number: items, not changes.
+    with search_runtime.sessions.write() as session:
+        session.execute(delete(ContentItem).where(ContentItem.id == corpus["storm"]))
+    with search_runtime.sessions.read() as session:
+        assert search.rebuild(session) == len(CORPUS) - 1
+
+
 def test_a_new_process_state_finds_everything(
     search_runtime: Runtime, corpus: dict[str, str], clock: FrozenClock
 ) -> None:

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Column
 
 from herald.config import Settings
 from herald.logging import configure_logging
@@ -65,6 +66,12 @@ def progress() -> Progress:
         transient=not console.is_terminal,
         disable=not console.is_terminal,
     )
+
+
+def id_column(header: str = "id") -> Column:
+    """A table column of ids, never cut short with an ellipsis: on a narrow terminal the other
+    columns wrap instead, so an id can be copied into the next command."""
+    return Column(header, no_wrap=True)
 
 
 def print_json(payload: Any) -> None:

@@ -128,7 +128,11 @@ def delete(
             if as_json:
                 print_json({"dry_run": True, "matching": matching, "selector": selector.describe()})
             else:
-                stdout.print(f"would delete {matching} item(s); run again with --yes to delete")
+                stdout.print(
+                    f"would delete {matching} item(s); run again with --yes to delete"
+                    if matching
+                    else "no item matches: nothing to delete"
+                )
             return
         report = _delete(runtime, selector)
         purged = None if no_purge or report.deleted == 0 else purge_files(runtime)

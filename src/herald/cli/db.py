@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import OperationalError
 
 from herald.cli.common import (
@@ -138,7 +139,8 @@ def backup_command(
     path: Annotated[
         Path,
         typer.Argument(
-            help="A new file for the backup, or a directory to put herald-<UTC time>.db in."
+            help="A new file for the backup, or a directory to put herald-<UTC time>.db in "
+            "(on PostgreSQL: where the printed pg_dump line writes the dump)."
         ),
     ],
     as_json: JsonOption = False,
@@ -151,12 +153,13 @@ def backup_command(
     (removing any herald.db-wal and herald.db-shm beside it), run `herald db upgrade` and
     `herald index rebuild`, and start Herald again.
 
-    On PostgreSQL nothing is written: the command prints the pg_dump procedure to use instead
-    (docs/operations.md, "Backups and restores").
+    On PostgreSQL nothing is written: the command prints the pg_dump procedure to use instead,
+    for this database and server, with the dump at PATH (herald-<UTC time>.dump in a directory),
+    ready to paste (docs/operations.md, "Backups and restores").
     """
     settings = load_settings()
     if not settings.is_sqlite:
-        console.print(_pg_dump_advice(settings.resolved_database_url), soft_wrap=True)
+        console.print(escape(_pg_dump_advice(settings.resolved_database_url, path)), soft_wrap=True)
         raise typer.Exit(1)
     database = Path(make_url(settings.resolved_database_url).database or "")
     if path.is_dir():
@@ -186,20 +189,45 @@ def backup_command(
     )
 
 
-def _pg_dump_advice(url: str) -> str:
-    parsed = make_url(url).set(drivername="postgresql")
-    plain = parsed.render_as_string(hide_password=True)
+def _pg_dump_advice(url: str, path: Path) -> str:
+    """The pg_dump procedure for this database, to paste as printed: the dump goes to the path the
+    command was given, and every command names the same server and user (a password stays in
+    PGPASSWORD or ~/.pgpass, never on a command line)."""
+    given = make_url(url)
+    source = URL.create(
+        "postgresql", given.username, None, given.host, given.port, given.database, given.query
+    )
+    restored = source.set(database=f"{source.database}_restored")
+    if path.is_dir():
+        path = path / f"herald-{SystemClock().now().strftime('%Y%m%dT%H%M%SZ')}.dump"
+    server = [
+        f"{flag} {shlex.quote(str(value))}"
+        for flag, value in (("-h", source.host), ("-p", source.port), ("-U", source.username))
+        if value is not None
+    ]
+    createdb = " ".join(["createdb", *server, shlex.quote(str(restored.database))])
+    dump = shlex.quote(str(path))
+
+    def plain(target: URL, driver: str = "postgresql") -> str:
+        return shlex.quote(target.set(drivername=driver).render_as_string(hide_password=False))
+
     return (
         "The database is PostgreSQL: back it up with PostgreSQL's tools, which take a "
         "consistent dump while Herald runs:\n"
-        f"  pg_dump --format=custom --file=herald.dump '{plain}'\n"
+        f"  pg_dump --format=custom --file={dump} {plain(source)}\n"
         "To restore: create an empty database, load the dump, migrate, and rebuild each "
         "machine's search index with every Herald process stopped:\n"
-        "  createdb herald_restored\n"
-        "  pg_restore --no-owner --dbname=herald_restored herald.dump\n"
-        "  HERALD_DATABASE_URL=<the restored database> herald db upgrade\n"
+        f"  {createdb}\n"
+        f"  pg_restore --no-owner --dbname={plain(restored)} {dump}\n"
+        f"  export HERALD_DATABASE_URL={plain(restored, 'postgresql+psycopg')}\n"
+        "  herald db upgrade\n"
         "  herald index rebuild   # on each machine\n"
-        "Details: docs/operations.md, Backups and restores."
+        + (
+            "The password is left out of these lines: give it in PGPASSWORD or ~/.pgpass.\n"
+            if given.password
+            else ""
+        )
+        + "Details: docs/operations.md, Backups and restores."
     )
 
 

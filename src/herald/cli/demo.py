@@ -85,8 +85,12 @@ def demo(
     for line in export_lines(base, created.api_key):
         console.print(f"  {line}", soft_wrap=True, highlight=False)
     if revoked:
-        console.print("  (the key an earlier `make run` printed is revoked)")
-    console.print("First search, once `herald serve` is up (`make run` starts it next):")
+        console.print("  (the key an earlier `make run` or `herald demo` printed is revoked)")
+    console.print(
+        "First search, once `herald serve` is up (`make run` starts it next; after `herald "
+        "demo` alone, start it yourself):",
+        soft_wrap=True,
+    )
     console.print(f"  {first_search_command()}", soft_wrap=True, highlight=False)
     if unfinished:
         console.print(

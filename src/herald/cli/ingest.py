@@ -17,9 +17,9 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.table import Column, Table
+from rich.table import Table
 
-from herald.cli.common import cli_runtime, console, stdout
+from herald.cli.common import cli_runtime, console, id_column, stdout
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
 from herald.ingest.model import SourceRef
@@ -270,8 +270,11 @@ def sources_list(
     if as_json:
         print(json.dumps([source_json(v) for v in views]))
         return
+    if not views:
+        stdout.print("no sources yet: `herald sources add URL --media-type news` adds a feed")
+        return
     table = Table(
-        Column("id", no_wrap=True),
+        id_column(),
         "url",
         "type",
         "every",

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from herald.cli.common import JsonOption, cli_runtime, console, print_json, stdout
+from herald.cli.common import JsonOption, cli_runtime, console, id_column, print_json, stdout
 from herald.core.clock import isoformat_z
 from herald.workspaces import service
 
@@ -69,7 +69,9 @@ def list_keys(
             }
         )
         return
-    table = Table("key id", "workspace", "team_id", "role", "prefix", "label", "created", "state")
+    table = Table(
+        id_column("key id"), "workspace", "team_id", "role", "prefix", "label", "created", "state"
+    )
     for key in keys:
         state = f"revoked {isoformat_z(key.revoked_at)}" if key.revoked_at else "active"
         table.add_row(

@@ -20,6 +20,7 @@ from herald.cli.common import (
     JsonOption,
     MediaTypesOption,
     console,
+    id_column,
     print_json,
     stdout,
 )
@@ -54,7 +55,7 @@ def list_monitors(
     if as_json:
         print_json({"monitors": [dump(m) for m in monitors]})
         return
-    table = Table("id", "name", "status", "query", "schedule", "next run")
+    table = Table(id_column(), "name", "status", "query", "schedule", "next run")
     for monitor in monitors:
         table.add_row(
             monitor.id,
@@ -162,7 +163,9 @@ def show(
     ]
     for line in lines:
         stdout.print(line, highlight=False)
-    table = Table("run", "kind", "date", "status", "results", "finished", title="latest runs")
+    table = Table(
+        id_column("run"), "kind", "date", "status", "results", "finished", title="latest runs"
+    )
     for run in runs.runs:
         table.add_row(
             run.run_id,
@@ -260,7 +263,9 @@ def results(
     if as_json:
         print_json({"monitor_id": monitor_id, "results": [dump(r) for r in found]})
         return
-    table = Table("published", "score", "source", "title", "id", title=f"{len(found)} results")
+    table = Table(
+        "published", "score", "source", "title", id_column(), title=f"{len(found)} results"
+    )
     for result in found:
         item = result.content_item
         table.add_row(

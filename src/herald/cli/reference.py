@@ -42,7 +42,8 @@ workspace.
 `--json`, which prints one JSON document on stdout and nothing else (messages and progress go
 to stderr). Long commands (`ingest`, `demo`, `enrich`, `entities seed` and `import`,
 `index rebuild`, `clusters rebuild`, `monitors run --wait` and `monitors backfill --wait`) show
-a progress bar when stderr is a terminal, and nothing when it is a pipe or a log file.
+a progress bar when stderr is a terminal, and nothing when it is a pipe or a log file (but
+`demo`, which writes a line every 15 seconds while it enriches).
 
 **Shell completion.** `herald --install-completion` installs completion of commands and
 options for your shell (bash, zsh, fish or PowerShell; open a new shell afterwards);

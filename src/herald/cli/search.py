@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from herald.cli.common import (
     EntitiesOption,
@@ -19,6 +19,7 @@ from herald.cli.common import (
     MediaTypesOption,
     cli_runtime,
     console,
+    id_column,
     print_json,
     progress,
     stdout,
@@ -90,13 +91,16 @@ def search(
         ]
         stdout.print_json(json.dumps({"results": out}))
         return
-    table = Table(title=f"{len(rows)} results for {query!r} ({elapsed:.0f} ms)", expand=False)
-    table.add_column("score", justify="right")
-    table.add_column("published")
-    table.add_column("type")
-    table.add_column("source")
-    table.add_column("title", overflow="fold")
-    table.add_column("id", style="dim")
+    table = Table(
+        Column("score", justify="right"),
+        "published",
+        "type",
+        "source",
+        Column("title", overflow="fold"),
+        id_column(),
+        title=f"{len(rows)} results for {query!r} ({elapsed:.0f} ms)",
+        expand=False,
+    )
     for score, item in rows:
         table.add_row(
             f"{score:.3f}",

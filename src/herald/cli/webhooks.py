@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from herald.cli.api import ApiKeyOption, BaseUrlOption, api_client, dump
-from herald.cli.common import JsonOption, console, print_json, stdout
+from herald.cli.common import JsonOption, console, id_column, print_json, stdout
 
 app = typer.Typer(
     help="The webhook target of the workspace of HERALD_API_KEY, through the API.",
@@ -98,7 +98,7 @@ def deliveries(
     if as_json:
         print_json({"attempts": [dump(a) for a in found]})
         return
-    table = Table("attempted", "event", "#", "status", "HTTP", "ms", "error", "event id")
+    table = Table("attempted", "event", "#", "status", "HTTP", "ms", "error", id_column("event id"))
     for attempt in found:
         table.add_row(
             _when(attempt.attempted_at),

@@ -82,7 +82,7 @@ class PostgresProjection:
 
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         del since  # writes are conditioned on each row's sequence and the watermark only rises
-        applied = 0
+        applied = changes = 0
         for batch in batches:  # one transaction per batch: a rebuild never holds one for long
             with self.sessions.write() as session:
                 live = [document_row(c.item) for c in batch if c.item is not None]
@@ -98,7 +98,8 @@ class PostgresProjection:
                         ),
                         {"ids": [g[0] for g in gone], "seqs": [g[1] for g in gone]},
                     )
-            applied += len(batch)
+            applied += len(live)
+            changes += len(batch)
         with self.sessions.write() as session:
             session.execute(
                 text(
@@ -109,7 +110,7 @@ class PostgresProjection:
                 ),
                 {"name": PROJECTION, "seq": upto},
             )
-            if applied >= ANALYZE_AFTER:
+            if changes >= ANALYZE_AFTER:
                 # Fresh planner statistics: the search reads common terms' frequencies there.
                 session.execute(text("ANALYZE content_search_documents"))
         self._applied = max(self._applied, upto)

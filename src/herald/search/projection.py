@@ -45,7 +45,8 @@ class Projection(Protocol):
         ...
 
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
-        """Apply the changes and set the watermark to ``upto``; the number of items applied.
+        """Apply the changes and set the watermark to ``upto``; the number of items written (a
+        deleted item's removal is applied but not counted: a rebuild reports what it holds).
 
         ``since`` is the watermark the changes were chosen against (what the projection held
         when they were read)."""
@@ -161,7 +162,7 @@ class TantivyProjection:
                 else:
                     writer.upsert(live)
                     writer.delete([c.content_id for c in batch if c.item is None])
-                applied += len(batch)
+                applied += len(live)
             writer.set_watermark(upto)
         return applied
 
@@ -203,7 +204,7 @@ class VectorProjection:
                 )
             for change in batch:
                 self._recent[content_key(change.content_id)] = change.seq
-            applied += len(batch)
+            applied += len(live)
         self.vectors.watermark = upto
         floor = upto - POSTGRES_MARGIN
         if len(self._recent) > 4 * POSTGRES_MARGIN:
