@@ -1,8 +1,8 @@
 """What each of the linker's rules is worth: every rule switched off in turn, on CoNLL-2003.
 
     .venv/bin/python bench/entities_ablation.py --data DATA/conll2003 --split dev
-        [--kinds learned|rules] [--cache DIR] [--only NAME ...] [--markdown FILE]
-        [--ecbplus DATA/ecbplus] [--together]
+        [--kinds learned|rules] [--recognizer herald|spacy] [--cache DIR] [--only NAME ...]
+        [--markdown FILE] [--ecbplus DATA/ecbplus] [--together]
 
 A rule is a function of the linker's stages that decides something a model does not: a test
 (``-> bool``), a repair of the recogniser's spans (``-> list[Mention]``) or a special way to
@@ -50,7 +50,7 @@ from bench.entities_conll_eval import document_counts, link
 from bench.entities_conll_score import DOCUMENT_KINDS
 from bench.linker_options import linking_config
 from bench.public_data import add_dataset_argument
-from bench.recognizers import recognizer_for
+from bench.recognizers import RECOGNIZERS, recognizer_for
 from herald.enrich.ner import MENTION_FORMAT, Mention
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text
@@ -141,9 +141,9 @@ def switched_off(rule: Rule) -> Iterator[None]:
 
 
 def cached_mentions(
-    documents: list[Document], split: str, cache: Path | None
+    documents: list[Document], split: str, cache: Path | None, name: str = "herald"
 ) -> list[list[Mention]]:
-    recognizer = recognizer_for("herald")
+    recognizer = recognizer_for(name)
     texts = [d.text for d in documents]
     key = hashlib.sha256(
         "\n\x00".join([recognizer.model_name, str(MENTION_FORMAT), *texts]).encode()
@@ -203,10 +203,10 @@ class WebNews:
     gold: dict[str, ecbplus.GoldDoc]
 
     @staticmethod
-    def read(folder: Path) -> WebNews:
+    def read(folder: Path, recognizer: str = "herald") -> WebNews:
         docs = load_ecbplus(folder / "docs.jsonl")
         texts = [document_text(d.title, d.body) for d in docs]
-        return WebNews(docs, ecbplus.recognise(texts), ecbplus.read_gold(folder))
+        return WebNews(docs, ecbplus.recognise(texts, recognizer), ecbplus.read_gold(folder))
 
     def counts(self, kinds: str, kb: KnowledgeBase) -> Counts:
         linker = EntityLinker(kb, linking_config(kinds))
@@ -219,6 +219,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_dataset_argument(parser, "conll2003")
     parser.add_argument("--split", default="dev", help="train or dev (the test split is held out)")
     parser.add_argument("--kinds", choices=("learned", "rules"), default="rules")
+    parser.add_argument(
+        "--recognizer",
+        choices=RECOGNIZERS,
+        default="herald",
+        help="whose names the linker reads (Herald's default recogniser, or spaCy's)",
+    )
     parser.add_argument("--cache", type=Path, help="keep the recogniser's names here")
     parser.add_argument("--only", nargs="*", default=(), help="rules by name (module.function)")
     parser.add_argument("--markdown", type=Path, help="write the table here as well")
@@ -235,10 +241,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         documents = read_split(args.data, args.split)
     except (RefusedSplit, ValueError) as refused:
         parser.error(str(refused))
-    mentions = cached_mentions(documents, args.split, args.cache)
+    mentions = cached_mentions(documents, args.split, args.cache, args.recognizer)
     seed = pickle.dumps(KnowledgeBase.from_seed())  # each run starts from the same seed
 
-    web = WebNews.read(args.ecbplus) if args.ecbplus is not None else None
+    web = WebNews.read(args.ecbplus, args.recognizer) if args.ecbplus is not None else None
 
     def linked() -> tuple[Counts, Counts | None]:
         conll = document_counts(
