@@ -7,7 +7,9 @@ What it removes, oldest first and in batches of :data:`BATCH` rows per transacti
   stays. The per-date ledger, which names the latest run of each date, stays too;
 - webhook deliveries that succeeded or failed for good, created and last attempted before the
   cut-off, with their attempt records (a cascade), then the events no delivery refers to any more;
-- jobs that failed for good before the cut-off.
+- jobs that failed for good before the cut-off;
+- the removal log (``content_removals``, how search indexes learn of hard deletes) up to the
+  change the database had reached at the cut-off (:mod:`herald.content.removal_log`).
 
 Every scheduler looks each hour; the job's unique key is the UTC day, as for content retention
 (:mod:`herald.content.tasks`). Deleting is idempotent, so a repeated pass deletes nothing.
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Select, and_, delete, exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 
+from herald.content.removal_log import prune_removals
 from herald.db.models.job import Job
 from herald.db.models.monitor import Monitor, MonitorRun
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
@@ -77,8 +80,10 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     days = runtime.settings.history_days
     if not days:
         return
-    pruned = prune_history(runtime.sessions, before=runtime.clock.now() - timedelta(days=days))
-    if pruned.total:
+    now = runtime.clock.now()
+    pruned = prune_history(runtime.sessions, before=now - timedelta(days=days))
+    removals = prune_removals(runtime.sessions, now=now, before=now - timedelta(days=days))
+    if pruned.total or removals.rows:
         log.info(
             "pruned history",
             extra={
@@ -86,6 +91,8 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 "webhook_deliveries": pruned.webhook_deliveries,
                 "webhook_events": pruned.webhook_events,
                 "jobs": pruned.jobs,
+                "content_removals": removals.rows,
+                "removals_pruned_through": removals.through,
             },
         )
 
