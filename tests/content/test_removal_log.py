@@ -7,13 +7,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from herald.content import removal_log
 from herald.content.changes import next_change_seq
-from herald.content.removal_log import prune_removals, pruned_through
 from herald.core.clock import FrozenClock
-from herald.db.models.content import ContentItem, ContentRemoval, ContentRemovalMark
+from herald.db import removal_logs
+from herald.db.models.content import ContentItem, ContentRemoval, RemovalMark
+from herald.db.removal_logs import prune_removals, pruned_through
 from herald.jobs.history import schedule_prune
 from herald.runtime import Runtime
 from tests.client.conftest import run_jobs
@@ -62,8 +62,13 @@ def test_removals_older_than_the_window_are_pruned_and_the_newest_stays(
     assert set(_removals(runtime)) == {old[3]}
     with runtime.sessions.read() as session:
         assert pruned_through(session) == before[old[2]]
-        names = set(session.scalars(select(ContentRemovalMark.name)))
-    assert names == {"pruned", "day:2026-11-25", "day:2026-12-25", "day:2027-02-24"}
+        names = set(session.scalars(select(RemovalMark.name)))
+    assert names == {
+        "content:pruned",
+        "content:day:2026-11-25",
+        "content:day:2026-12-25",
+        "content:day:2027-02-24",
+    }
     assert _prune(runtime) == 0  # a repeated pass deletes nothing
 
     # The newest removal stays even once its mark ages out: numbers never go down.
@@ -72,13 +77,13 @@ def test_removals_older_than_the_window_are_pruned_and_the_newest_stays(
     assert set(_removals(runtime)) == {old[3]}
     with runtime.sessions.write() as session:
         assert next_change_seq(session) > latest
-        assert len(set(session.scalars(select(ContentRemovalMark.name)))) == 3  # older ones gone
+        assert len(set(session.scalars(select(RemovalMark.name)))) == 3  # older ones gone
 
 
 def test_batches_run_until_every_old_removal_is_gone(
     runtime: Runtime, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(removal_log, "BATCH", 2)
+    monkeypatch.setattr(removal_logs, "BATCH", 2)
     ids = [_put(runtime, f"item{n}") for n in range(7)]
     for content_id in ids:
         _remove(runtime, content_id)
@@ -100,4 +105,11 @@ def test_the_daily_history_job_prunes_the_removal_log(runtime: Runtime, clock: F
     run_jobs(runtime)
     assert set(_removals(runtime)) == {ids[2]}
     with runtime.sessions.read() as session:
-        assert session.scalar(select(func.count()).select_from(ContentRemovalMark)) == 3
+        names = set(session.scalars(select(RemovalMark.name)))
+    assert names == {
+        "content:pruned",
+        "content:day:2026-11-25",
+        "content:day:2027-02-24",
+        "entities:day:2026-11-25",  # the entity log's marks, nothing in it to prune
+        "entities:day:2027-02-24",
+    }

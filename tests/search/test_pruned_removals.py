@@ -13,8 +13,8 @@ import pytest
 
 from herald.config import Settings
 from herald.content.deletion import ContentSelector, delete_content
-from herald.content.removal_log import prune_removals, pruned_through
 from herald.core.clock import FrozenClock
+from herald.db.removal_logs import prune_removals, pruned_through
 from herald.runtime import Runtime
 from herald.search.documents import content_key
 from herald.search.request import build_content_search

@@ -8,8 +8,9 @@ What it removes, oldest first and in batches of :data:`BATCH` rows per transacti
 - webhook deliveries that succeeded or failed for good, created and last attempted before the
   cut-off, with their attempt records (a cascade), then the events no delivery refers to any more;
 - jobs that failed for good before the cut-off;
-- the removal log (``content_removals``, how search indexes learn of hard deletes) up to the
-  change the database had reached at the cut-off (:mod:`herald.content.removal_log`).
+- the removal logs (``content_removals``, how search indexes learn of hard deletes, and
+  ``entity_removals``, how entity views do) up to the number reached at the cut-off
+  (:mod:`herald.db.removal_logs`).
 
 Every scheduler looks each hour; the job's unique key is the UTC day, as for content retention
 (:mod:`herald.content.tasks`). Deleting is idempotent, so a repeated pass deletes nothing.
@@ -26,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Select, and_, delete, exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 
-from herald.content.removal_log import prune_removals
 from herald.db.models.job import Job
 from herald.db.models.monitor import Monitor, MonitorRun
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
 from herald.db.models.workspace import Team
+from herald.db.removal_logs import ENTITIES, prune_removals
 from herald.jobs.queue import enqueue
 from herald.jobs.registry import RetryPolicy, job_handler, periodic
 
@@ -83,7 +84,10 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     now = runtime.clock.now()
     pruned = prune_history(runtime.sessions, before=now - timedelta(days=days))
     removals = prune_removals(runtime.sessions, now=now, before=now - timedelta(days=days))
-    if pruned.total or removals.rows:
+    entity_removals = prune_removals(
+        runtime.sessions, now=now, before=now - timedelta(days=days), log=ENTITIES
+    )
+    if pruned.total or removals.rows or entity_removals.rows:
         log.info(
             "pruned history",
             extra={
@@ -93,6 +97,7 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 "jobs": pruned.jobs,
                 "content_removals": removals.rows,
                 "removals_pruned_through": removals.through,
+                "entity_removals": entity_removals.rows,
             },
         )
 

@@ -12,7 +12,7 @@ sum of sequences above ``watermark - margin`` change when such a late commit lan
 there are re-read; the ones an index already holds at the same sequence are skipped. SQLite has
 one writer at a time, its sequences commit in order, and its margin is 0.
 
-The removal log is pruned after ``HERALD_HISTORY_DAYS`` (:mod:`herald.content.removal_log`). A
+The removal log is pruned after ``HERALD_HISTORY_DAYS`` (:mod:`herald.db.removal_logs`). A
 projection whose watermark is below the highest removal pruned has missed deletions it can no
 longer read (an index left offline for longer than that): it is emptied and rebuilt from the
 database, never kept with the deleted items in it.
@@ -28,7 +28,7 @@ from typing import Protocol
 import numpy as np
 from sqlalchemy.orm import Session
 
-from herald.content.removal_log import pruned_through
+from herald.db.removal_logs import pruned_through
 from herald.search.documents import content_key
 from herald.search.feed import Change, ChangeSummary, changed_since, load_changes, summarize
 from herald.search.lexical import LexicalIndex

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from herald.content.removal_log import pruned_through
+from herald.db.removal_logs import pruned_through
 from herald.search.feed import latest_change, summarize
 from herald.search.lexical import _META_FILE, LexicalIndex
 from herald.search.postgres import _read_watermark
