@@ -109,8 +109,9 @@ class Settings(StorageSettings):
         le=36_500,
         description=(
             "Delete finished records older than this many days (a daily job): monitor runs, "
-            "webhook deliveries with their attempts and events, jobs that failed for good; "
-            "0 keeps them forever."
+            "webhook deliveries with their attempts and events, jobs that failed for good, and "
+            "the log of deleted items search indexes read (an index that applied no change for "
+            "longer is rebuilt from the database); 0 keeps them forever."
         ),
     )
     max_queued_backfill_dates: int = Field(

@@ -2,10 +2,11 @@
 
 The fill: a workspace and its admin key, a webhook target with its signing secret, items ingested
 and enriched (entities, embeddings, fingerprints, clusters), a monitor run with its results,
-ledger, runs, events and deliveries, a job still waiting, and one item deleted outright (a
-removal in the search change feed). A copy or a restore serves the same when the same key
-authenticates, the same searches return the same ids in the same order, the monitor's results
-are the same, and a delivery signed there verifies with the secret the receiver was given.
+ledger, runs, events and deliveries, a job still waiting, and one item and one entity deleted
+outright (removals in the search change feed and the entity log, with the logs' marks of the
+day). A copy or a restore serves the same when the same key authenticates, the same searches
+return the same ids in the same order, the monitor's results are the same, and a delivery signed
+there verifies with the secret the receiver was given.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from herald.content.changes import next_change_seq
 from herald.core.clock import FrozenClock
 from herald.db.copy import copied_tables
 from herald.db.migrate import upgrade
+from herald.db.removal_logs import LOGS, record_mark
 from herald.entities.service import seed_knowledge_base
 from herald.ingest.pipeline import ingest_outcomes
 from herald.ingest.sources import Document, JsonLinesAdapter
@@ -163,6 +165,15 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Filled]:
             with runtime.sessions.write() as session:
                 # Deleted outright: a removal in the change feed.
                 session.execute(text("DELETE FROM content_items WHERE url LIKE '%/gone'"))
+                # An entity no item names, deleted: a removal in the entity views' log.
+                session.execute(
+                    text(
+                        "DELETE FROM entities WHERE id = (SELECT min(id) FROM entities WHERE id "
+                        "NOT IN (SELECT entity_id FROM content_entities))"
+                    )
+                )
+                for log in LOGS:  # as the daily history job does
+                    record_mark(session, runtime.clock.now(), log)
                 # A teaser whose article page failed twice (polls may fetch it again).
                 session.execute(
                     text("UPDATE content_items SET page_fetch_failures = 2 WHERE url LIKE '%/ecb'")

@@ -3,12 +3,17 @@
 The contract suite (``test_contract.py``) runs each of its cases against every entry here; a new
 adapter (a dedicated search engine, say) adds itself with the database it needs and the
 ``HERALD_SEARCH_BACKEND`` value that selects it, and must then pass the same cases.
+
+A test module runs its tests on every implementation by importing the fixtures ``implementation``,
+``backend`` and ``settings`` from here (named in its ``__all__``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from herald.config import Settings
 
@@ -37,3 +42,18 @@ def settings_for(implementation: Implementation, home: Path, database_url: str) 
         rate_limit_per_minute=0,
         search_backend=implementation.search_backend,
     )
+
+
+@pytest.fixture(params=list(IMPLEMENTATIONS))
+def implementation(request: pytest.FixtureRequest) -> Implementation:
+    return IMPLEMENTATIONS[str(request.param)]
+
+
+@pytest.fixture
+def backend(implementation: Implementation) -> str:
+    return implementation.database
+
+
+@pytest.fixture
+def settings(implementation: Implementation, home: Path, database_url: str) -> Settings:
+    return settings_for(implementation, home, database_url)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import delete
 
-from herald.config import Settings
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
 from herald.runtime import Runtime
@@ -23,8 +21,10 @@ from herald.search.request import build_content_search
 from herald.search.service import SearchService, get_search
 from herald.search.types import SearchHit, SearchRequest
 from tests.enrich.models import embedder
-from tests.search.implementations import IMPLEMENTATIONS, Implementation, settings_for
+from tests.search.implementations import Implementation, backend, implementation, settings
 from tests.search.support import delete_item, put_item
+
+__all__ = ["backend", "implementation", "settings"]  # every implementation runs these cases
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
@@ -76,21 +76,6 @@ CORPUS: dict[str, dict[str, Any]] = {
         "domain": "archive.example.org",
     },
 }
-
-
-@pytest.fixture(params=list(IMPLEMENTATIONS))
-def implementation(request: pytest.FixtureRequest) -> Implementation:
-    return IMPLEMENTATIONS[str(request.param)]
-
-
-@pytest.fixture
-def backend(implementation: Implementation) -> str:
-    return implementation.database
-
-
-@pytest.fixture
-def settings(implementation: Implementation, home: Path, database_url: str) -> Settings:
-    return settings_for(implementation, home, database_url)
 
 
 @pytest.fixture

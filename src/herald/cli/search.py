@@ -144,7 +144,9 @@ def status(as_json: JsonOption = False) -> None:
 
     Pending changes are normal while nothing searches: a running server applies them at its
     next search, `herald index rebuild` at once. Per-process vector graphs are not shown (each
-    process catches its own up when it starts).
+    process catches its own up when it starts). It says when the index must be rebuilt: built
+    from a newer state of the database (a restore), or too old, having missed deletions whose
+    record is older than HERALD_HISTORY_DAYS.
     """
     with cli_runtime() as runtime:
         found = index_status(runtime)

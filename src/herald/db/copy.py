@@ -66,6 +66,7 @@ DERIVED_TABLES = {
     "search_projections": "how far each in-database index has applied changes",
 }
 CHANGE_SEQUENCE = "content_change_seq"  # PostgreSQL only (herald.content.changes)
+ENTITY_REMOVAL_SEQUENCE = "entity_removal_seq"  # PostgreSQL only (migration 0024)
 
 
 class CopyRefused(Exception):
@@ -311,8 +312,9 @@ def _sql_null_json(type_: TypeEngine[Any]) -> TypeEngine[Any]:
 
 
 def _advance_sequences(writer: Connection) -> None:
-    """Move PostgreSQL's sequences past the copied values: identity columns and the content
-    change sequence (whose next number must exceed every copied ``change_seq``)."""
+    """Move PostgreSQL's sequences past the copied values: identity columns, the content
+    change sequence (whose next number must exceed every copied ``change_seq``) and the entity
+    removal sequence (every copied ``entity_removals.seq``)."""
     for table in copied_tables():
         for column in table.primary_key.columns:
             sequence = writer.execute(
@@ -335,4 +337,10 @@ def _advance_sequences(writer: Connection) -> None:
     if highest_change is not None and highest_change > 0:
         writer.execute(
             text(f"SELECT setval('{CHANGE_SEQUENCE}', :value)"), {"value": int(highest_change)}
+        )
+    highest_removal = writer.execute(text("SELECT max(seq) FROM entity_removals")).scalar_one()
+    if highest_removal is not None and highest_removal > 0:
+        writer.execute(
+            text(f"SELECT setval('{ENTITY_REMOVAL_SEQUENCE}', :value)"),
+            {"value": int(highest_removal)},
         )

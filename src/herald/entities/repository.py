@@ -12,7 +12,13 @@ from sqlalchemy.orm import Session
 from herald.core.dates import Window
 from herald.db.dialect import insert_for
 from herald.db.models.content import ContentEntity, ContentItem
-from herald.db.models.entity import Entity, EntityAlias, EntityRedirect, EntitySeedLoad
+from herald.db.models.entity import (
+    Entity,
+    EntityAlias,
+    EntityRedirect,
+    EntityRemoval,
+    EntitySeedLoad,
+)
 from herald.entities.model import EntityKind, EntityRecord, Tag, is_entity_kind
 from herald.entities.names import name_keys
 
@@ -50,23 +56,39 @@ def record_seed_load(
     session.execute(insert_for(session, EntitySeedLoad).values(row).on_conflict_do_nothing())
 
 
-Signature = tuple[int, datetime | None, int, datetime | None, int, int]
+Signature = tuple[int, datetime | None, int, datetime | None, int, int, int]
 
 
 def entity_signature(session: Session) -> Signature:
     """(row count, latest ``updated_at``, redirect count, latest redirect, active count,
-    rejected count), in one query: changes whenever an entity is written, merged into another,
-    or changes status (also when its new ``updated_at`` is not the latest)."""
+    rejected count, latest removal), in one query: changes whenever an entity is written, merged
+    into another, deleted, or changes status (also when its new ``updated_at`` is not the
+    latest)."""
     redirects = select(func.count()).select_from(EntityRedirect).scalar_subquery()
     merged = select(func.max(EntityRedirect.created_at)).scalar_subquery()
+    removed = select(func.max(EntityRemoval.seq)).scalar_subquery()
     active = func.sum(case((Entity.status == "active", 1), else_=0))
     rejected = func.sum(case((Entity.status == "rejected", 1), else_=0))
-    count, latest, redirect_count, merged_at, actives, rejects = session.execute(
+    count, latest, redirect_count, merged_at, actives, rejects, removal = session.execute(
         select(
-            func.count(), func.max(Entity.updated_at), redirects, merged, active, rejected
+            func.count(), func.max(Entity.updated_at), redirects, merged, active, rejected, removed
         ).select_from(Entity)
     ).one()
-    return int(count), latest, int(redirect_count), merged_at, int(actives or 0), int(rejects or 0)
+    return (
+        int(count),
+        latest,
+        int(redirect_count),
+        merged_at,
+        int(actives or 0),
+        int(rejects or 0),
+        int(removal or 0),
+    )
+
+
+def entity_removals_since(session: Session, after: int) -> list[tuple[str, int]]:
+    """``(entity_id, seq)`` of the entities deleted with a number above ``after``."""
+    query = select(EntityRemoval.entity_id, EntityRemoval.seq).where(EntityRemoval.seq > after)
+    return [(str(eid), int(seq)) for eid, seq in session.execute(query)]
 
 
 def entity_stamp_counts_since(session: Session, since: datetime | None) -> dict[datetime, int]:
@@ -328,9 +350,13 @@ def redirects_of(session: Session, entity_ids: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def all_entity_ids(session: Session) -> set[str]:
-    """The id of every stored entity."""
-    return set(session.scalars(select(Entity.id)))
+def stored_ids(session: Session, entity_ids: Sequence[str]) -> set[str]:
+    """Those of ``entity_ids`` stored now, whatever their status."""
+    found: set[str] = set()
+    for start in range(0, len(entity_ids), _CHUNK):
+        chunk = list(entity_ids[start : start + _CHUNK])
+        found.update(session.scalars(select(Entity.id).where(Entity.id.in_(chunk))))
+    return found
 
 
 def redirected_ids(session: Session) -> list[str]:

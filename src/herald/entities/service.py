@@ -26,6 +26,7 @@ from herald.core.dates import Window
 from herald.core.files import sha256_file
 from herald.core.pagination import Page, PageRequest
 from herald.db.models.content import ContentItem
+from herald.db.removal_logs import ENTITIES, pruned_through
 from herald.entities import repository
 from herald.entities.jsonl import ImportProblem, parse_entity_lines
 from herald.entities.kb import KnowledgeBase, seed_path
@@ -209,21 +210,31 @@ class _SyncedView:
     loads only rows it has not seen in that version. Right after the 40,000-entity seed every
     enrichment batch discovers entities: re-reading the whole seed each time cost 3.5 s per
     batch, reading its 40,000 versions each time about 60 ms.
+
+    Deleted rows (a merged entity, a candidate whose items were all deleted) are read from the
+    removal log (``entity_removals``, written by a trigger) above the last number read, and a
+    margin below it on PostgreSQL (numbers are taken before commit); an id stored again since
+    (discovered anew) stays. The view keeps no set of the ids it loaded. The log is pruned after
+    ``HERALD_HISTORY_DAYS`` (:mod:`herald.db.removal_logs`): a view that read no removal since
+    the ones pruned is emptied (``reset``) and built again from the database.
     """
 
     MARGIN = timedelta(minutes=2)
+    POSTGRES_REMOVAL_MARGIN = 1000
 
     def __init__(
         self,
         add: Callable[[EntityRecord], None],
         remove: Callable[[str], None] | None = None,
+        reset: Callable[[], None] | None = None,
     ) -> None:
         self._add = add
         self._remove = remove
+        self._reset = reset  # empty what the view fills, before it is built again
         self._signature: repository.Signature | None = None
         # Inside the last margin window: the ids seen at each timestamp.
         self._seen: dict[datetime, set[str]] = {}
-        self._known: set[str] = set()  # every id added: the rows deleted since are told apart
+        self._removed = 0  # the highest entity removal number read
         self._lock = threading.Lock()
 
     def catch_up(self, session: Session) -> int:
@@ -231,8 +242,17 @@ class _SyncedView:
             signature = repository.entity_signature(session)
             if signature == self._signature:
                 return 0
+            if self._signature is not None and self._removed < pruned_through(session, ENTITIES):
+                log.warning(
+                    "entity view too old: removals it had not read were pruned from the log "
+                    "(HERALD_HISTORY_DAYS); it is built again from the database"
+                )
+                if self._reset is not None:
+                    self._reset()
+                self._signature = None
+                self._seen = {}
             if self._signature is not None and signature[2:4] != self._signature[2:4]:
-                # A merge leaves a redirect (other deletions are found by the row count).
+                # A merge leaves a redirect (other deletions are read from the removal log).
                 if self._remove is not None:
                     for entity_id in repository.redirected_ids(session):
                         self._remove(entity_id)
@@ -240,6 +260,8 @@ class _SyncedView:
                 # is new (a stamp can hold as many rows as before, other ones), so the rows of
                 # the recent timestamps are read again.
                 self._seen = {}
+            if self._signature is None:  # the rows loaded now reflect every removal before
+                self._removed = signature[6]
             latest = self._signature[1] if self._signature else None
             since = latest - self.MARGIN if latest is not None else None
             stamps = repository.entity_stamp_counts_since(session, since)
@@ -250,9 +272,8 @@ class _SyncedView:
             records = repository.entities_by_ids(session, wanted) if wanted else []
             for record in records:
                 self._add(record)
-            self._known.update(record.id for record in records)
-            if len(self._known) != signature[0]:
-                self._forget_deleted(session)
+            if self._signature is not None:
+                self._forget_removed(session)
             for stamp in changed:
                 seen[stamp] = set()
             for eid, stamp in versions.items():
@@ -261,15 +282,21 @@ class _SyncedView:
             self._signature = signature
             return len(records)
 
-    def _forget_deleted(self, session: Session) -> None:
-        """Remove the ids no longer stored (a merged entity, a candidate whose items were all
-        deleted): read only when the row count says some went."""
-        stored = repository.all_entity_ids(session)
-        gone = self._known - stored
+    def _forget_removed(self, session: Session) -> None:
+        """Remove the ids deleted since the last removal read and not stored again."""
+        margin = 0
+        if session.get_bind().dialect.name == "postgresql":
+            margin = self.POSTGRES_REMOVAL_MARGIN
+        removals = repository.entity_removals_since(session, max(self._removed - margin, 0))
+        if not removals:
+            return
+        ids = [entity_id for entity_id, _ in removals]
+        stored = repository.stored_ids(session, ids)
         if self._remove is not None:
-            for entity_id in gone:
-                self._remove(entity_id)
-        self._known -= gone
+            for entity_id in ids:
+                if entity_id not in stored:
+                    self._remove(entity_id)
+        self._removed = max(self._removed, *(seq for _, seq in removals))
 
 
 class EntityStore:
@@ -305,7 +332,11 @@ class EntityStore:
                     else:
                         kb.remove(record.id)
 
-                self._kb_view = _SyncedView(put, kb.remove)
+                def reset() -> None:  # the view is built again (see _SyncedView)
+                    nonlocal kb
+                    kb = self._kb = KnowledgeBase()
+
+                self._kb_view = _SyncedView(put, lambda eid: kb.remove(eid), reset)
         assert self._kb_view is not None
         with self._runtime.sessions.read() as session:
             self._kb_view.catch_up(session)
@@ -328,7 +359,11 @@ class EntityStore:
                     else:
                         index.add(record)
 
-                self._index_view = _SyncedView(put, index.remove)
+                def reset() -> None:
+                    nonlocal index
+                    index = self._index = EntitySearchIndex()
+
+                self._index_view = _SyncedView(put, lambda eid: index.remove(eid), reset)
         assert self._index_view is not None
         with self._runtime.sessions.read() as session:
             self._index_view.catch_up(session)

@@ -7,7 +7,10 @@ What it removes, oldest first and in batches of :data:`BATCH` rows per transacti
   stays. The per-date ledger, which names the latest run of each date, stays too;
 - webhook deliveries that succeeded or failed for good, created and last attempted before the
   cut-off, with their attempt records (a cascade), then the events no delivery refers to any more;
-- jobs that failed for good before the cut-off.
+- jobs that failed for good before the cut-off;
+- the removal logs (``content_removals``, how search indexes learn of hard deletes, and
+  ``entity_removals``, how entity views do) up to the number reached at the cut-off
+  (:mod:`herald.db.removal_logs`).
 
 Every scheduler looks each hour; the job's unique key is the UTC day, as for content retention
 (:mod:`herald.content.tasks`). Deleting is idempotent, so a repeated pass deletes nothing.
@@ -28,6 +31,7 @@ from herald.db.models.job import Job
 from herald.db.models.monitor import Monitor, MonitorRun
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
 from herald.db.models.workspace import Team
+from herald.db.removal_logs import ENTITIES, prune_removals
 from herald.jobs.queue import enqueue
 from herald.jobs.registry import RetryPolicy, job_handler, periodic
 
@@ -77,8 +81,13 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     days = runtime.settings.history_days
     if not days:
         return
-    pruned = prune_history(runtime.sessions, before=runtime.clock.now() - timedelta(days=days))
-    if pruned.total:
+    now = runtime.clock.now()
+    pruned = prune_history(runtime.sessions, before=now - timedelta(days=days))
+    removals = prune_removals(runtime.sessions, now=now, before=now - timedelta(days=days))
+    entity_removals = prune_removals(
+        runtime.sessions, now=now, before=now - timedelta(days=days), log=ENTITIES
+    )
+    if pruned.total or removals.rows or entity_removals.rows:
         log.info(
             "pruned history",
             extra={
@@ -86,6 +95,9 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 "webhook_deliveries": pruned.webhook_deliveries,
                 "webhook_events": pruned.webhook_events,
                 "jobs": pruned.jobs,
+                "content_removals": removals.rows,
+                "removals_pruned_through": removals.through,
+                "entity_removals": entity_removals.rows,
             },
         )
 

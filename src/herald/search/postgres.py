@@ -116,13 +116,32 @@ class PostgresProjection:
         self._applied = max(self._applied, upto)
         return applied
 
+    def drop_if_before(self, floor: int) -> bool:
+        if not 0 < self._applied < floor:
+            return False
+        with self.sessions.write() as session:
+            applied = session.execute(  # another process may have rebuilt it meanwhile
+                text("SELECT applied_seq FROM search_projections WHERE name = :name FOR UPDATE"),
+                {"name": PROJECTION},
+            ).scalar_one_or_none()
+            if not 0 < int(applied or 0) < floor:
+                self._applied = int(applied or 0)
+                return False
+            self._empty(session)
+        self._applied = 0
+        return True
+
     def clear(self) -> None:
         with self.sessions.write() as session:
-            session.execute(text("DELETE FROM content_search_documents"))
-            session.execute(
-                text("DELETE FROM search_projections WHERE name = :name"), {"name": PROJECTION}
-            )
+            self._empty(session)
         self._applied = 0
+
+    @staticmethod
+    def _empty(session: Session) -> None:
+        session.execute(text("DELETE FROM content_search_documents"))
+        session.execute(
+            text("DELETE FROM search_projections WHERE name = :name"), {"name": PROJECTION}
+        )
 
 
 def _read_watermark(session: Session) -> int:

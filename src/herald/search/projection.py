@@ -11,10 +11,16 @@ another committed 11. Projections therefore watch a ``margin`` below their water
 sum of sequences above ``watermark - margin`` change when such a late commit lands, and the rows
 there are re-read; the ones an index already holds at the same sequence are skipped. SQLite has
 one writer at a time, its sequences commit in order, and its margin is 0.
+
+The removal log is pruned after ``HERALD_HISTORY_DAYS`` (:mod:`herald.db.removal_logs`). A
+projection whose watermark is below the highest removal pruned has missed deletions it can no
+longer read (an index left offline for longer than that): it is emptied and rebuilt from the
+database, never kept with the deleted items in it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Protocol
@@ -22,10 +28,13 @@ from typing import Protocol
 import numpy as np
 from sqlalchemy.orm import Session
 
+from herald.db.removal_logs import pruned_through
 from herald.search.documents import content_key
 from herald.search.feed import Change, ChangeSummary, changed_since, load_changes, summarize
 from herald.search.lexical import LexicalIndex
 from herald.search.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
 
 POSTGRES_MARGIN = 1000
 BATCH = 1000
@@ -42,6 +51,11 @@ class Projection(Protocol):
 
     def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
         """The sequence at which each key was applied; keys not held are left out."""
+        ...
+
+    def drop_if_before(self, floor: int) -> bool:
+        """Empty the projection (watermark 0) if it has applied some changes but none up to
+        ``floor``; True if it did. Decided under the projection's own lock."""
         ...
 
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
@@ -81,6 +95,7 @@ class ProjectionSync:
             if self.is_current(session):
                 return 0
             self.projection.refresh()
+            self._drop_if_too_old(session)
             watermark = self.projection.applied_seq()
             low = max(watermark - self.margin, 0)
             changed = changed_since(session, low)
@@ -95,6 +110,17 @@ class ProjectionSync:
             above = [seq for _, seq in changed if seq > new_low]
             self._verified = ChangeSummary(new_low, len(above), sum(above), max([new_low, *above]))
             return applied
+
+    def _drop_if_too_old(self, session: Session) -> None:
+        floor = pruned_through(session)
+        before = self.projection.applied_seq()
+        if floor and self.projection.drop_if_before(floor):
+            log.warning(
+                "search index too old: removals it had not applied were pruned from the log "
+                "(HERALD_HISTORY_DAYS); emptied, it is rebuilt from the database",
+                extra={"index": self.projection.name, "applied_seq": before, "pruned": floor},
+            )
+            self._verified = None
 
     def reset(self) -> None:
         """Forget what was verified (after a rebuild cleared the projection)."""
@@ -145,6 +171,17 @@ class TantivyProjection:
     def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
         return self.lexical.known_seqs(keys)
 
+    def drop_if_before(self, floor: int) -> bool:
+        if not 0 < self.lexical.applied_seq() < floor:
+            return False
+        with self.lexical.writer() as writer:
+            self.lexical.reload()  # another process may have rebuilt it meanwhile
+            if not 0 < self.lexical.applied_seq() < floor:
+                return False
+            writer.clear()
+            writer.set_watermark(0)
+        return True
+
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         applied = 0
         with self.lexical.writer() as writer:
@@ -184,6 +221,13 @@ class VectorProjection:
 
     def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
         return {k: self._recent[k] for k in keys if k in self._recent}
+
+    def drop_if_before(self, floor: int) -> bool:
+        if not 0 < self.vectors.watermark < floor:
+            return False
+        self.vectors.clear()
+        self._recent = {}
+        return True
 
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         del since  # this process's own graph: its catch-ups run one at a time

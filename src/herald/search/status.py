@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from herald.db.removal_logs import pruned_through
 from herald.search.feed import latest_change, summarize
 from herald.search.lexical import _META_FILE, LexicalIndex
 from herald.search.postgres import _read_watermark
@@ -53,11 +54,19 @@ def index_status(runtime: Runtime) -> IndexStatus:
                     problem = str(exc)
         changes = summarize(session, applied)
         latest = latest_change(session)
+        pruned = pruned_through(session)
     if problem is None and applied > latest:
         problem = (
             f"the index has applied changes up to {applied}, the database's last change is "
             f"{latest}: it was built from a newer state of the data (a restored or copied "
             "database); run `herald index rebuild` (the next start of Herald empties it too)"
+        )
+    if problem is None and 0 < applied < pruned:
+        problem = (
+            f"search index too old: it has applied changes up to {applied}, and removals up to "
+            f"{pruned} were pruned from the database (kept HERALD_HISTORY_DAYS days): deleted "
+            "items it may hold can no longer be found out; run `herald index rebuild` (the next "
+            "search or indexing job rebuilds it too)"
         )
     return IndexStatus(
         backend=backend,

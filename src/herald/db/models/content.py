@@ -141,6 +141,24 @@ class ContentRemoval(Base):
     change_seq: Mapped[int] = mapped_column(BigInteger, index=True)
 
 
+class RemovalMark(Base):
+    """How far back a removal log (``content_removals``, ``entity_removals``) reaches: what lets
+    it be pruned, and what was pruned.
+
+    The daily history job writes one ``<log>:day:YYYY-MM-DD`` row with the number the log's
+    readers had reached then; once that row is older than ``HERALD_HISTORY_DAYS``, the removals
+    numbered up to it are deleted, and the ``<log>:pruned`` row holds the highest number deleted.
+    A reader (a search index, an entity view) whose last number is below it has missed removals
+    it can no longer read: it is rebuilt (:mod:`herald.db.removal_logs`).
+    """
+
+    __tablename__ = "removal_marks"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    change_seq: Mapped[int] = mapped_column(BigInteger)
+    taken_at: Mapped[datetime]
+
+
 class ContentDeletion(Base):
     """One deletion of content: who asked, when, by which selector, and how many items went.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import BigInteger, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from herald.db.base import Base, JSONType
@@ -29,6 +29,21 @@ class Entity(Base):
     status: Mapped[str] = mapped_column(String(16), server_default="active", index=True)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+
+
+class EntityRemoval(Base):
+    """An entity row deleted (merged into another, a candidate no stored item names any more).
+
+    A database trigger (migration ``0024_entity_removals``) writes one row per deleted entity
+    with a new number, the latest removal of an id kept. Each process's in-memory entity views
+    read the removals numbered above the last one they read, so they drop deleted entities
+    without remembering every id they ever loaded.
+    """
+
+    __tablename__ = "entity_removals"
+
+    entity_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, index=True)
 
 
 class EntityAlias(Base):
