@@ -14,7 +14,8 @@ from herald.db.models.entity import Entity
 from herald.db.removal_logs import ENTITIES, prune_removals
 from herald.entities import repository
 from herald.entities.model import EntityRecord
-from herald.entities.service import _SyncedView, get_entity_store
+from herald.entities.service import get_entity_store
+from herald.entities.views import SyncedView
 from herald.runtime import Runtime
 
 
@@ -31,7 +32,7 @@ def test_view_loads_each_version_once_and_picks_up_late_and_updated_rows(
     runtime: Runtime, clock: FrozenClock
 ) -> None:
     added: list[EntityRecord] = []
-    view = _SyncedView(added.append)
+    view = SyncedView(added.append)
     _write(runtime, [_record(f"ent_{n}", f"Company {n}") for n in range(50)], clock)
     with runtime.sessions.read() as session:
         assert view.catch_up(session) == 50
@@ -75,7 +76,7 @@ def test_a_new_entity_after_a_large_write_reads_only_its_own_version(
 
     monkeypatch.setattr(repository, "entity_versions_at", spy)
     added: list[EntityRecord] = []
-    view = _SyncedView(added.append)
+    view = SyncedView(added.append)
     _write(runtime, [_record(f"ent_{n}", f"Company {n}") for n in range(2000)], clock)
     with runtime.sessions.read() as session:
         assert view.catch_up(session) == 2000
@@ -106,7 +107,7 @@ def test_deleted_entities_leave_the_view_through_the_removal_log(
 
     monkeypatch.setattr(repository, "entity_removals_since", spy)
     held: dict[str, EntityRecord] = {}
-    view = _SyncedView(lambda r: held.__setitem__(r.id, r), lambda eid: held.pop(eid, None))
+    view = SyncedView(lambda r: held.__setitem__(r.id, r), lambda eid: held.pop(eid, None))
     _write(runtime, [_record(f"ent_{n}", f"Company {n}") for n in range(20)], clock)
     _delete(runtime, "ent_0")  # before the view was built: its rows already leave it out
     with runtime.sessions.read() as session:

@@ -1,6 +1,7 @@
 """The entity knowledge base as a service: seeding, import, search and timelines.
 
-The database is the source of truth. Each process keeps two in-memory views of it, built on first
+The database is the source of truth. Each process keeps two in-memory views of it
+(:mod:`herald.entities.views`), built on first
 use and brought up to date from the rows written since (by ``updated_at``) before they are used:
 the linking :class:`KnowledgeBase` (workers; active entities only, see
 :mod:`herald.entities.staging`) and the :class:`EntitySearchIndex` (API).
@@ -15,7 +16,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -26,7 +27,6 @@ from herald.core.dates import Window
 from herald.core.files import sha256_file
 from herald.core.pagination import Page, PageRequest
 from herald.db.models.content import ContentItem
-from herald.db.removal_logs import ENTITIES, pruned_through
 from herald.entities import repository
 from herald.entities.jsonl import ImportProblem, parse_entity_lines
 from herald.entities.kb import KnowledgeBase, seed_path
@@ -34,6 +34,7 @@ from herald.entities.merge import find_merges, merge_keys
 from herald.entities.model import EntityRecord
 from herald.entities.search import EntityHit, EntitySearchIndex
 from herald.entities.staging import ACTIVE, REJECTED
+from herald.entities.views import SyncedView
 from herald.errors import NotFound
 from herald.readiness import warmup
 
@@ -200,105 +201,6 @@ def seed_knowledge_base(
     return report.written
 
 
-class _SyncedView:
-    """An in-memory view of the entity table, caught up with the rows written since.
-
-    Cheap when nothing changed (one aggregate query). When something did, it looks at the rows
-    written since a little before the last change seen, so a transaction that committed late
-    with an earlier timestamp is still picked up: first how many rows carry each timestamp
-    there, then the versions (``id``, ``updated_at``) at the timestamps whose count changed, and
-    loads only rows it has not seen in that version. Right after the 40,000-entity seed every
-    enrichment batch discovers entities: re-reading the whole seed each time cost 3.5 s per
-    batch, reading its 40,000 versions each time about 60 ms.
-
-    Deleted rows (a merged entity, a candidate whose items were all deleted) are read from the
-    removal log (``entity_removals``, written by a trigger) above the last number read, and a
-    margin below it on PostgreSQL (numbers are taken before commit); an id stored again since
-    (discovered anew) stays. The view keeps no set of the ids it loaded. The log is pruned after
-    ``HERALD_HISTORY_DAYS`` (:mod:`herald.db.removal_logs`): a view that read no removal since
-    the ones pruned is emptied (``reset``) and built again from the database.
-    """
-
-    MARGIN = timedelta(minutes=2)
-    POSTGRES_REMOVAL_MARGIN = 1000
-
-    def __init__(
-        self,
-        add: Callable[[EntityRecord], None],
-        remove: Callable[[str], None] | None = None,
-        reset: Callable[[], None] | None = None,
-    ) -> None:
-        self._add = add
-        self._remove = remove
-        self._reset = reset  # empty what the view fills, before it is built again
-        self._signature: repository.Signature | None = None
-        # Inside the last margin window: the ids seen at each timestamp.
-        self._seen: dict[datetime, set[str]] = {}
-        self._removed = 0  # the highest entity removal number read
-        self._lock = threading.Lock()
-
-    def catch_up(self, session: Session) -> int:
-        with self._lock:
-            signature = repository.entity_signature(session)
-            if signature == self._signature:
-                return 0
-            if self._signature is not None and self._removed < pruned_through(session, ENTITIES):
-                log.warning(
-                    "entity view too old: removals it had not read were pruned from the log "
-                    "(HERALD_HISTORY_DAYS); it is built again from the database"
-                )
-                if self._reset is not None:
-                    self._reset()
-                self._signature = None
-                self._seen = {}
-            if self._signature is not None and signature[2:4] != self._signature[2:4]:
-                # A merge leaves a redirect (other deletions are read from the removal log).
-                if self._remove is not None:
-                    for entity_id in repository.redirected_ids(session):
-                        self._remove(entity_id)
-                # A merge deletes as well as writes: counts per timestamp no longer tell what
-                # is new (a stamp can hold as many rows as before, other ones), so the rows of
-                # the recent timestamps are read again.
-                self._seen = {}
-            if self._signature is None:  # the rows loaded now reflect every removal before
-                self._removed = signature[6]
-            latest = self._signature[1] if self._signature else None
-            since = latest - self.MARGIN if latest is not None else None
-            stamps = repository.entity_stamp_counts_since(session, since)
-            seen = {stamp: self._seen.get(stamp, set()) for stamp in stamps}
-            changed = [stamp for stamp, count in stamps.items() if len(seen[stamp]) != count]
-            versions = repository.entity_versions_at(session, changed) if changed else {}
-            wanted = [eid for eid, stamp in versions.items() if eid not in seen[stamp]]
-            records = repository.entities_by_ids(session, wanted) if wanted else []
-            for record in records:
-                self._add(record)
-            if self._signature is not None:
-                self._forget_removed(session)
-            for stamp in changed:
-                seen[stamp] = set()
-            for eid, stamp in versions.items():
-                seen[stamp].add(eid)
-            self._seen = seen
-            self._signature = signature
-            return len(records)
-
-    def _forget_removed(self, session: Session) -> None:
-        """Remove the ids deleted since the last removal read and not stored again."""
-        margin = 0
-        if session.get_bind().dialect.name == "postgresql":
-            margin = self.POSTGRES_REMOVAL_MARGIN
-        removals = repository.entity_removals_since(session, max(self._removed - margin, 0))
-        if not removals:
-            return
-        ids = [entity_id for entity_id, _ in removals]
-        stored = repository.stored_ids(session, ids)
-        if self._remove is not None:
-            for entity_id in ids:
-                if entity_id not in stored:
-                    self._remove(entity_id)
-        self._removed = max(self._removed, *(seq for _, seq in removals))
-
-
 class EntityStore:
     """The process's views of the knowledge base (one per runtime)."""
 
@@ -306,9 +208,9 @@ class EntityStore:
         self._runtime = runtime
         self._seeded = False
         self._kb: KnowledgeBase | None = None
-        self._kb_view: _SyncedView | None = None
+        self._kb_view: SyncedView | None = None
         self._index: EntitySearchIndex | None = None
-        self._index_view: _SyncedView | None = None
+        self._index_view: SyncedView | None = None
         self._lock = threading.Lock()
 
     def ensure_seeded(self) -> None:
@@ -332,11 +234,11 @@ class EntityStore:
                     else:
                         kb.remove(record.id)
 
-                def reset() -> None:  # the view is built again (see _SyncedView)
+                def reset() -> None:  # the view is built again (see SyncedView)
                     nonlocal kb
                     kb = self._kb = KnowledgeBase()
 
-                self._kb_view = _SyncedView(put, lambda eid: kb.remove(eid), reset)
+                self._kb_view = SyncedView(put, lambda eid: kb.remove(eid), reset)
         assert self._kb_view is not None
         with self._runtime.sessions.read() as session:
             self._kb_view.catch_up(session)
@@ -363,7 +265,7 @@ class EntityStore:
                     nonlocal index
                     index = self._index = EntitySearchIndex()
 
-                self._index_view = _SyncedView(put, lambda eid: index.remove(eid), reset)
+                self._index_view = SyncedView(put, lambda eid: index.remove(eid), reset)
         assert self._index_view is not None
         with self._runtime.sessions.read() as session:
             self._index_view.catch_up(session)
