@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -104,6 +105,27 @@ def test_non_json_body_is_415(api: TestClient, auth: dict[str, str], content_typ
     headers = auth | {"content-type": content_type}
     response = api.post("/v1/_test/echo", content=b'{"name": "a"}', headers=headers)
     assert_error(response, 415, "unsupported_media_type")
+
+
+def test_every_error_body_is_serialised_alike(api: TestClient, auth: dict[str, str]) -> None:
+    # The middleware's answers (415, 413, 400, an escaped slash's 404) came out as
+    # '{"error": "unsupported_media_type", ...}', the routes' as '{"error":"not_found",...}'.
+    wrong_key = {"x-api-key": "hk_wrong", "content-type": "text/plain"}
+    json_headers = auth | {"content-type": "application/json"}
+    responses = [
+        api.post("/v1/_test/echo", content=b"name=a", headers=wrong_key),
+        api.post("/v1/_test/echo", content=b"x" * (1024 * 1024 + 1), headers=json_headers),
+        api.post("/v1/_test/echo", content=b'{"name": "a\\u0000"}', headers=json_headers),
+        api.get("/v1/monitors/a%2Fb", headers=auth),
+        api.get("/v1/_test/whoami", headers={"x-api-key": "hk_wrong"}),
+        api.get("/v1/nothing-here"),
+    ]
+    # The body's type is checked before the key (docs/api.md, "Errors").
+    assert responses[0].status_code == 415
+    for response in responses:
+        assert response.status_code >= 400, response.text
+        compact = json.dumps(response.json(), separators=(",", ":"), ensure_ascii=False)
+        assert response.content == compact.encode(), response.content
 
 
 def test_json_with_charset_is_accepted(api: TestClient, auth: dict[str, str]) -> None:

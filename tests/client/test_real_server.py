@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -148,6 +149,7 @@ def test_http_edges_against_herald_serve(server: RunningServer) -> None:
         assert headers["content-type"] == "application/json"
         error = httpx.Response(400, content=body).json()
         assert error["error"] == "invalid_request"
+        assert body == json.dumps(error, separators=(",", ":")).encode()  # as every error body
         assert error["meta"]["request_id"] == headers["x-request-id"]
 
     auth = {"x-api-key": server.api_key}

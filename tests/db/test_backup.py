@@ -100,17 +100,70 @@ def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path
     assert items > 0
 
 
-def test_on_postgresql_the_command_prints_a_procedure_that_runs_as_printed(
-    pg_url: str, tmp_path: Path
-) -> None:
-    """Its lines are pasted as they are: the dump goes where the command was told, every line
-    reaches the same server as the URL (not a local default), and no password is printed."""
+def _run_as_printed(lines: list[str], path: str) -> None:
+    for line in lines:
+        subprocess.run(["bash", "-c", line], check=True, env={"PATH": path})
+
+
+def _drop(database: str) -> None:
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+def _assert_restored(export_line: str, restored: str) -> None:
+    url = export_line.removeprefix("export HERALD_DATABASE_URL=")
+    assert make_url(url).database == restored
+    with closing(psycopg.connect(url.replace("+psycopg", ""))) as conn:
+        assert conn.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
+
+
+def test_on_postgresql_the_command_makes_the_dump_and_exits_0(pg_url: str, tmp_path: Path) -> None:
+    """A backup that was made is a success (it exited 1 after printing the procedure, having
+    made nothing); the restore lines it prints run as printed, and no password is printed."""
     assert herald(["db", "upgrade"], tmp_path / "home", pg_url).exit_code == 0
     with_password = pg_url.replace("postgres@", "postgres:pw-not-shown@")  # trust auth ignores it
     folder = tmp_path / "backups"
     folder.mkdir()
     result = herald(["db", "backup", str(folder)], tmp_path / "home", with_password)
+    assert result.exit_code == 0, result.output
+    assert "pw-not-shown" not in result.output
+    assert "***" not in result.output
+    (dump,) = folder.iterdir()
+    assert dump.name.startswith("herald-")
+    assert dump.suffix == ".dump"
+    assert "backed up" in result.output
+    lines = [line.strip() for line in result.output.splitlines() if line.startswith("  ")]
+    assert [line.split()[0] for line in lines] == [
+        "createdb", "pg_restore", "export", "herald", "herald",
+    ]  # fmt: skip
+    restored = make_url(pg_url).database + "_restored"
+    try:
+        _run_as_printed(lines[:2], os.environ["PATH"])
+        _assert_restored(lines[2], restored)
+    finally:
+        _drop(restored)
+    again = herald(["db", "backup", str(dump)], tmp_path / "home", pg_url)
+    assert again.exit_code == 1
+    assert "already exists" in again.output
+
+
+def test_on_postgresql_without_pg_dump_the_command_says_so_and_prints_a_procedure(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No dump made is a failure (exit 1) that says so; its lines are pasted as they are where
+    the tools are: the dump goes where the command was told, every line reaches the same server
+    as the URL (not a local default), and no password is printed."""
+    assert herald(["db", "upgrade"], tmp_path / "home", pg_url).exit_code == 0
+    real_path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
+    with_password = pg_url.replace("postgres@", "postgres:pw-not-shown@")
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    result = herald(["db", "backup", str(folder)], tmp_path / "home", with_password)
     assert result.exit_code == 1
+    assert "no backup" in result.output
+    assert "pg_dump and pg_restore were not found on PATH" in result.output
+    assert list(folder.iterdir()) == []
     assert "pw-not-shown" not in result.output
     assert "***" not in result.output
     lines = [line.strip() for line in result.output.splitlines() if line.startswith("  ")]
@@ -119,18 +172,13 @@ def test_on_postgresql_the_command_prints_a_procedure_that_runs_as_printed(
     ]  # fmt: skip
     restored = make_url(pg_url).database + "_restored"
     try:
-        for line in lines[:3]:  # pg_dump, createdb, pg_restore: PostgreSQL's own binaries
-            subprocess.run(["bash", "-c", line], check=True, env={"PATH": os.environ["PATH"]})
+        _run_as_printed(lines[:3], real_path)  # pg_dump, createdb, pg_restore
         (dump,) = folder.iterdir()
         assert dump.name.startswith("herald-")
         assert dump.suffix == ".dump"
-        url = lines[3].removeprefix("export HERALD_DATABASE_URL=")
-        assert make_url(url).database == restored
-        with closing(psycopg.connect(url.replace("+psycopg", ""))) as conn:
-            assert conn.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
+        _assert_restored(lines[3], restored)
     finally:
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{restored}" WITH (FORCE)')
+        _drop(restored)
 
 
 @pytest.mark.slow

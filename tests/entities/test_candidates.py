@@ -8,9 +8,11 @@ import threading
 import time
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import delete, insert, select, update
 from typer.testing import CliRunner
 
+from herald.cli import common
 from herald.cli.main import app
 from herald.config import Settings
 from herald.db.models.content import ContentEntity, ContentItem
@@ -131,7 +133,10 @@ def test_a_deleted_item_does_not_count(runtime: Runtime) -> None:
     assert confirm(runtime) == []
 
 
-def test_review_lists_accepts_and_rejects(settings: Settings, runtime: Runtime) -> None:
+def test_review_lists_accepts_and_rejects(
+    settings: Settings, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(common.stdout, "_width", 80)  # a default terminal, whatever runs this
     ids = name_in(runtime, ["a.example", "b.example"])
     result = runner.invoke(app, ["entities", "review", "--json"], env=env_for(settings))
     assert result.exit_code == 0, result.output
@@ -139,7 +144,10 @@ def test_review_lists_accepts_and_rejects(settings: Settings, runtime: Runtime) 
     assert (listed["id"], listed["items"], listed["sources"]) == (DRAFT.id, 2, 2)
     assert listed["display_name"] == "Zorvath Dairy"
     table = runner.invoke(app, ["entities", "review"], env=env_for(settings))
-    assert "Zorvath Dairy" in table.stdout
+    # The id is whole, to be copied into --accept; the other columns wrap instead.
+    assert DRAFT.id in table.stdout, table.stdout
+    assert "Zorvath" in table.stdout
+    assert "Dairy" in table.stdout
     accepted = runner.invoke(
         app, ["entities", "review", "--accept", DRAFT.id], env=env_for(settings)
     )

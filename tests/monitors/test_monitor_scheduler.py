@@ -152,6 +152,37 @@ def test_a_schedule_change_moves_the_next_slot(
     ]
 
 
+def test_a_schedule_change_keeps_a_slot_that_came_due_before_it(
+    client: TestClient,
+    auth: dict[str, str],
+    runtime: Runtime,
+    clock: FrozenClock,
+    make_monitor: MonitorFactory,
+) -> None:
+    """The 12:15 slot came due and no scheduler had claimed it yet when the schedule changed:
+    it still runs once (it was dropped: next_run_at jumped to the new schedule's 12:45)."""
+    monitor = make_monitor(schedule={"minute": 15})
+    clock.set(utc(2026, 11, 25, 12, 16))
+    patched = client.patch(
+        f"/v1/monitors/{monitor['id']}", json={"schedule": {"minute": 45}}, headers=auth
+    )
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["next_run_at"] == "2026-11-25T12:45:00Z"
+    assert [r.slot_at for r in scheduled_runs(runtime, monitor["id"])] == [
+        utc(2026, 11, 25, 12, 15)
+    ]
+    assert schedule_monitors(runtime) == 0  # never twice
+    clock.set(utc(2026, 11, 25, 12, 45))
+    assert schedule_monitors(runtime) == 1
+    assert [r.slot_at for r in scheduled_runs(runtime, monitor["id"])] == [
+        utc(2026, 11, 25, 12, 15),
+        utc(2026, 11, 25, 12, 45),
+    ]
+    # A schedule change before the slot is due queues nothing.
+    client.patch(f"/v1/monitors/{monitor['id']}", json={"schedule": {"minute": 50}}, headers=auth)
+    assert len(scheduled_runs(runtime, monitor["id"])) == 2
+
+
 def test_concurrent_schedulers_claim_each_slot_once(
     runtime: Runtime, clock: FrozenClock, make_monitor: MonitorFactory
 ) -> None:

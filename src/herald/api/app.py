@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from herald import __version__
-from herald.api.errors import install_error_handlers
+from herald.api.errors import guard_literal_paths, install_error_handlers
 from herald.api.middleware import HeraldMiddleware
 from herald.api.routes import ROUTERS
 from herald.api.schemas.common import ErrorBody
@@ -53,6 +53,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     for router in ROUTERS:
         app.include_router(router)
     mcp.mount(app)
+    guard_literal_paths(app)
     app.add_middleware(HeraldMiddleware, max_body_bytes=runtime.settings.max_body_bytes)
 
     @app.get("/", include_in_schema=False)

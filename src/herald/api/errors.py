@@ -11,7 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute, compile_path
+from starlette.routing import BaseRoute, Route, compile_path
 
 from herald.errors import ALL_ERRORS, FieldIssue, HeraldError
 from herald.logging import request_id_var
@@ -33,6 +33,11 @@ def error_body(code: str, message: str, details: list[FieldIssue] | None = None)
     if details:
         body["details"] = [{"field": d.field, "message": d.message} for d in details]
     return body
+
+
+def error_bytes(code: str, message: str, details: list[FieldIssue] | None = None) -> bytes:
+    """The envelope serialised as every error response is (compact JSON, UTF-8)."""
+    return bytes(JSONResponse(error_body(code, message, details)).body)
 
 
 def error_response(
@@ -82,12 +87,7 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
         app.state, "method_table", None
     )
     if table is None:
-        table = []
-        for route in _routes(app.router.routes):
-            methods = getattr(route, "methods", None)
-            route_path = getattr(route, "path", None)
-            if methods and route_path:
-                table.append((compile_path(route_path)[0], frozenset(methods)))
+        table = _method_table(app)
         app.state.method_table = table
     matching = [(pattern, ms) for pattern, ms in table if pattern.match(path)]
     # A literal path wins over a template (/v1/content/search is not a content id).
@@ -96,6 +96,42 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
     if "GET" in methods:
         methods.add("HEAD")
     return sorted(methods)
+
+
+def _method_table(app: FastAPI) -> list[tuple[re.Pattern[str], frozenset[str]]]:
+    table = []
+    for route in _routes(app.router.routes):
+        methods = getattr(route, "methods", None)
+        route_path = getattr(route, "path", None)
+        if methods and route_path and getattr(route, "endpoint", None) is not _wrong_method:
+            table.append((compile_path(route_path)[0], frozenset(methods)))
+    return table
+
+
+async def _wrong_method(request: Request) -> None:
+    raise StarletteHTTPException(405)
+
+
+def guard_literal_paths(app: FastAPI) -> None:
+    """Answer 405 on a literal path for the methods only a template beside it serves.
+
+    ``GET /v1/content/search`` would otherwise be the content item "search" (404): the router
+    takes a template's full match over a literal path's method mismatch. No id is a route's
+    literal segment, so such a request is a wrong method, not an id lookup.
+    """
+    table = _method_table(app)
+    literal: dict[str, set[str]] = {}
+    for route in _routes(app.router.routes):
+        route_path = getattr(route, "path", "")
+        if getattr(route, "methods", None) and route_path and "{" not in route_path:
+            literal.setdefault(route_path, set()).update(getattr(route, "methods", ()))
+    guards = []
+    for path, own in literal.items():
+        taken = {m for pattern, ms in table if pattern.match(path) for m in ms} - own - {"HEAD"}
+        if taken:
+            guard = Route(path, _wrong_method, methods=sorted(taken), include_in_schema=False)
+            guards.append(guard)
+    app.router.routes[:0] = guards
 
 
 def _routes(routes: Iterable[BaseRoute]) -> Iterator[BaseRoute]:
@@ -121,14 +157,13 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "invalid_request")
         status = exc.status_code if exc.status_code in _STATUS_CODES else 400
-        message = {
-            "not_found": "no such resource",
-            "method_not_allowed": "method not allowed on this resource",
-        }.get(code, str(exc.detail))
+        message = "no such resource" if code == "not_found" else str(exc.detail)
         headers = dict(getattr(exc, "headers", None) or {})
         if status == 405:
             # The router names only the first route on the path; a client needs all of them.
-            headers["Allow"] = ", ".join(allowed_methods(request.app, request.url.path))
+            allowed = allowed_methods(request.app, request.url.path)
+            headers["Allow"] = ", ".join(allowed)
+            message = f"method not allowed on this resource: use {' or '.join(allowed)}"
         return error_response(status, code, message, headers=headers or None)
 
     @app.exception_handler(Exception)

@@ -8,14 +8,13 @@ in ``x-request-id``, and a log line carrying the same id.
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from herald.api.errors import error_body
+from herald.api.errors import error_bytes
 from herald.logging import request_id_var
 
 log = logging.getLogger("herald.access")
@@ -27,7 +26,7 @@ def _answer_400(transport: Any) -> None:
     request_id = uuid.uuid4().hex
     token = request_id_var.set(request_id)
     try:
-        body = json.dumps(error_body("invalid_request", UNPARSEABLE)).encode()
+        body = error_bytes("invalid_request", UNPARSEABLE)
         log.warning("unparseable request", extra={"status": 400})
     finally:
         request_id_var.reset(token)

@@ -34,7 +34,7 @@ from urllib.parse import parse_qsl
 from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from herald.api.errors import error_body
+from herald.api.errors import error_bytes
 from herald.core.storable import find_unstorable, printable, text_problem
 from herald.errors import FieldIssue
 from herald.logging import request_id_var
@@ -195,7 +195,7 @@ class HeraldMiddleware:
     async def _reply(
         send: Send, status: int, code: str, message: str, details: list[FieldIssue] | None = None
     ) -> None:
-        body = json.dumps(error_body(code, message, details)).encode()
+        body = error_bytes(code, message, details)
         headers: list[Any] = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from herald.cli.common import (
@@ -21,9 +20,10 @@ from herald.cli.common import (
     progress,
     stdout,
 )
+from herald.cli.pg_backup import pg_dump_procedure, pg_restore_procedure
 from herald.config import Settings
 from herald.core.clock import SystemClock
-from herald.db.backup import BackupRefused, backup_sqlite
+from herald.db.backup import BackupRefused, backup_postgresql, backup_sqlite
 from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
 from herald.db.migrate import current_revisions, head_revisions, upgrade
@@ -140,34 +140,41 @@ def backup_command(
         Path,
         typer.Argument(
             help="A new file for the backup, or a directory to put herald-<UTC time>.db in "
-            "(on PostgreSQL: where the printed pg_dump line writes the dump)."
+            "(herald-<UTC time>.dump on PostgreSQL)."
         ),
     ],
     as_json: JsonOption = False,
 ) -> None:
-    """Back up the SQLite database while Herald runs (SQLite's online backup API).
+    """Back up the database while Herald runs: SQLite with its online backup API, PostgreSQL
+    with pg_dump.
 
     The backup is one consistent, self-contained file, checked before it is kept; Herald keeps
     serving and writing meanwhile. The search indexes are not in it: they are rebuilt from the
-    database on restore. To restore, stop Herald, put the file in place as HERALD_HOME/herald.db
-    (removing any herald.db-wal and herald.db-shm beside it), run `herald db upgrade` and
-    `herald index rebuild`, and start Herald again.
+    database on restore. To restore a SQLite backup, stop Herald, put the file in place as
+    HERALD_HOME/herald.db (removing any herald.db-wal and herald.db-shm beside it), run
+    `herald db upgrade` and `herald index rebuild`, and start Herald again.
 
-    On PostgreSQL nothing is written: the command prints the pg_dump procedure to use instead,
-    for this database and server, with the dump at PATH (herald-<UTC time>.dump in a directory),
-    ready to paste (docs/operations.md, "Backups and restores").
+    On PostgreSQL the dump is pg_dump's custom format (pg_dump and pg_restore must be on PATH),
+    and the command prints the lines that restore it. Without them it makes no backup, exits 1
+    and prints the whole procedure to run where they are (docs/operations.md, "Backups and
+    restores").
     """
     settings = load_settings()
-    if not settings.is_sqlite:
-        console.print(escape(_pg_dump_advice(settings.resolved_database_url, path)), soft_wrap=True)
-        raise typer.Exit(1)
-    database = Path(make_url(settings.resolved_database_url).database or "")
+    stamp = SystemClock().now().strftime("%Y%m%dT%H%M%SZ")
+    url = settings.resolved_database_url
+    suffix = ".db" if settings.is_sqlite else ".dump"
     if path.is_dir():
-        path = path / f"herald-{SystemClock().now().strftime('%Y%m%dT%H%M%SZ')}.db"
+        path = path / f"herald-{stamp}{suffix}"
+    database = Path(make_url(url).database or "")
     try:
-        report = backup_sqlite(database, path)
+        if settings.is_sqlite:
+            report = backup_sqlite(database, path)
+        else:
+            report = backup_postgresql(url, path)
     except BackupRefused as exc:
         console.print(f"[red]no backup:[/] {escape(str(exc))}", soft_wrap=True)
+        if not settings.is_sqlite and not path.exists():
+            console.print(escape(pg_dump_procedure(url, path)), soft_wrap=True)
         raise typer.Exit(1) from None
     if as_json:
         print_json(
@@ -187,48 +194,8 @@ def backup_command(
         "from it on restore (`herald index rebuild`).",
         soft_wrap=True,
     )
-
-
-def _pg_dump_advice(url: str, path: Path) -> str:
-    """The pg_dump procedure for this database, to paste as printed: the dump goes to the path the
-    command was given, and every command names the same server and user (a password stays in
-    PGPASSWORD or ~/.pgpass, never on a command line)."""
-    given = make_url(url)
-    source = URL.create(
-        "postgresql", given.username, None, given.host, given.port, given.database, given.query
-    )
-    restored = source.set(database=f"{source.database}_restored")
-    if path.is_dir():
-        path = path / f"herald-{SystemClock().now().strftime('%Y%m%dT%H%M%SZ')}.dump"
-    server = [
-        f"{flag} {shlex.quote(str(value))}"
-        for flag, value in (("-h", source.host), ("-p", source.port), ("-U", source.username))
-        if value is not None
-    ]
-    createdb = " ".join(["createdb", *server, shlex.quote(str(restored.database))])
-    dump = shlex.quote(str(path))
-
-    def plain(target: URL, driver: str = "postgresql") -> str:
-        return shlex.quote(target.set(drivername=driver).render_as_string(hide_password=False))
-
-    return (
-        "The database is PostgreSQL: back it up with PostgreSQL's tools, which take a "
-        "consistent dump while Herald runs:\n"
-        f"  pg_dump --format=custom --file={dump} {plain(source)}\n"
-        "To restore: create an empty database, load the dump, migrate, and rebuild each "
-        "machine's search index with every Herald process stopped:\n"
-        f"  {createdb}\n"
-        f"  pg_restore --no-owner --dbname={plain(restored)} {dump}\n"
-        f"  export HERALD_DATABASE_URL={plain(restored, 'postgresql+psycopg')}\n"
-        "  herald db upgrade\n"
-        "  herald index rebuild   # on each machine\n"
-        + (
-            "The password is left out of these lines: give it in PGPASSWORD or ~/.pgpass.\n"
-            if given.password
-            else ""
-        )
-        + "Details: docs/operations.md, Backups and restores."
-    )
+    if not settings.is_sqlite:
+        console.print(escape(pg_restore_procedure(url, report.path)), soft_wrap=True)
 
 
 def _copy_with_progress(source_url: str, target_url: str) -> list[TableCount]:

@@ -10,7 +10,15 @@ from typing import Annotated, cast
 import typer
 from rich.table import Table
 
-from herald.cli.common import JsonOption, cli_runtime, console, print_json, progress, stdout
+from herald.cli.common import (
+    JsonOption,
+    cli_runtime,
+    console,
+    id_column,
+    print_json,
+    progress,
+    stdout,
+)
 from herald.entities import staging
 from herald.entities.jsonl import parse_entity_lines
 from herald.entities.model import ENTITY_KINDS, EntityKind
@@ -206,7 +214,7 @@ def review(
         for c in decided:
             stdout.print(f"{c.id} {c.display_name} ({c.entity_kind}): {c.status}")
         return
-    table = Table("id", "name", "kind", "items", "sources", "first seen")
+    table = Table(id_column(), "name", "kind", "items", "sources", "first seen")
     for c in shown:
         table.add_row(
             c.id,

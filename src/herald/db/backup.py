@@ -1,4 +1,4 @@
-"""Online backups of the SQLite database, with SQLite's own backup API.
+"""Online backups: SQLite's with its own backup API, PostgreSQL's with ``pg_dump``.
 
 Copying ``herald.db`` while Herald runs can give a torn file, and misses what still sits in
 ``herald.db-wal``. The backup API copies the database as one reader sees it: the pages are read
@@ -9,17 +9,25 @@ The copy is written beside the destination and renamed into place once it is com
 passes SQLite's ``quick_check``, so a file at the destination is always a whole backup. It is
 switched out of WAL mode, so the one file is the whole database. The search indexes are not
 part of it: they are projections of the database, rebuilt from it on restore.
+
+On PostgreSQL the dump is ``pg_dump``'s custom format, written the same way (beside the
+destination, renamed once ``pg_restore --list`` reads it whole).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import subprocess
 import time
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import URL, make_url
 
 from herald.core.files import fsync_path
 
@@ -74,6 +82,80 @@ def backup_sqlite(database: Path, destination: Path) -> BackupReport:
         content_items=int(items or 0),
         seconds=time.monotonic() - started,
     )
+
+
+def plain_url(url: URL | str) -> URL:
+    """The libpq form of a PostgreSQL URL (the driver's name and the password left out)."""
+    given = make_url(url)
+    return URL.create(
+        "postgresql", given.username, None, given.host, given.port, given.database, given.query
+    )
+
+
+def backup_postgresql(url: str, destination: Path) -> BackupReport:
+    """Dump the PostgreSQL database of ``url`` to ``destination`` (a new file) with ``pg_dump``.
+
+    The password, if the URL has one, goes to ``pg_dump`` in ``PGPASSWORD``, never on its
+    command line. The schema revision and item count are read just before the dump starts.
+    """
+    tools = {name: shutil.which(name) for name in ("pg_dump", "pg_restore")}
+    missing = [name for name, found in tools.items() if found is None]
+    if missing:
+        raise BackupRefused(
+            f"{' and '.join(missing)} {'was' if len(missing) == 1 else 'were'} not found on PATH: "
+            "install PostgreSQL's client tools (of the server's version or newer), or run the "
+            "lines below where they are installed"
+        )
+    if destination.exists():
+        raise BackupRefused(f"{destination} already exists: give a new file name")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    partial = destination.with_name(destination.name + ".partial")
+    partial.unlink(missing_ok=True)
+    env = dict(os.environ)
+    password = make_url(url).password
+    if password:
+        env["PGPASSWORD"] = str(password)
+    source = plain_url(url).render_as_string(hide_password=False)
+    started = time.monotonic()
+    revision, items = _pg_state(url)
+    try:
+        dump = [str(tools["pg_dump"]), "--format=custom", f"--file={partial}", source]
+        _run_tool(dump, env, "pg_dump")
+        _run_tool([str(tools["pg_restore"]), "--list", str(partial)], env, "pg_restore --list")
+        fsync_path(partial)
+        os.replace(partial, destination)
+        fsync_path(destination.parent)
+    finally:
+        partial.unlink(missing_ok=True)
+    return BackupReport(
+        path=destination,
+        size_bytes=destination.stat().st_size,
+        schema_revision=revision,
+        content_items=items,
+        seconds=time.monotonic() - started,
+    )
+
+
+def _run_tool(command: list[str], env: dict[str, str], name: str) -> None:
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603 - PostgreSQL's own tools
+    if done.returncode != 0:
+        said = done.stderr.strip().splitlines()
+        reason = said[-1] if said else f"exit status {done.returncode}"
+        raise BackupRefused(f"{name} failed, no dump kept: {reason}")
+
+
+def _pg_state(url: str) -> tuple[str, int]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            revision = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            items = connection.execute(text("SELECT count(*) FROM content_items")).scalar()
+    except Exception as exc:
+        reason = str(exc).strip().splitlines()[0]
+        raise BackupRefused(f"the database could not be read: {reason}") from exc
+    finally:
+        engine.dispose()
+    return str(revision or ""), int(items or 0)
 
 
 def _one(connection: sqlite3.Connection, query: str) -> Any:

@@ -73,4 +73,4 @@ def _handler(metrics: Metrics) -> type[BaseHTTPRequestHandler]:
 
 def _error(code: str, message: str) -> tuple[str, bytes]:
     body = {"error": code, "message": message, "meta": {"request_id": None}}
-    return "application/json", json.dumps(body).encode()
+    return "application/json", json.dumps(body, separators=(",", ":")).encode()  # as the API's

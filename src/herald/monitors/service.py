@@ -17,8 +17,16 @@ from herald.core.ids import new_id
 from herald.core.pagination import Page, PageRequest
 from herald.db.models.monitor import Monitor
 from herald.errors import FieldIssue, FieldNotAllowed, InvalidRequest, NotFound
+from herald.monitors.queueing import RunRequest, queue_many
+from herald.monitors.rules import run_dates
 from herald.monitors.saved_search import SavedSearch, parse_saved_search
-from herald.monitors.schedule import Schedule, merge_schedule, next_run_at, parse_schedule
+from herald.monitors.schedule import (
+    Schedule,
+    due_slot,
+    merge_schedule,
+    next_run_at,
+    parse_schedule,
+)
 
 MonitorStatus = Literal["active", "disabled"]
 MONITOR_STATUSES: tuple[MonitorStatus, ...] = ("active", "disabled")
@@ -171,10 +179,19 @@ def update_monitor(
                 "schedule must be an object",
                 details=[FieldIssue("schedule", "must be an object")],
             )
-        schedule = merge_schedule(schedule_of(monitor), raw_schedule, now=now)
+        before = schedule_of(monitor)
+        schedule = merge_schedule(before, raw_schedule, now=now)
+        # A slot that came due under the old schedule and that no scheduler has claimed yet (the
+        # row is locked: none can now) still runs once, as the scheduler would have run it.
+        due = None
+        if monitor.status == "active" and monitor.next_run_at is not None:
+            due = due_slot(before, monitor.next_run_at, now)
         _apply_schedule(monitor, schedule)
         if monitor.status == "active":
             monitor.next_run_at = next_run_at(schedule, now)
+        if due is not None:
+            run = RunRequest(monitor, run_dates(now), "scheduled", True, due.slot)
+            queue_many(session, [run], clock=clock)
     monitor.updated_at = now
     session.flush()
     return monitor
