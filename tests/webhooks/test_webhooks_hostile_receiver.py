@@ -1,0 +1,90 @@
+"""What a receiver answers is stored in the attempt log: whatever bytes it sends, the attempt is
+recorded (PostgreSQL text cannot hold NUL), and other workspaces' attempts with it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import trustme
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery
+from herald.runtime import Runtime
+from herald.webhooks.events import record_event
+from herald.workspaces.service import CreatedKey
+from tests.webhooks.webhook_receiver import HttpsReceiver, Reply
+
+
+def configure(client: TestClient, auth: dict[str, str], url: str) -> None:
+    response = client.put("/v1/webhooks", json={"url": url}, headers=auth)
+    assert response.status_code == 200, response.text
+
+
+def record(runtime: Runtime, team_id: str) -> None:
+    with runtime.sessions.write() as session:
+        event_id = record_event(
+            session,
+            team_id=team_id,
+            event_type="monitor.run.failed",
+            data={"monitor_id": "mon_1"},
+            clock=runtime.clock,
+        )
+    assert event_id is not None
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        (Reply(500, b"broken\x00body"), "http_status: HTTP 500: broken\ufffdbody"),
+        (Reply(302, b"", headers=[("Location", "https://x.test/\x00a")]), "redirect: HTTP 302"),
+    ],
+    ids=["nul-in-body", "nul-in-location"],
+)
+def test_a_nul_byte_in_the_answer_is_recorded_without_it_and_others_still_record(
+    runtime: Runtime,
+    client: TestClient,
+    auth: dict[str, str],
+    member_key: CreatedKey,
+    make_key: Callable[..., CreatedKey],
+    receiver: HttpsReceiver,
+    ca: trustme.CA,
+    sender: object,
+    deliver: Callable[[], None],
+    reply: Reply,
+    kind: str,
+) -> None:
+    other_key = make_key("globex", "member")
+    other_auth = {"x-api-key": other_key.api_key}
+    receiver.script(reply)
+    configure(client, auth, receiver.url(host="127.0.0.1"))
+    with HttpsReceiver(ca) as healthy:
+        configure(client, other_auth, healthy.url(host="127.0.0.1"))
+        record(runtime, member_key.team_id)
+        record(runtime, other_key.team_id)
+        deliver()
+        assert (len(receiver.requests), len(healthy.requests)) == (1, 1)
+
+    with runtime.sessions.read() as session:
+        rows = {
+            team: (status, count, error)
+            for team, status, count, error in session.execute(
+                select(
+                    WebhookDelivery.team_id,
+                    WebhookDelivery.status,
+                    WebhookDelivery.attempt_count,
+                    WebhookDelivery.last_error,
+                )
+            )
+        }
+        logged = session.scalars(
+            select(WebhookAttempt.error).where(WebhookAttempt.team_id == member_key.team_id)
+        ).all()
+    assert rows[other_key.team_id] == ("succeeded", 1, None)
+    status, count, error = rows[member_key.team_id]
+    assert (status, count) == ("retrying", 1)
+    assert error is not None and error.startswith(kind) and "\x00" not in error
+    assert logged == [error]
+    events = client.get("/v1/webhooks/events", headers=auth).json()["events"]
+    assert [e["error"] for e in events] == [error]
