@@ -3,6 +3,7 @@ recorded (PostgreSQL text cannot hold NUL), and other workspaces' attempts with 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import pytest
@@ -12,7 +13,10 @@ from sqlalchemy import select
 
 from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery
 from herald.runtime import Runtime
+from herald.webhooks.attempt import AttemptOutcome
+from herald.webhooks.delivery import Sender, get_engine
 from herald.webhooks.events import record_event
+from herald.webhooks.repository import AttemptResult
 from herald.workspaces.service import CreatedKey
 from tests.webhooks.webhook_receiver import HttpsReceiver, Reply
 
@@ -88,3 +92,47 @@ def test_a_nul_byte_in_the_answer_is_recorded_without_it_and_others_still_record
     assert logged == [error]
     events = client.get("/v1/webhooks/events", headers=auth).json()["events"]
     assert [e["error"] for e in events] == [error]
+
+
+def test_an_attempt_the_database_refuses_does_not_sink_the_others_of_its_batch(
+    runtime: Runtime,
+    client: TestClient,
+    auth: dict[str, str],
+    member_key: CreatedKey,
+    make_key: Callable[..., CreatedKey],
+    receiver: HttpsReceiver,
+    sender: Sender,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The recorder stores attempts in batches. When a batch keeps failing, each attempt is
+    stored alone, so one the database refuses loses only itself, not other workspaces'."""
+    other_key = make_key("globex", "member")
+    configure(client, auth, receiver.url(host="127.0.0.1"))
+    configure(client, {"x-api-key": other_key.api_key}, receiver.url(host="127.0.0.1"))
+    record(runtime, member_key.team_id)
+    record(runtime, other_key.team_id)
+    engine = get_engine(runtime)
+    now = runtime.clock.now()
+    with runtime.sessions.write() as session:
+        leased = engine.lease(session, [member_key.team_id, other_key.team_id])
+    assert len(leased) == 2
+    ok = AttemptOutcome(True, 204, None, 3)
+    bad, good = (
+        AttemptResult(d, ok, None if d.team_id == member_key.team_id else now, now)  # type: ignore[arg-type]
+        for d in leased
+    )
+    with engine._lock:
+        engine._unrecorded += 2  # as submit() counts them
+    caplog.set_level(logging.ERROR, "herald.webhooks.delivery")
+    engine._record([bad, good])
+    assert engine.wait_idle(5)
+
+    with runtime.sessions.read() as session:
+        rows = dict(
+            (team, status)
+            for team, status in session.execute(
+                select(WebhookDelivery.team_id, WebhookDelivery.status)
+            )
+        )
+    assert rows == {member_key.team_id: "pending", other_key.team_id: "succeeded"}
+    assert "recording a webhook attempt failed" in caplog.text
