@@ -88,7 +88,9 @@ def test_a_nul_byte_in_the_answer_is_recorded_without_it_and_others_still_record
     assert rows[other_key.team_id] == ("succeeded", 1, None)
     status, count, error = rows[member_key.team_id]
     assert (status, count) == ("retrying", 1)
-    assert error is not None and error.startswith(kind) and "\x00" not in error
+    assert error is not None
+    assert error.startswith(kind)
+    assert "\x00" not in error
     assert logged == [error]
     events = client.get("/v1/webhooks/events", headers=auth).json()["events"]
     assert [e["error"] for e in events] == [error]
@@ -128,11 +130,6 @@ def test_an_attempt_the_database_refuses_does_not_sink_the_others_of_its_batch(
     assert engine.wait_idle(5)
 
     with runtime.sessions.read() as session:
-        rows = dict(
-            (team, status)
-            for team, status in session.execute(
-                select(WebhookDelivery.team_id, WebhookDelivery.status)
-            )
-        )
+        rows = dict(session.execute(select(WebhookDelivery.team_id, WebhookDelivery.status)).all())
     assert rows == {member_key.team_id: "pending", other_key.team_id: "succeeded"}
     assert "recording a webhook attempt failed" in caplog.text

@@ -220,8 +220,8 @@ def test_a_replay_racing_the_engines_record_is_recorded_as_the_next_attempt(
     recorded: list[bool] = []
 
     def engine_records_now(_conn: object, _cursor: object, statement: str, *_: object) -> None:
-        reads_it = statement.lstrip().startswith("SELECT") and "FROM webhook_deliveries" in statement
-        if reads_it and not recorded:
+        reads_it = "FROM webhook_deliveries" in statement
+        if reads_it and statement.lstrip().startswith("SELECT") and not recorded:
             with runtime.sessions.write() as other:
                 recorded.append(leasing.record_attempt(other, engines))
 

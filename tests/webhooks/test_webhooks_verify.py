@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -130,7 +131,5 @@ def test_a_non_ascii_signature_is_refused_not_a_crash(forged: str) -> None:
 @given(st.text(max_size=200))
 def test_any_signature_header_is_verified_or_refused(tail: str) -> None:
     secret = new_signing_secret()
-    try:
+    with contextlib.suppress(WebhookVerificationError):
         verify_signature(BODY, f"t={T},{tail}", secret, clock=clock_at(0))
-    except WebhookVerificationError:
-        pass
