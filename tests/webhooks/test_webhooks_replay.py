@@ -8,15 +8,18 @@ from datetime import timedelta
 import pytest
 import stripe
 from fastapi.testclient import TestClient
+from sqlalchemy import event as sa_event
 from sqlalchemy import select, update
 
 from herald.core.clock import FrozenClock
 from herald.db.models.webhook_ops import WebhookReplay
 from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery
 from herald.runtime import Runtime
-from herald.webhooks import replay
+from herald.webhooks import leasing, replay
+from herald.webhooks.attempt import AttemptOutcome
 from herald.webhooks.delivery import Sender
 from herald.webhooks.events import create_event, enqueue_dispatch
+from herald.webhooks.repository import AttemptResult
 from herald.workspaces.service import CreatedKey
 from tests.webhooks.webhook_receiver import HttpsReceiver, Reply
 
@@ -186,3 +189,59 @@ def test_window_replay_resends_unfinished_deliveries_bounded_and_rate_limited(
     )
     assert too_long.status_code == 400
     assert too_long.json()["error"] == "invalid_request"
+
+
+def test_a_replay_racing_the_engines_record_is_recorded_as_the_next_attempt(
+    client: TestClient,
+    auth: dict[str, str],
+    member_key: CreatedKey,
+    runtime: Runtime,
+    receiver: HttpsReceiver,
+    sender: Sender,
+    backend: str,
+) -> None:
+    """The engine's attempt ends while a replay is under way: the engine records its attempt
+    after the replay read the delivery but before it took the lease. The replay must number
+    its attempt after the engine's and record it (PostgreSQL; SQLite runs one writer at a
+    time, so the engine waits for the replay's transaction there)."""
+    if backend == "sqlite":
+        pytest.skip("SQLite write transactions begin IMMEDIATE: nothing commits in between")
+    target(client, auth, receiver)
+    team = member_key.team_id
+    delivery_id = event(runtime, team)
+    now = runtime.clock.now()
+    with runtime.sessions.write() as session:  # the engine leased it; its attempt is running
+        (in_flight,) = leasing.lease_due_deliveries(
+            session, {team: 1}, owner="engine", now=now, lease_seconds=sender.lease_seconds
+        )
+    engines = AttemptResult(
+        in_flight, AttemptOutcome(False, 500, "http_status: HTTP 500", 3), now, now
+    )
+    recorded: list[bool] = []
+
+    def engine_records_now(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        reads_it = "FROM webhook_deliveries" in statement
+        if reads_it and statement.lstrip().startswith("SELECT") and not recorded:
+            with runtime.sessions.write() as other:
+                recorded.append(leasing.record_attempt(other, engines))
+
+    sa_event.listen(runtime.engine, "after_cursor_execute", engine_records_now)
+    try:
+        delivery = replay.replay_delivery(runtime, team, delivery_id)
+    finally:
+        sa_event.remove(runtime.engine, "after_cursor_execute", engine_records_now)
+
+    assert recorded == [True]
+    assert len(receiver.requests) == 1  # the replay's attempt went out
+    assert (delivery.status, delivery.attempt_count) == ("succeeded", 2)
+    with runtime.sessions.read() as session:
+        attempts = session.execute(
+            select(WebhookAttempt.attempt_number, WebhookAttempt.delivery_status).order_by(
+                WebhookAttempt.attempt_number
+            )
+        ).all()
+        lease = session.scalar(
+            select(WebhookDelivery.lease_owner).where(WebhookDelivery.id == delivery_id)
+        )
+    assert [tuple(a) for a in attempts] == [(1, "retrying"), (2, "succeeded")]
+    assert lease is None

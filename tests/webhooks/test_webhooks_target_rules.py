@@ -190,3 +190,22 @@ def test_allow_network_setting_is_parsed_strictly() -> None:
     assert parse_allow_networks("") == ()
     with pytest.raises(ValueError, match="not a CIDR network: 'loopback'"):
         parse_allow_networks("127.0.0.0/8,loopback")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://user:s3cr3t-pw@hooks.example.com/",
+        "https://s3cr3t-pw@hooks.example.com/",
+        "http://user:s3cr3t-pw@hooks.example.com/",
+        "https://user:s3cr3t-pw@0x7f.1/",
+        "https://user:s3cr3t-pw@evil@hooks.example.com/",
+        "https://user:s3cr3t-pw@[::1/",
+    ],
+)
+def test_a_refusal_never_repeats_the_credentials_in_the_url(url: str) -> None:
+    """The reason quotes the URL, but not a password in it (error bodies end up in logs)."""
+    with pytest.raises(InvalidWebhookUrl) as refused:
+        check_target_url(url, TargetPolicy(), PUBLIC)
+    assert "s3cr3t" not in refused.value.message
+    assert "//***@" in refused.value.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -116,3 +117,19 @@ def test_any_change_to_the_body_breaks_the_signature(body: bytes, index: int, fl
         changed = body[:i] + bytes([body[i] ^ flip]) + body[i + 1 :]
         with pytest.raises(WebhookVerificationError):
             verify_signature(changed, header, secret, clock=clock_at(0))
+
+
+@pytest.mark.parametrize("forged", ["\u00e9" * 64, "\u00ff", "0" * 63 + "\u0660"])
+def test_a_non_ascii_signature_is_refused_not_a_crash(forged: str) -> None:
+    """Headers are attacker-controlled text (a server decodes them as Latin-1): a v1 entry that
+    is not ASCII is a forged signature like any other, never a TypeError out of the helper."""
+    header = f"t={T},v1={forged}"
+    with pytest.raises(WebhookVerificationError, match="no v1 signature matches"):
+        verify_signature(BODY, header, new_signing_secret(), clock=clock_at(0))
+
+
+@given(st.text(max_size=200))
+def test_any_signature_header_is_verified_or_refused(tail: str) -> None:
+    secret = new_signing_secret()
+    with contextlib.suppress(WebhookVerificationError):
+        verify_signature(BODY, f"t={T},{tail}", secret, clock=clock_at(0))

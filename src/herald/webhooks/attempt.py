@@ -64,7 +64,7 @@ def _send(
     def failed(
         kind: str, detail: str, status: int | None = None, kept: bytes = b""
     ) -> AttemptOutcome:
-        error = f"{kind}: {detail}"[:MAX_ERROR_LENGTH]
+        error = _error(kind, detail)
         elapsed = round((time.monotonic() - started) * 1000)
         return AttemptOutcome(False, status, error, elapsed, kept)
 
@@ -89,6 +89,11 @@ def judge(response: HttpsResponse) -> AttemptOutcome:
         snippet = response.body[:_BODY_SNIPPET].decode("utf-8", "replace")
         detail = f"HTTP {status}" + (f": {snippet}" if snippet else "")
         kind = "http_status"
-    return AttemptOutcome(
-        False, status, f"{kind}: {detail}"[:MAX_ERROR_LENGTH], response.duration_ms, response.body
-    )
+    return AttemptOutcome(False, status, _error(kind, detail), response.duration_ms, response.body)
+
+
+def _error(kind: str, detail: str) -> str:
+    """``"<kind>: <detail>"`` as stored and shown. The detail may quote the receiver's answer,
+    which may hold any bytes: a NUL becomes U+FFFD (PostgreSQL text cannot store it, and one
+    would fail the recording of the whole batch of attempts)."""
+    return f"{kind}: {detail}".replace("\x00", "\ufffd")[:MAX_ERROR_LENGTH]

@@ -13,6 +13,8 @@ How a delivery travels (and why nothing is lost):
    workspace's slots, and other workspaces' deliveries go out meanwhile.
 4. A recorder thread stores results in batches: one attempt row per try, the delivery's new
    status, and the next attempt time from the retry schedule. Only the lease holder may record.
+   A batch that keeps failing is stored one result at a time, so a result the database refuses
+   costs only its own record.
    In the same transaction it leases the next due deliveries of workspaces that had more work
    than slots, so a backlog drains without a job-queue round trip per batch.
 5. A periodic sweep (every 5 s, in each process running the scheduler) leases what is due:
@@ -237,6 +239,9 @@ class DeliveryEngine:
                 log.exception("recording webhook attempts failed", extra={"try": tries + 1})
                 threading.Event().wait(0.2 * (tries + 1))
         else:
+            # Maybe one result is what the database refuses: store each alone, so it loses
+            # only its own record, not the rest of the batch (other workspaces' included).
+            self._record_each(results)
             with self._lock:  # the sweep will find them; keep them marked meanwhile
                 self._backlogged.update(waiting)
         # An attempt that could not be recorded keeps its lease until it expires; the sweep
@@ -245,6 +250,17 @@ class DeliveryEngine:
         with self._lock:
             self._unrecorded -= len(batch)
             self._lock.notify_all()
+
+    def _record_each(self, results: list[AttemptResult]) -> None:
+        for result in results:
+            try:
+                with self.runtime.sessions.write() as session:
+                    leasing.record_attempts(session, [result])
+            except Exception:
+                log.exception(
+                    "recording a webhook attempt failed",
+                    extra={"delivery_id": result.delivery.id},
+                )
 
     # -- lifecycle ---------------------------------------------------------------------------
     def wait_idle(self, timeout: float = 30.0) -> bool:

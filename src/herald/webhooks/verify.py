@@ -116,7 +116,9 @@ def _parse_header(header: str | None) -> tuple[int, list[str]]:
         if key == "t":
             timestamps.append(value)
         elif key == "v1":
-            candidates.append(value.lower())
+            # A digest is ASCII hex; anything else cannot match (and compare_digest refuses
+            # non-ASCII text with a TypeError), so it counts as a wrong signature.
+            candidates.append(value.lower() if value.isascii() else "")
         # Unknown schemes are ignored: a future scheme may be sent alongside v1.
     stamp = timestamps[0] if len(timestamps) == 1 else ""
     if not (stamp.isascii() and stamp.isdigit()) or len(stamp) > 12:

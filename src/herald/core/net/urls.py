@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -81,8 +82,14 @@ def _refuse_odd_ipv4(url: str, host: str) -> ipaddress.IPv4Address | None:
     return literal
 
 
+# The user information of an authority: everything up to its last "@" (a password, maybe).
+_USERINFO = re.compile(r"^((?:[^:/?#]*:)?//)[^/?#]*@")
+
+
 def _invalid(url: str, why: str) -> InvalidWebhookUrl:
-    shown = url if len(url) <= 200 else url[:200] + "…"
+    """The refusal quotes the URL, with any credentials in it replaced by ``***``."""
+    shown = _USERINFO.sub(r"\1***@", url, count=1)
+    shown = shown if len(shown) <= 200 else shown[:200] + "…"
     return InvalidWebhookUrl(f"Webhook URL {shown!r} is not allowed: {why}")
 
 
