@@ -10,7 +10,7 @@ from herald.core.ids import new_id
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent, WebhookTarget
 from herald.db.models.workspace import Team
 from herald.runtime import Runtime
-from herald.webhooks import leasing, service
+from herald.webhooks import leasing, repository, service
 from herald.webhooks.attempt import AttemptOutcome
 from herald.webhooks.events import record_event
 from herald.webhooks.repository import AttemptResult
@@ -110,3 +110,23 @@ def test_only_attempts_whose_lease_is_still_held_are_recorded(runtime: Runtime) 
     assert rows[leased[0].id].lease_owner is None
     assert rows[leased[1].id].status == "pending"
     assert rows[leased[1].id].lease_owner == "someone-else"
+
+
+def test_the_sweep_takes_the_workspaces_that_waited_longest_first(runtime: Runtime) -> None:
+    """Beyond the sweep's limit of workspaces, the ones left out are those whose deliveries
+    became due last, so a workspace is never left out sweep after sweep."""
+    ids, made = make_teams(runtime, {"a": 1, "b": 1, "c": 1, "d": 1})
+    now = runtime.clock.now()
+    waited = {"a": 1, "b": 40, "c": 5, "d": 30}  # minutes since each one's delivery came due
+    with runtime.sessions.write() as session:
+        for name, minutes in waited.items():
+            session.execute(
+                update(WebhookDelivery)
+                .where(WebhookDelivery.id == made[name][0])
+                .values(next_attempt_at=now - timedelta(minutes=minutes))
+            )
+    with runtime.sessions.read() as session:
+        picked = repository.teams_with_due_deliveries(session, now, limit=2)
+        every = repository.teams_with_due_deliveries(session, now, limit=10)
+    assert picked == [ids["b"], ids["d"]]
+    assert every == [ids["b"], ids["d"], ids["c"], ids["a"]]

@@ -154,12 +154,15 @@ def due(now: datetime | ColumnElement[datetime]) -> ColumnElement[bool]:
 
 
 def teams_with_due_deliveries(session: Session, now: datetime, *, limit: int = 1000) -> list[str]:
-    """Workspaces with due, unleased deliveries and an enabled target."""
+    """Workspaces with due, unleased deliveries and an enabled target, at most ``limit``, the
+    one whose delivery has waited longest first: beyond the limit, a workspace left out of one
+    sweep is among the first of a later one."""
     rows = session.scalars(
         select(WebhookDelivery.team_id)
         .join(WebhookTarget, WebhookTarget.team_id == WebhookDelivery.team_id)
         .where(due(now), WebhookTarget.enabled.is_(True))
         .group_by(WebhookDelivery.team_id)
+        .order_by(func.min(WebhookDelivery.next_attempt_at), WebhookDelivery.team_id)
         .limit(limit)
     )
     return list(rows)
