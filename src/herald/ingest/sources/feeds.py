@@ -110,7 +110,7 @@ class FeedAdapter:
         media_type: MediaType,
     ) -> Iterator[ParseOutcome]:
         location = f"entry {number}"
-        title = clean_text(html_to_text(str(entry.get("title") or "")))
+        title = clean_text(detail_text(entry, "title"))
         link = _entry_link(entry, site)
         guid = identity
         ref = title[:120] or link or guid
@@ -119,7 +119,7 @@ class FeedAdapter:
             return
 
         content_text = _content_text(entry)
-        teaser = html_to_text(str(entry.get("summary") or ""))
+        teaser = detail_text(entry, "summary")
         body = content_text if word_count(content_text) >= word_count(teaser) else teaser
         summary = teaser if teaser and teaser != body else None
         page: ExtractedArticle | None = None
@@ -279,10 +279,24 @@ def _entry_link(entry: Any, site: str) -> str | None:
 def _content_text(entry: Any) -> str:
     best = ""
     for content in entry.get("content", []) or []:
-        text = html_to_text(str(content.get("value") or ""))
+        text = _as_text(str(content.get("value") or ""), content.get("type"))
         if len(text) > len(best):
             best = text
     return best
+
+
+def detail_text(entry: Any, key: str) -> str:
+    """The text of an entry's ``title`` or ``summary``: HTML read as a browser shows it, plain
+    text (Atom ``type="text"``, an RSS title without markup) kept as written, so ``x < y`` or
+    ``the <dialog> element`` lose no words."""
+    detail = entry.get(f"{key}_detail") or {}
+    return _as_text(str(entry.get(key) or ""), detail.get("type"))
+
+
+def _as_text(value: str, content_type: object) -> str:
+    if content_type == "text/plain":
+        return clean_text(value, keep_newlines=True)
+    return html_to_text(value)
 
 
 def entry_identities(entries: list[Any], site: str) -> list[str | None]:

@@ -1,0 +1,55 @@
+"""Shapes real feeds send, each reduced to a minimal feed written for the test: plain-text
+titles that mention tags, named time zones, charsets given only in the HTTP header."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from herald.core.clock import FrozenClock
+from herald.ingest.model import IncomingItem, ParseOutcome
+from herald.ingest.sources import Document, FeedAdapter
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+LONG = " ".join(["Enough words to be a full text rather than a teaser."] * 20)
+
+
+def _parse(feed: str | bytes, content_type: str | None = None) -> list[ParseOutcome]:
+    content = feed.encode("utf-8") if isinstance(feed, str) else feed
+    document = Document(
+        content=content, origin="https://feeds.test/f.xml", content_type=content_type
+    )
+    return list(FeedAdapter(clock=FrozenClock(NOW)).parse(document))
+
+
+def _items(outcomes: list[ParseOutcome]) -> list[IncomingItem]:
+    return [o for o in outcomes if isinstance(o, IncomingItem)]
+
+
+def test_plain_text_titles_and_content_keep_what_looks_like_a_tag() -> None:
+    # Atom type="text" (the default) is text, not markup: a post about the <dialog> element
+    # (as web-platform blogs title them) lost the element's name; an RSS title without markup
+    # (feedparser types it text/plain) lost everything after a "<".
+    atom = f"""<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>Web</title><id>urn:feed</id>
+<link href="https://web.example.com/"/><updated>2024-01-01T00:00:00Z</updated>
+<entry><title type="text">Using the &lt;dialog&gt; element</title><id>urn:1</id>
+<link href="https://web.example.com/dialog"/><updated>2024-01-01T10:00:00Z</updated>
+<content type="text">Open a &lt;dialog&gt; with showModal(). {LONG}</content></entry>
+<entry><title type="html">Styling &lt;em&gt;emphasis&lt;/em&gt;</title><id>urn:2</id>
+<link href="https://web.example.com/em"/><updated>2024-01-01T10:00:00Z</updated>
+<content type="html">&lt;p&gt;Use &lt;code&gt;em&lt;/code&gt;. {LONG}&lt;/p&gt;</content></entry>
+</feed>"""
+    dialog, em = _items(_parse(atom))
+    assert dialog.title == "Using the <dialog> element"
+    assert dialog.body is not None
+    assert dialog.body.startswith("Open a <dialog> with showModal().")
+    assert em.title == "Styling emphasis"
+    assert em.body is not None
+    assert em.body.startswith("Use em.")
+
+    rss = f"""<rss version="2.0"><channel><title>Maths</title><link>https://m.example.com/</link>
+<item><title>Why x &lt; y when y &gt; 2</title><link>https://m.example.com/1</link>
+<pubDate>Tue, 10 Jun 2003 04:00:00 GMT</pubDate><description>{LONG}</description></item>
+</channel></rss>"""
+    (item,) = _items(_parse(rss))
+    assert item.title == "Why x < y when y > 2"
