@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from herald.core.clock import FrozenClock
-from herald.ingest.model import IncomingItem, ParseOutcome
+from herald.ingest.model import IncomingItem, ItemWarning, ParseOutcome
+from herald.ingest.normalize import ItemRejected, item_from_mapping
 from herald.ingest.sources import Document, FeedAdapter
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -53,3 +56,41 @@ def test_plain_text_titles_and_content_keep_what_looks_like_a_tag() -> None:
 </channel></rss>"""
     (item,) = _items(_parse(rss))
     assert item.title == "Why x < y when y > 2"
+
+
+def test_named_time_zones_are_read_as_their_offsets_or_refused() -> None:
+    # European and Australian feeds write their own zone names (RFC 822 knows only the North
+    # American ones); "CEST" was read as UTC, two hours off. "IST" names three zones.
+    rss = f"""<rss version="2.0"><channel><title>Zeit</title><link>https://z.example.de/</link>
+<item><title>Berlin</title><link>https://z.example.de/1</link>
+<pubDate>Wed, 11 Jun 2003 04:00:00 CEST</pubDate><description>{LONG}</description></item>
+<item><title>Sydney</title><link>https://z.example.de/2</link>
+<pubDate>Wed, 11 Jun 2003 04:00:00 AEST</pubDate><description>{LONG}</description></item>
+<item><title>New York</title><link>https://z.example.de/3</link>
+<pubDate>Wed, 11 Jun 2003 04:00:00 EDT</pubDate><description>{LONG}</description></item>
+<item><title>Somewhere</title><link>https://z.example.de/4</link>
+<pubDate>Wed, 11 Jun 2003 04:00:00 IST</pubDate><description>{LONG}</description></item>
+</channel></rss>"""
+    outcomes = _parse(rss)
+    dates = {item.title: item.published_date for item in _items(outcomes)}
+    assert dates["Berlin"] == datetime(2003, 6, 11, 2, 0, tzinfo=UTC)
+    assert dates["Sydney"] == datetime(2003, 6, 10, 18, 0, tzinfo=UTC)
+    assert dates["New York"] == datetime(2003, 6, 11, 8, 0, tzinfo=UTC)
+    assert dates["Somewhere"] == NOW  # refused, so the time it was first seen
+    (warning,) = [o for o in outcomes if isinstance(o, ItemWarning)]
+    assert warning.location == "entry 4"
+    assert "unknown or ambiguous time zone" in warning.reason
+
+
+def test_json_lines_dates_with_named_zones() -> None:
+    line = {
+        "url": "https://z.example.de/1",
+        "media_type": "news",
+        "title": "Berlin",
+        "body": LONG,
+        "source": {"name": "Zeit", "domain": "z.example.de"},
+        "published_date": "Wed, 11 Jun 2003 04:00:00 MESZ",
+    }
+    assert item_from_mapping(line).published_date == datetime(2003, 6, 11, 2, 0, tzinfo=UTC)
+    with pytest.raises(ItemRejected, match="unknown or ambiguous time zone"):
+        item_from_mapping({**line, "published_date": "Wed, 11 Jun 2003 04:00:00 IST"})
