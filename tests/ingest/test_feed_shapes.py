@@ -6,11 +6,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from sqlalchemy import select
 
 from herald.core.clock import FrozenClock
+from herald.db.models.content import ContentItem
 from herald.ingest.model import IncomingItem, ItemWarning, ParseOutcome
 from herald.ingest.normalize import ItemRejected, item_from_mapping
+from herald.ingest.polling import poll_source
+from herald.ingest.source_records import add_source
 from herald.ingest.sources import Document, FeedAdapter
+from herald.runtime import Runtime
+
+from .conftest import LoopbackInternet, LoopbackServer
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 LONG = " ".join(["Enough words to be a full text rather than a teaser."] * 20)
@@ -94,3 +101,42 @@ def test_json_lines_dates_with_named_zones() -> None:
     assert item_from_mapping(line).published_date == datetime(2003, 6, 11, 2, 0, tzinfo=UTC)
     with pytest.raises(ItemRejected, match="unknown or ambiguous time zone"):
         item_from_mapping({**line, "published_date": "Wed, 11 Jun 2003 04:00:00 IST"})
+
+
+def _stored_titles(runtime: Runtime) -> set[str]:
+    with runtime.sessions.read() as session:
+        return set(session.scalars(select(ContentItem.title)))
+
+
+def test_a_charset_only_the_server_states_decodes_the_feed(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    # Russian and other regional sites serve windows-1251 (koi8-r, shift_jis...) feeds whose
+    # XML declaration names no encoding; only the HTTP header does. They were read as
+    # windows-1252: "Привет" stored as "Ïðèâåò".
+    feed = f"""<?xml version="1.0"?>
+<rss version="2.0"><channel><title>Новости</title><link>https://ru.example.com/</link>
+<item><title>Привет, мир</title><link>https://ru.example.com/1</link>
+<pubDate>Wed, 11 Jun 2003 04:00:00 +0300</pubDate><description>{LONG}</description></item>
+</channel></rss>"""
+    server.serve(
+        "http://ru.example.com/rss",
+        feed.encode("cp1251"),
+        content_type="application/rss+xml; charset=windows-1251",
+    )
+    # A UTF-8 feed its server mislabels stays UTF-8.
+    server.serve(
+        "http://mislabelled.example.com/rss",
+        feed.replace("ru.example.com", "mislabelled.example.com").replace("Привет", "Здравствуй"),
+        content_type="text/xml; charset=ISO-8859-1",
+    )
+    for url in ("http://ru.example.com/rss", "http://mislabelled.example.com/rss"):
+        with runtime.sessions.write() as session:
+            view = add_source(
+                session, url=url, media_type="news", clock=runtime.clock, interval_seconds=900
+            )
+        outcome = poll_source(runtime.sessions, view.id, clock=runtime.clock, fetcher=internet)
+        assert outcome.status == "stored"
+        assert outcome.report is not None
+        assert outcome.report.accepted == 1
+    assert _stored_titles(runtime) == {"Привет, мир", "Здравствуй, мир"}

@@ -14,7 +14,9 @@ so. A broken entry (no link or id, no text) gives a per-entry error; the others 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
@@ -26,7 +28,7 @@ from herald.core.clock import Clock
 from herald.ingest.articles import ExtractedArticle, extract_article, html_to_text, word_count
 from herald.ingest.cleaning import clean_text
 from herald.ingest.dates import entry_date
-from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError
+from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError, charset_of
 from herald.ingest.model import (
     IncomingItem,
     ItemError,
@@ -49,10 +51,45 @@ TEASER_WORDS = 150
 SUMMARY_MAX_WORDS = 120
 
 
-def parse_feed(content: bytes, origin: str) -> Any:
-    """feedparser on bytes only (it never fetches anything itself this way)."""
+def parse_feed(content: bytes, origin: str, content_type: str | None = None) -> Any:
+    """feedparser on bytes only (it never fetches anything itself this way).
+
+    The charset of the HTTP ``Content-Type`` (``content_type``) decodes a feed that is not
+    UTF-8 and declares no other encoding itself (no byte order mark, no ``encoding`` in its
+    XML declaration, or ``utf-8`` there): a Russian feed in windows-1251 labelled only by its
+    server was read as windows-1252. A feed that is valid UTF-8 stays UTF-8 whatever the
+    server says (servers mislabel UTF-8 feeds as ISO-8859-1), and the header's media type is
+    never passed on (feedparser refuses feeds served as ``text/html``, as many are).
+    """
     headers = {"content-location": origin} if origin.startswith(("http://", "https://")) else {}
+    charset = _header_charset(content, content_type)
+    if charset:
+        headers["content-type"] = f"application/xml; charset={charset}"
     return feedparser.parse(content, response_headers=headers, sanitize_html=True)
+
+
+_XML_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)")
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)
+
+
+def _header_charset(content: bytes, content_type: str | None) -> str | None:
+    charset = charset_of(content_type)
+    if not charset or content.startswith(_BOMS):
+        return None
+    declared = _XML_ENCODING.match(content[:512])
+    if declared and declared.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
+        return None
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return None
+    try:
+        content.decode(charset)
+    except (LookupError, UnicodeDecodeError):
+        return None
+    return charset
 
 
 class FeedAdapter:
@@ -75,7 +112,7 @@ class FeedAdapter:
         self._is_known = is_known
 
     def parse(self, document: Document) -> Iterator[ParseOutcome]:
-        parsed = parse_feed(document.content, document.origin)
+        parsed = parse_feed(document.content, document.origin, document.content_type)
         entries = list(parsed.entries)
         if not entries:
             # A feed without entries has a version; an OPML outline, an HTML page or an empty
