@@ -14,9 +14,7 @@ so. A broken entry (no link or id, no text) gives a per-entry error; the others 
 
 from __future__ import annotations
 
-import codecs
 import hashlib
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
@@ -25,10 +23,10 @@ from urllib.parse import urljoin
 import feedparser
 
 from herald.core.clock import Clock
-from herald.ingest.articles import ExtractedArticle, extract_article, html_to_text, word_count
+from herald.ingest.articles import ExtractedArticle, extract_article, word_count
 from herald.ingest.cleaning import clean_text
 from herald.ingest.dates import entry_date
-from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError, charset_of
+from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError
 from herald.ingest.model import (
     IncomingItem,
     ItemError,
@@ -42,6 +40,7 @@ from herald.ingest.model import (
 from herald.ingest.normalize import normalise_language, split_authors
 from herald.ingest.page_retries import PageFetch, failure_of
 from herald.ingest.sources.base import Document
+from herald.ingest.sources.feed_text import as_text, detail_text, header_charset
 from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
 
@@ -62,34 +61,10 @@ def parse_feed(content: bytes, origin: str, content_type: str | None = None) -> 
     never passed on (feedparser refuses feeds served as ``text/html``, as many are).
     """
     headers = {"content-location": origin} if origin.startswith(("http://", "https://")) else {}
-    charset = _header_charset(content, content_type)
+    charset = header_charset(content, content_type)
     if charset:
         headers["content-type"] = f"application/xml; charset={charset}"
     return feedparser.parse(content, response_headers=headers, sanitize_html=True)
-
-
-_XML_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)")
-_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)
-
-
-def _header_charset(content: bytes, content_type: str | None) -> str | None:
-    charset = charset_of(content_type)
-    if not charset or content.startswith(_BOMS):
-        return None
-    declared = _XML_ENCODING.match(content[:512])
-    if declared and declared.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
-        return None
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    else:
-        return None
-    try:
-        content.decode(charset)
-    except (LookupError, UnicodeDecodeError):
-        return None
-    return charset
 
 
 class FeedAdapter:
@@ -316,24 +291,10 @@ def _entry_link(entry: Any, site: str) -> str | None:
 def _content_text(entry: Any) -> str:
     best = ""
     for content in entry.get("content", []) or []:
-        text = _as_text(str(content.get("value") or ""), content.get("type"))
+        text = as_text(str(content.get("value") or ""), content.get("type"))
         if len(text) > len(best):
             best = text
     return best
-
-
-def detail_text(entry: Any, key: str) -> str:
-    """The text of an entry's ``title`` or ``summary``: HTML read as a browser shows it, plain
-    text (Atom ``type="text"``, an RSS title without markup) kept as written, so ``x < y`` or
-    ``the <dialog> element`` lose no words."""
-    detail = entry.get(f"{key}_detail") or {}
-    return _as_text(str(entry.get(key) or ""), detail.get("type"))
-
-
-def _as_text(value: str, content_type: object) -> str:
-    if content_type == "text/plain":
-        return clean_text(value, keep_newlines=True)
-    return html_to_text(value)
 
 
 def entry_identities(entries: list[Any], site: str) -> list[str | None]:

@@ -33,13 +33,13 @@ from herald.ingest.model import (
 )
 from herald.ingest.people import person_name
 from herald.ingest.sources.base import Document
+from herald.ingest.sources.feed_text import detail_text
 from herald.ingest.sources.feeds import (
     _audio_enclosure,
     _entry_authors,
     _entry_link,
     _feed_site,
     _language,
-    detail_text,
 )
 from herald.ingest.transcripts import (
     ParsedTranscript,
