@@ -140,3 +140,16 @@ def test_a_charset_only_the_server_states_decodes_the_feed(
         assert outcome.report is not None
         assert outcome.report.accepted == 1
     assert _stored_titles(runtime) == {"Привет, мир", "Здравствуй, мир"}
+
+
+def test_plain_text_that_is_html_after_all_is_read_as_html() -> None:
+    # Atom producers that leave out type="html" (so the type is text) but escape HTML anyway.
+    atom = f"""<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><id>urn:f</id>
+<link href="https://t.example.com/"/><updated>2024-01-01T00:00:00Z</updated>
+<entry><title>Tom &amp;amp; Jerry</title><id>urn:1</id><link href="https://t.example.com/1"/>
+<updated>2024-01-01T10:00:00Z</updated>
+<content>&lt;p&gt;First.&lt;/p&gt;&lt;p&gt;{LONG}&lt;/p&gt;</content></entry></feed>"""
+    (item,) = _items(_parse(atom))
+    assert item.title == "Tom & Jerry"
+    assert item.body is not None
+    assert item.body.startswith("First.\n\nEnough words")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from html.entities import entitydefs
 from typing import Any
 
 from herald.ingest.articles import html_to_text
@@ -45,12 +46,25 @@ def header_charset(content: bytes, content_type: str | None) -> str | None:
 def detail_text(entry: Any, key: str) -> str:
     """The text of an entry's ``title`` or ``summary``: HTML read as a browser shows it, plain
     text (Atom ``type="text"``, an RSS title without markup) kept as written, so ``x < y`` or
-    ``the <dialog> element`` lose no words."""
+    ``the <dialog> element`` lose no words; plain text with closing tags or entities is taken
+    for HTML."""
     detail = entry.get(f"{key}_detail") or {}
     return as_text(str(entry.get(key) or ""), detail.get("type"))
 
 
 def as_text(value: str, content_type: object) -> str:
-    if content_type == "text/plain":
+    if content_type == "text/plain" and not _looks_like_html(value):
         return clean_text(value, keep_newlines=True)
     return html_to_text(value)
+
+
+_CLOSING_TAG = re.compile(r"</[A-Za-z][A-Za-z0-9]*\s*>")
+_ENTITY = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+
+
+def _looks_like_html(value: str) -> bool:
+    """Plain text that is HTML after all (Atom producers that escape HTML but leave out
+    ``type="html"``): a closing tag or a character reference, as feedparser tests RSS text."""
+    if _CLOSING_TAG.search(value):
+        return True
+    return any(ref.startswith("#") or ref in entitydefs for ref in _ENTITY.findall(value))
