@@ -75,6 +75,10 @@ def test_named_time_zones_are_read_as_their_offsets_or_refused() -> None:
 <pubDate>Wed, 11 Jun 2003 04:00:00 AEST</pubDate><description>{LONG}</description></item>
 <item><title>New York</title><link>https://z.example.de/3</link>
 <pubDate>Wed, 11 Jun 2003 04:00:00 EDT</pubDate><description>{LONG}</description></item>
+<item><title>PHP</title><link>https://z.example.de/5</link>
+<pubDate>Wed, 11 Jun 2003 04:00:00 +02:00</pubDate><description>{LONG}</description></item>
+<item><title>JavaScript</title><link>https://z.example.de/6</link>
+<pubDate>Wed, 11 Jun 2003 04:00:00 GMT+0200</pubDate><description>{LONG}</description></item>
 <item><title>Somewhere</title><link>https://z.example.de/4</link>
 <pubDate>Wed, 11 Jun 2003 04:00:00 IST</pubDate><description>{LONG}</description></item>
 </channel></rss>"""
@@ -83,9 +87,12 @@ def test_named_time_zones_are_read_as_their_offsets_or_refused() -> None:
     assert dates["Berlin"] == datetime(2003, 6, 11, 2, 0, tzinfo=UTC)
     assert dates["Sydney"] == datetime(2003, 6, 10, 18, 0, tzinfo=UTC)
     assert dates["New York"] == datetime(2003, 6, 11, 8, 0, tzinfo=UTC)
+    # Offsets Python's RFC 2822 reader leaves unread (PHP's "P" format, JavaScript's "GMT+").
+    assert dates["PHP"] == datetime(2003, 6, 11, 2, 0, tzinfo=UTC)
+    assert dates["JavaScript"] == datetime(2003, 6, 11, 2, 0, tzinfo=UTC)
     assert dates["Somewhere"] == NOW  # refused, so the time it was first seen
     (warning,) = [o for o in outcomes if isinstance(o, ItemWarning)]
-    assert warning.location == "entry 4"
+    assert warning.location == "entry 6"
     assert "unknown or ambiguous time zone" in warning.reason
 
 

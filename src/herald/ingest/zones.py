@@ -5,6 +5,7 @@ any other name for "no offset", which would store a Berlin or Sydney date hours 
 Feeds from outside North America write their own zones, so the abbreviations below, which
 name one offset wherever they are used, are read as that offset. An abbreviation that names
 several (``IST``: India, Ireland, Israel) or none Herald knows is refused rather than guessed.
+Offsets Python's reader also leaves unread (``+02:00``, ``GMT+0200``, ``UTC+2``) are read here.
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ ZONE_OFFSETS: dict[str, int] = {
 }
 # The names RFC 822 itself defines; Python reads them.
 _RFC822_ZONES = {"UT", "UTC", "GMT", "Z", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT"}
-_TRAILING_NAME = re.compile(r"\d\s+([A-Za-z]{1,6})\s*$")
+# What follows the time of day: a zone name, an offset (``+02:00``, ``GMT+0200``, ``UTC+2``),
+# or nothing, then an optional comment in parentheses.
+_AFTER_TIME = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?\s*(.*?)\s*(?:\([^()]*\))?\s*$")
+_OFFSET = re.compile(r"^(?:(?:GMT|UTC|UT)\s*)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
 
 
 class UnknownTimeZone(ValueError):
@@ -57,15 +61,24 @@ class UnknownTimeZone(ValueError):
 
 def with_named_zone(text: str, parsed: datetime) -> datetime:
     """``parsed`` (Python's reading of ``text``, without offset) in the zone ``text`` names,
-    unchanged when ``text`` names none; raises :class:`UnknownTimeZone` for a name that is no
-    known zone."""
-    match = _TRAILING_NAME.search(text)
-    if parsed.tzinfo is not None or match is None:
+    unchanged when ``text`` names none; raises :class:`UnknownTimeZone` for a zone that is no
+    known offset.
+
+    Python also leaves an offset written ``+02:00``, ``GMT+0200`` or ``UTC+2`` unread (PHP's
+    and JavaScript's date formats): read here.
+    """
+    match = _AFTER_TIME.search(text)
+    if parsed.tzinfo is not None or match is None or not match.group(1):
         return parsed
-    name = match.group(1).upper()
-    if name in _RFC822_ZONES:
+    zone = match.group(1)
+    offset = _OFFSET.match(zone)
+    if offset:
+        sign = 1 if offset.group(1) == "+" else -1
+        minutes = int(offset.group(2)) * 60 + int(offset.group(3) or 0)
+        if minutes < 24 * 60:
+            return parsed.replace(tzinfo=timezone(timedelta(minutes=sign * minutes)))
+    elif zone.upper() in _RFC822_ZONES:
         return parsed
-    offset = ZONE_OFFSETS.get(name)
-    if offset is None:
-        raise UnknownTimeZone(f"unknown or ambiguous time zone {match.group(1)!r} in {text!r}")
-    return parsed.replace(tzinfo=timezone(timedelta(minutes=offset)))
+    elif zone.upper() in ZONE_OFFSETS:
+        return parsed.replace(tzinfo=timezone(timedelta(minutes=ZONE_OFFSETS[zone.upper()])))
+    raise UnknownTimeZone(f"unknown or ambiguous time zone {zone!r} in {text!r}")
