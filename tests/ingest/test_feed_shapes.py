@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import orjson
 import pytest
 from sqlalchemy import select
 
@@ -14,7 +15,7 @@ from herald.ingest.model import IncomingItem, ItemWarning, ParseOutcome
 from herald.ingest.normalize import ItemRejected, item_from_mapping
 from herald.ingest.polling import poll_source
 from herald.ingest.source_records import add_source
-from herald.ingest.sources import Document, FeedAdapter
+from herald.ingest.sources import Document, FeedAdapter, JsonFeedAdapter
 from herald.runtime import Runtime
 
 from .conftest import LoopbackInternet, LoopbackServer
@@ -160,3 +161,39 @@ def test_plain_text_that_is_html_after_all_is_read_as_html() -> None:
     assert item.title == "Tom & Jerry"
     assert item.body is not None
     assert item.body.startswith("First.\n\nEnough words")
+
+
+def test_json_feed_titles_and_names_with_character_references() -> None:
+    # Blog engines' JSON Feeds carry the HTML character references of their titles
+    # ("it&#8217;s", "&amp;") in fields JSON Feed defines as plain text; they were stored as
+    # written, and "Jane &amp; John" became the authors Jane, amp and John.
+    feed = {
+        "version": "https://jsonfeed.org/version/1",
+        "title": "Tom &amp; Jerry&#8217;s Blog",
+        "home_page_url": "https://wp.example.com/",
+        "items": [
+            {
+                "id": "https://wp.example.com/?p=12",
+                "url": "https://wp.example.com/hello/",
+                "title": "Hello &#8211; it&#8217;s here",
+                "summary": "It&#8217;s a summary",
+                "content_html": f"<p>{LONG}</p>",
+                "date_published": "2024-01-01T10:00:00+01:00",
+                "author": {"name": "Jane &amp; John Roe"},
+            },
+            {
+                "id": "13",
+                "url": "https://wp.example.com/x/",
+                "title": "Why x < y & more",
+                "content_text": LONG,
+                "date_published": "2024-01-01T10:00:00Z",
+            },
+        ],
+    }
+    document = Document(content=orjson.dumps(feed), origin="https://wp.example.com/feed/json")
+    first, second = _items(list(JsonFeedAdapter(clock=FrozenClock(NOW)).parse(document)))
+    assert first.title == "Hello \u2013 it\u2019s here"
+    assert first.summary == "It\u2019s a summary"
+    assert first.authors == ("Jane", "John Roe")
+    assert first.source.name == "Tom & Jerry\u2019s Blog"
+    assert second.title == "Why x < y & more"
