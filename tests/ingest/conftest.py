@@ -170,6 +170,7 @@ class LoopbackInternet:
             result.content_type,
             result.etag,
             result.last_modified,
+            result.charset,
         )
 
 

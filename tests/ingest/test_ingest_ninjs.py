@@ -107,3 +107,27 @@ def test_ninjs_lines_and_detection() -> None:
     assert [type(o).__name__ for o in outcomes] == ["IncomingItem", "IncomingItem", "ItemError"]
     assert isinstance(outcomes[2], ItemError)
     assert outcomes[2].line == 3
+
+
+def test_ninjs_1x_named_headline_and_body_renditions() -> None:
+    # The shape of IPTC's ninjs 1.6 examples: the 1.x schema allows any headline_*, body_* and
+    # description_* property, and these items carry only headline_main / body_main /
+    # body_richtext. They were rejected as "no headline".
+    item_json = {
+        "uri": "http://wire.example.com/items/1",
+        "type": "text",
+        "versioncreated": "2013-07-09T10:37:00Z",
+        "byline": "Ana Rossi",
+        "headline_main": "Port reopens after storm",
+        "description_summary": "The port reopened on Tuesday.",
+        "body_richtext": "<p>The harbour <b>reopened</b> on Tuesday.</p><p>Ferries resumed.</p>",
+        "body_main": "The harbour reopened on Tuesday. Ferries resumed.",
+    }
+    (item,) = _parse(json.dumps(item_json).encode())
+    assert isinstance(item, IncomingItem)
+    assert item.title == "Port reopens after storm"
+    assert item.body == "The harbour reopened on Tuesday. Ferries resumed."
+    assert item.summary == "The port reopened on Tuesday."
+    (rich,) = _parse(json.dumps({**item_json, "body_main": None}).encode())
+    assert isinstance(rich, IncomingItem)
+    assert rich.body == "The harbour reopened on Tuesday.\n\nFerries resumed."

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from herald.ingest.normalize import parse_published_date
+from herald.ingest.zones import UnknownTimeZone
 
 __all__ = ["EntryDate", "entry_date", "read_feed_date"]
 
@@ -69,6 +70,9 @@ def read_feed_date(raw: str, parsed: object = None) -> tuple[datetime | None, st
     if text:
         try:
             return parse_published_date(text), None
+        except UnknownTimeZone:
+            # feedparser would read the time as UTC: hours off, so not trusted.
+            return None, "has an unknown or ambiguous time zone"
         except ValueError:
             pass
         numeric = _NUMERIC.match(text)

@@ -123,6 +123,7 @@ class FetchResult:
     content_type: str | None
     etag: str | None
     last_modified: str | None
+    charset: str | None = None  # the Content-Type header's charset parameter, as sent
 
     @property
     def not_modified(self) -> bool:
@@ -284,7 +285,13 @@ class HttpFetcher:
                 if self._clock.monotonic() - started > self.policy.deadline_seconds:
                     raise FetchError("timeout", f"download of {final_url} took too long")
             return FetchResult(
-                final_url, response.status_code, bytes(body), content_type, etag, modified
+                final_url,
+                response.status_code,
+                bytes(body),
+                content_type,
+                etag,
+                modified,
+                charset_of(response.headers.get("content-type")),
             )
 
     def _check_target(self, request: httpx.Request) -> None:
@@ -301,6 +308,15 @@ class HttpFetcher:
             self._next_slot[host] = slot + interval
         if slot > now:
             self._clock.sleep(slot - now)
+
+
+def charset_of(header: str | None) -> str | None:
+    """The ``charset`` parameter of a Content-Type header (``text/xml; charset="koi8-r"``)."""
+    for param in (header or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip("\"'").lower() or None
+    return None
 
 
 def _media_type(header: str | None) -> str | None:

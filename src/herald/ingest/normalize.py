@@ -27,6 +27,7 @@ from herald.ingest.model import (
 )
 from herald.ingest.people import person_name, split_authors, unique_names
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
+from herald.ingest.zones import UnknownTimeZone, with_named_zone
 
 __all__ = [
     "ALLOWED_FIELDS",
@@ -216,6 +217,11 @@ def _published(data: Mapping[str, Any]) -> datetime:
     value = _required_str(data, "published_date")
     try:
         return parse_published_date(value)
+    except UnknownTimeZone:
+        raise ItemRejected(
+            f"published_date has an unknown or ambiguous time zone: {value[:60]!r}",
+            field="published_date",
+        ) from None
     except ValueError as exc:
         if str(exc).startswith("date out of range"):
             raise ItemRejected(
@@ -358,7 +364,9 @@ _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 def parse_published_date(value: str) -> datetime:
     """ISO 8601 (date or datetime) or RFC 2822 (feeds) to an aware UTC instant; naive = UTC.
 
-    Raises ValueError for anything else.
+    A zone abbreviation RFC 2822 does not define is read by :mod:`herald.ingest.zones`.
+    Raises ValueError for anything else (:class:`~herald.ingest.zones.UnknownTimeZone` for a
+    zone name that is no known offset).
     """
     text = value.strip()
     if not text:
@@ -373,6 +381,8 @@ def parse_published_date(value: str) -> datetime:
             parsed = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError):
             parsed = None
+        if parsed is not None:
+            parsed = with_named_zone(text, parsed)
     if parsed is None:
         raise ValueError(f"not a date: {text!r}")
     try:

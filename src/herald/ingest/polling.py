@@ -103,7 +103,11 @@ def poll_source(
     document = Document(
         content=result.content,
         origin=url,
-        content_type=result.content_type,
+        content_type=(
+            f"{result.content_type}; charset={result.charset}"
+            if result.content_type and result.charset
+            else result.content_type
+        ),
         source=configured,
         media_type=_media_type(media_type),
     )

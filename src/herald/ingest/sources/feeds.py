@@ -23,7 +23,7 @@ from urllib.parse import urljoin
 import feedparser
 
 from herald.core.clock import Clock
-from herald.ingest.articles import ExtractedArticle, extract_article, html_to_text, word_count
+from herald.ingest.articles import ExtractedArticle, extract_article, word_count
 from herald.ingest.cleaning import clean_text
 from herald.ingest.dates import entry_date
 from herald.ingest.fetch import HTML_TYPES, Fetcher, FetchError
@@ -40,6 +40,7 @@ from herald.ingest.model import (
 from herald.ingest.normalize import normalise_language, split_authors
 from herald.ingest.page_retries import PageFetch, failure_of
 from herald.ingest.sources.base import Document
+from herald.ingest.sources.feed_text import as_text, detail_text, header_charset
 from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
 
@@ -49,9 +50,20 @@ TEASER_WORDS = 150
 SUMMARY_MAX_WORDS = 120
 
 
-def parse_feed(content: bytes, origin: str) -> Any:
-    """feedparser on bytes only (it never fetches anything itself this way)."""
+def parse_feed(content: bytes, origin: str, content_type: str | None = None) -> Any:
+    """feedparser on bytes only (it never fetches anything itself this way).
+
+    The charset of the HTTP ``Content-Type`` (``content_type``) decodes a feed that is not
+    UTF-8 and declares no other encoding itself (no byte order mark, no ``encoding`` in its
+    XML declaration, or ``utf-8`` there): a Russian feed in windows-1251 labelled only by its
+    server was read as windows-1252. A feed that is valid UTF-8 stays UTF-8 whatever the
+    server says (servers mislabel UTF-8 feeds as ISO-8859-1), and the header's media type is
+    never passed on (feedparser refuses feeds served as ``text/html``, as many are).
+    """
     headers = {"content-location": origin} if origin.startswith(("http://", "https://")) else {}
+    charset = header_charset(content, content_type)
+    if charset:
+        headers["content-type"] = f"application/xml; charset={charset}"
     return feedparser.parse(content, response_headers=headers, sanitize_html=True)
 
 
@@ -75,7 +87,7 @@ class FeedAdapter:
         self._is_known = is_known
 
     def parse(self, document: Document) -> Iterator[ParseOutcome]:
-        parsed = parse_feed(document.content, document.origin)
+        parsed = parse_feed(document.content, document.origin, document.content_type)
         entries = list(parsed.entries)
         if not entries:
             # A feed without entries has a version; an OPML outline, an HTML page or an empty
@@ -110,7 +122,7 @@ class FeedAdapter:
         media_type: MediaType,
     ) -> Iterator[ParseOutcome]:
         location = f"entry {number}"
-        title = clean_text(html_to_text(str(entry.get("title") or "")))
+        title = clean_text(detail_text(entry, "title"))
         link = _entry_link(entry, site)
         guid = identity
         ref = title[:120] or link or guid
@@ -119,7 +131,7 @@ class FeedAdapter:
             return
 
         content_text = _content_text(entry)
-        teaser = html_to_text(str(entry.get("summary") or ""))
+        teaser = detail_text(entry, "summary")
         body = content_text if word_count(content_text) >= word_count(teaser) else teaser
         summary = teaser if teaser and teaser != body else None
         page: ExtractedArticle | None = None
@@ -279,7 +291,7 @@ def _entry_link(entry: Any, site: str) -> str | None:
 def _content_text(entry: Any) -> str:
     best = ""
     for content in entry.get("content", []) or []:
-        text = html_to_text(str(content.get("value") or ""))
+        text = as_text(str(content.get("value") or ""), content.get("type"))
         if len(text) > len(best):
             best = text
     return best

@@ -27,6 +27,7 @@ from herald.ingest.dates import read_feed_date
 from herald.ingest.model import IncomingItem, ItemError, ItemWarning, ParseOutcome, SourceRef
 from herald.ingest.normalize import normalise_language, split_authors
 from herald.ingest.sources.base import Document
+from herald.ingest.sources.feed_text import as_text
 from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
 
@@ -73,7 +74,7 @@ class JsonFeedAdapter:
         raw_id = item.get("id")
         own_id = str(raw_id).strip() if isinstance(raw_id, str | int) else ""
         url = _url(item.get("url")) or _url(item.get("external_url"))
-        title = clean_text(_str(item.get("title")))
+        title = _plain(item.get("title"))
         ref = title[:120] or url or own_id or None
         if not own_id and not url:
             yield ItemError(location, "item has neither an id nor a url", ref=ref)
@@ -81,7 +82,7 @@ class JsonFeedAdapter:
         text = clean_text(_str(item.get("content_text")), keep_newlines=True)
         from_html = html_to_text(_str(item.get("content_html")))
         body = from_html if word_count(from_html) > word_count(text) else text
-        summary = clean_text(_str(item.get("summary"))) or None
+        summary = _plain(item.get("summary")) or None
         if not body:
             body = summary or ""
             summary = None
@@ -152,6 +153,13 @@ def _url(value: object) -> str | None:
     return text
 
 
+def _plain(value: object) -> str:
+    """A plain-text field (title, summary, names). Generators such as blog engines write HTML
+    character references into them (``it&#8217;s``, ``Tom &amp; Jerry``): text with a character
+    reference or a closing tag is read as HTML, as for RSS and Atom."""
+    return clean_text(as_text(_str(value), "text/plain"))
+
+
 def _authors(holder: Mapping[str, Any]) -> tuple[str, ...]:
     # 1.1: "authors": [{"name", "url", "avatar"}]; 1.0: "author": {"name", ...}.
     people = holder.get("authors")
@@ -160,13 +168,13 @@ def _authors(holder: Mapping[str, Any]) -> tuple[str, ...]:
     names: list[str] = []
     for person in people:
         if isinstance(person, Mapping) and _str(person.get("name")):
-            names.extend(split_authors(_str(person.get("name"))))
+            names.extend(split_authors(_plain(person.get("name"))))
     return tuple(dict.fromkeys(names))
 
 
 def _source(feed: Mapping[str, Any], url: str | None) -> SourceRef | None:
     home = _url(feed.get("home_page_url"))
-    feed_title = clean_text(_str(feed.get("title")))
+    feed_title = _plain(feed.get("title"))
     for candidate, named in ((home, True), (url, False), (_url(feed.get("feed_url")), True)):
         if not candidate:
             continue

@@ -1,9 +1,11 @@
 """IPTC ninjs (news in JSON), the format wire services deliver: versions 1.x, 2.x and 3.x.
 
 1.x names: ``headline``, ``body_text`` / ``body_html5`` / ``body_xhtml``, ``description_text`` /
-``description_html``, ``byline``. 2.x names: ``headlines[]``, ``bodies[]``, ``descriptions[]``
-(each ``{role, contenttype, value}``), ``by``. Both: ``uri``, ``type``, ``pubstatus``,
-``firstcreated``, ``versioncreated``, ``contentcreated`` (2.x), ``language``, ``copyrightholder``.
+``description_html``, ``byline``, and any other ``headline_*``, ``body_*``, ``description_*``
+(``headline_main``, ``body_richtext``: the 1.x schema allows them). 2.x names:
+``headlines[]``, ``bodies[]``, ``descriptions[]`` (each ``{role, contenttype, value}``),
+``by``. Both: ``uri``, ``type``, ``pubstatus``, ``firstcreated``, ``versioncreated``,
+``contentcreated`` (2.x), ``language``, ``copyrightholder``.
 3.x writes the same names in camelCase (``firstCreated``, ``pubStatus``, ``contentType``).
 Body renditions: plain text first, then HTML, then NITF (its ``body.content`` paragraphs).
 
@@ -195,6 +197,8 @@ def _headline(obj: Mapping[str, Any]) -> str:
     if not text:
         headlines = _role_values(obj, "headlines")
         text = _str(headlines[0]["value"]) if headlines else ""
+    if not text:
+        return _named_text(obj, "headline_", keep_newlines=False)
     return clean_text(html_to_text(text)) if text else ""
 
 
@@ -204,7 +208,7 @@ def _body(obj: Mapping[str, Any]) -> str:
     for key in ("body_html5", "body_xhtml", "body_html"):
         if _str(obj.get(key)):
             return html_to_text(_str(obj.get(key)))
-    return _from_renditions(_role_values(obj, "bodies"))
+    return _named_text(obj, "body_") or _from_renditions(_role_values(obj, "bodies"))
 
 
 def _description(obj: Mapping[str, Any]) -> str:
@@ -213,7 +217,36 @@ def _description(obj: Mapping[str, Any]) -> str:
     for key in ("description_html", "description_xhtml"):
         if _str(obj.get(key)):
             return html_to_text(_str(obj.get(key)))
-    return _from_renditions(_role_values(obj, "descriptions"))
+    return _named_text(obj, "description_") or _from_renditions(_role_values(obj, "descriptions"))
+
+
+def _named_text(obj: Mapping[str, Any], prefix: str, *, keep_newlines: bool = True) -> str:
+    """ninjs 1.x names further renditions freely (``headline_main``, ``body_main``,
+    ``body_richtext``: its schema allows any ``headline_*``, ``body_*``, ``description_*``):
+    a ``_main`` one first, plain text before markup (a name with ``html``, ``xml`` or ``rich``,
+    or a value that opens with a tag)."""
+    named = [
+        (key, value)
+        for key, value in obj.items()
+        if isinstance(key, str) and key.lower().startswith(prefix) and _str(value)
+    ]
+    named.sort(key=lambda kv: (_is_markup(*kv), not kv[0].lower().endswith("_main")))
+    for key, value in named:
+        if _is_markup(key, value):
+            text = html_to_text(_str(value))
+            text = text if keep_newlines else clean_text(text)
+        else:
+            text = clean_text(_str(value), keep_newlines=keep_newlines)
+        if text:
+            return text
+    return ""
+
+
+def _is_markup(key: str, value: object) -> bool:
+    name = key.lower()
+    return any(mark in name for mark in ("html", "xml", "rich")) or _str(value).lstrip().startswith(
+        "<"
+    )
 
 
 def _from_renditions(renditions: list[Mapping[str, Any]]) -> str:

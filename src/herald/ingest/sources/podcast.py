@@ -18,7 +18,6 @@ from lxml import etree
 
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
-from herald.ingest.articles import html_to_text
 from herald.ingest.cleaning import clean_text
 from herald.ingest.dates import entry_date
 from herald.ingest.fetch import GENERIC_TYPES, TRANSCRIPT_TYPES, Fetcher, FetchError
@@ -34,6 +33,7 @@ from herald.ingest.model import (
 )
 from herald.ingest.people import person_name
 from herald.ingest.sources.base import Document
+from herald.ingest.sources.feed_text import detail_text
 from herald.ingest.sources.feeds import (
     _audio_enclosure,
     _entry_authors,
@@ -105,7 +105,7 @@ def parse_podcast_feed(
 
     for number, entry in enumerate(parsed.entries, start=1):
         location = f"episode {number}"
-        title = clean_text(html_to_text(str(entry.get("title") or "")))
+        title = clean_text(detail_text(entry, "title"))
         guid = str(entry.get("id") or "").strip() or None
         link = _entry_link(entry, site)
         ref = title[:120] or guid or link
@@ -168,7 +168,7 @@ def parse_podcast_feed(
         authors = item_extras.people if item_extras and item_extras.people else ()
         if not authors:
             authors = _entry_authors(entry)
-        notes = html_to_text(str(entry.get("summary") or ""))
+        notes = detail_text(entry, "summary")
         yield IncomingItem(
             media_type="podcast",
             title=title,
