@@ -153,6 +153,39 @@ def test_window_bounds_are_inclusive_start_exclusive_end(
     assert run_request(search_runtime, outside) == []
 
 
+def test_window_bounds_count_in_whole_seconds_alike_everywhere(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    # Published at 10:00:00.5: a bound inside that second counts as the whole second, on the
+    # word side, the meaning side and within a set of items (a monitor's stored results).
+    at = datetime(2026, 11, 24, 10, 0, 0, 500_000, tzinfo=UTC)
+    corpus["frac"] = put_item(
+        search_runtime,
+        "https://x/frac",
+        title="Lagarde speaks on interest rates",
+        body="The ECB president spoke about interest rates.",
+        published_at=at,
+    )
+    tick = timedelta(microseconds=300_000)
+    hour = timedelta(hours=1)
+    windows = {
+        (at, at + hour): True,
+        (at - tick, at + hour): True,
+        (at + tick, at + hour): True,
+        (at + timedelta(seconds=1), at + hour): False,
+        (at - hour, at + tick): True,
+        (at - hour, at - tick): True,
+        (at - hour, at - timedelta(seconds=1)): False,
+    }
+    for (start, end), found in windows.items():
+        for within in (None, frozenset({corpus["frac"]})):
+            request = SearchRequest(
+                query="Lagarde interest rates", start=start, end=end, within_content_ids=within
+            )
+            hits = ids(run_request(search_runtime, request), corpus)
+            assert ("frac" in hits) is found, (start, end, within, hits)
+
+
 def test_media_type_filter_applies_to_dense_candidates_too(
     search_runtime: Runtime, corpus: dict[str, str]
 ) -> None:
