@@ -56,6 +56,9 @@ def post(client: TestClient, auth: dict[str, str], body: Any) -> Any:
         ({"query": "x", "limit": 101}, "invalid_request"),
         ({"query": "x", "limit": "10"}, "invalid_request"),
         ({"query": "x", "entity_ids": "ent_1"}, "invalid_request"),
+        # A blank id names no entity: dropped, it would leave the search unfiltered.
+        ({"query": "x", "entity_ids": [""]}, "invalid_request"),
+        ({"query": "x", "entity_ids": ["ent_1", " "]}, "invalid_request"),
     ],
 )
 def test_rules_and_pinned_error_codes(
