@@ -257,6 +257,15 @@ def test_query_syntax_phrase_exclusion_and_or(
     )
 
 
+def test_a_phrase_never_spans_two_key_points(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    # "Rates up a quarter point", "Inflation above target": each key point is a text of its own.
+    assert ids(run(search_runtime, '"quarter point"'), corpus) == ["ecb"]
+    assert run(search_runtime, '"point inflation"') == []
+    assert "ecb" in ids(run(search_runtime, 'rates -"point inflation"'), corpus)
+
+
 def test_limit(search_runtime: Runtime, corpus: dict[str, str]) -> None:
     assert len(run(search_runtime, "rates inflation storm cars", limit=1)) == 1
 

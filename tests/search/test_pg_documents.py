@@ -6,10 +6,16 @@ from herald.search.pg_documents import document_row, tsquery_any, tsquery_phrase
 
 def test_tsvector_positions_carry_the_field_as_weight() -> None:
     literal = tsvector_literal(
-        {"title": ["rate", "hike"], "summary": ["rate"], "key_points": [], "body": ["bank"]}
+        {
+            "title": [["rate", "hike"]],
+            "summary": [["rate"]],
+            "key_points": [["rate", "up"], ["bank"]],
+            "body": [["bank"]],
+        }
     )
-    # title at 1-2 (A), a gap, summary (B), gaps, body (D): no phrase spans two fields
-    assert literal == "'rate':1A,11B 'hike':2A 'bank':28D"
+    # title at 1-2 (A), a gap, summary (B), a gap, each key point (C) and a gap after it, body
+    # (D): no phrase spans two fields or two key points
+    assert literal == "'rate':1A,11B,20C 'hike':2A 'up':21C 'bank':30C,39D"
 
 
 def test_document_row_uses_herald_terms_and_parent_domains() -> None:
