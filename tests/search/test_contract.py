@@ -266,6 +266,23 @@ def test_a_phrase_never_spans_two_key_points(
     assert "ecb" in ids(run(search_runtime, 'rates -"point inflation"'), corpus)
 
 
+def test_a_word_late_in_a_long_text_is_found_and_excluded(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    # A two-hour transcript runs past 16,383 words (the last position a tsvector holds).
+    corpus["long"] = put_item(
+        search_runtime,
+        "https://x/long",
+        title="Interest rates podcast",
+        body="We talk about interest rates. " + "and so on " * 6000 + "Zanzibar cloves at the end.",
+        published_at=day(1),
+        media_type="podcast",
+    )
+    assert ids(run(search_runtime, '"zanzibar"'), corpus) == ["long"]
+    assert "long" in ids(run(search_runtime, "interest rates podcast"), corpus)
+    assert "long" not in ids(run(search_runtime, "interest rates podcast -zanzibar"), corpus)
+
+
 def test_limit(search_runtime: Runtime, corpus: dict[str, str]) -> None:
     assert len(run(search_runtime, "rates inflation storm cars", limit=1)) == 1
 

@@ -22,7 +22,7 @@ FIELD_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("key_points", "C"),
     ("body", "D"),
 )
-MAX_POSITION = 16383  # PostgreSQL's limit; later positions would all collapse onto it
+MAX_POSITION = 16383  # PostgreSQL's limit: later terms are all held at it
 MAX_POSITIONS_PER_TERM = 255
 _FIELD_GAP = 8
 
@@ -43,15 +43,21 @@ def field_terms(item: IndexedItem) -> dict[str, list[list[str]]]:
 
 def tsvector_literal(fields: dict[str, list[list[str]]]) -> str:
     positions: dict[str, list[str]] = defaultdict(list)
+    late: set[str] = set()
     position = 1
     for name, weight in FIELD_WEIGHTS:
         for value in fields[name]:
             for term in value:
-                if position > MAX_POSITION:
-                    break
                 slots = positions[term]
-                if len(slots) < MAX_POSITIONS_PER_TERM:
+                if len(slots) >= MAX_POSITIONS_PER_TERM:
+                    pass
+                elif position < MAX_POSITION:
                     slots.append(f"{position}{weight}")
+                elif term not in late:
+                    # Past the last position a term still counts, once, held there: a word late
+                    # in a long transcript is found, required and excluded as in Tantivy.
+                    late.add(term)
+                    slots.append(f"{MAX_POSITION}{weight}")
                 position += 1
             position += _FIELD_GAP
     return " ".join(f"{quote_lexeme(t)}:{','.join(p)}" for t, p in positions.items())
