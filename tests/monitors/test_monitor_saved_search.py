@@ -45,6 +45,12 @@ def test_every_forbidden_field_is_named() -> None:
         ({"query": "x", "media_types": ["video"]}, InvalidRequest, "search.media_types"),
         ({"query": "x", "media_types": "news"}, InvalidRequest, "search.media_types"),
         ({"query": "x", "entity_ids": [1]}, InvalidRequest, "search.entity_ids"),
+        ({"query": "x", "entity_ids": ["ent_x", ""]}, InvalidRequest, "search.entity_ids"),
+        (
+            {"query": "x", "exclude_domains": ["*.example.com"]},
+            InvalidRequest,
+            "search.exclude_domains",
+        ),
         (
             {"query": "x", "include_domains": ["a.com"], "exclude_domains": ["b.com"]},
             DomainFilterConflict,

@@ -52,10 +52,17 @@ def post(client: TestClient, auth: dict[str, str], body: Any) -> Any:
             {"query": "x", "include_domains": ["a.com"], "exclude_domains": ["b.com"]},
             "domain_filter_conflict",
         ),
+        # Not a host name: it would match nothing, and an exclusion would exclude nothing.
+        ({"query": "x", "include_domains": ["*.example.com"]}, "invalid_request"),
+        ({"query": "x", "exclude_domains": ["example.com,wire.org"]}, "invalid_request"),
+        ({"query": "x", "exclude_domains": ["news..example.com"]}, "invalid_request"),
         ({"query": "x", "limit": 0}, "invalid_request"),
         ({"query": "x", "limit": 101}, "invalid_request"),
         ({"query": "x", "limit": "10"}, "invalid_request"),
         ({"query": "x", "entity_ids": "ent_1"}, "invalid_request"),
+        # A blank id names no entity: dropped, it would leave the search unfiltered.
+        ({"query": "x", "entity_ids": [""]}, "invalid_request"),
+        ({"query": "x", "entity_ids": ["ent_1", " "]}, "invalid_request"),
     ],
 )
 def test_rules_and_pinned_error_codes(

@@ -153,6 +153,39 @@ def test_window_bounds_are_inclusive_start_exclusive_end(
     assert run_request(search_runtime, outside) == []
 
 
+def test_window_bounds_count_in_whole_seconds_alike_everywhere(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    # Published at 10:00:00.5: a bound inside that second counts as the whole second, on the
+    # word side, the meaning side and within a set of items (a monitor's stored results).
+    at = datetime(2026, 11, 24, 10, 0, 0, 500_000, tzinfo=UTC)
+    corpus["frac"] = put_item(
+        search_runtime,
+        "https://x/frac",
+        title="Lagarde speaks on interest rates",
+        body="The ECB president spoke about interest rates.",
+        published_at=at,
+    )
+    tick = timedelta(microseconds=300_000)
+    hour = timedelta(hours=1)
+    windows = {
+        (at, at + hour): True,
+        (at - tick, at + hour): True,
+        (at + tick, at + hour): True,
+        (at + timedelta(seconds=1), at + hour): False,
+        (at - hour, at + tick): True,
+        (at - hour, at - tick): True,
+        (at - hour, at - timedelta(seconds=1)): False,
+    }
+    for (start, end), found in windows.items():
+        for within in (None, frozenset({corpus["frac"]})):
+            request = SearchRequest(
+                query="Lagarde interest rates", start=start, end=end, within_content_ids=within
+            )
+            hits = ids(run_request(search_runtime, request), corpus)
+            assert ("frac" in hits) is found, (start, end, within, hits)
+
+
 def test_media_type_filter_applies_to_dense_candidates_too(
     search_runtime: Runtime, corpus: dict[str, str]
 ) -> None:
@@ -222,6 +255,32 @@ def test_query_syntax_phrase_exclusion_and_or(
     assert (
         ids(run(search_runtime, 'what did the "central bank" do with rates?'), corpus)[0] == "ecb"
     )
+
+
+def test_a_phrase_never_spans_two_key_points(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    # "Rates up a quarter point", "Inflation above target": each key point is a text of its own.
+    assert ids(run(search_runtime, '"quarter point"'), corpus) == ["ecb"]
+    assert run(search_runtime, '"point inflation"') == []
+    assert "ecb" in ids(run(search_runtime, 'rates -"point inflation"'), corpus)
+
+
+def test_a_word_late_in_a_long_text_is_found_and_excluded(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    # A two-hour transcript runs past 16,383 words (the last position a tsvector holds).
+    corpus["long"] = put_item(
+        search_runtime,
+        "https://x/long",
+        title="Interest rates podcast",
+        body="We talk about interest rates. " + "and so on " * 6000 + "Zanzibar cloves at the end.",
+        published_at=day(1),
+        media_type="podcast",
+    )
+    assert ids(run(search_runtime, '"zanzibar"'), corpus) == ["long"]
+    assert "long" in ids(run(search_runtime, "interest rates podcast"), corpus)
+    assert "long" not in ids(run(search_runtime, "interest rates podcast -zanzibar"), corpus)
 
 
 def test_limit(search_runtime: Runtime, corpus: dict[str, str]) -> None:

@@ -1,15 +1,27 @@
 from datetime import UTC, datetime
 
 from herald.search.documents import IndexedItem
-from herald.search.pg_documents import document_row, tsquery_any, tsquery_phrase, tsvector_literal
+from herald.search.pg_documents import (
+    MAX_POSITION,
+    document_row,
+    tsquery_any,
+    tsquery_phrase,
+    tsvector_literal,
+)
 
 
 def test_tsvector_positions_carry_the_field_as_weight() -> None:
     literal = tsvector_literal(
-        {"title": ["rate", "hike"], "summary": ["rate"], "key_points": [], "body": ["bank"]}
+        {
+            "title": [["rate", "hike"]],
+            "summary": [["rate"]],
+            "key_points": [["rate", "up"], ["bank"]],
+            "body": [["bank"]],
+        }
     )
-    # title at 1-2 (A), a gap, summary (B), gaps, body (D): no phrase spans two fields
-    assert literal == "'rate':1A,11B 'hike':2A 'bank':28D"
+    # title at 1-2 (A), a gap, summary (B), a gap, each key point (C) and a gap after it, body
+    # (D): no phrase spans two fields or two key points
+    assert literal == "'rate':1A,11B,20C 'hike':2A 'up':21C 'bank':30C,39D"
 
 
 def test_document_row_uses_herald_terms_and_parent_domains() -> None:
@@ -39,3 +51,10 @@ def test_document_row_uses_herald_terms_and_parent_domains() -> None:
 def test_tsquery_literals_quote_lexemes() -> None:
     assert tsquery_any(["rate", "o'neil"]) == "'rate' | 'o''neil'"
     assert tsquery_phrase(["interest", "rate"]) == "'interest' <-> 'rate'"
+
+
+def test_terms_past_the_last_position_are_held_there_once() -> None:
+    body = ["word"] * (MAX_POSITION + 5) + ["late", "late", "word"]
+    literal = tsvector_literal({"title": [], "summary": [], "key_points": [], "body": [body]})
+    assert f"'late':{MAX_POSITION}D" in literal.split()
+    assert literal.count("16383") == 1  # 'word' already has its 255 positions

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 
 from publicsuffixlist import PublicSuffixList
+
+# A host name in its ASCII form: labels of letters, digits, ``_`` and ``-`` (not first or last),
+# joined by single dots; what every stored source domain is.
+_HOST_NAME = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_-]{1,63})*")
 
 
 @functools.cache
@@ -40,9 +45,10 @@ def normalize_domain(value: str) -> str:
 
 def filter_domain(value: str) -> str | None:
     """The domain a search filter means by ``value`` (:func:`normalize_domain`), or ``None``
-    when nothing is left that names one (``https://``, ``/news``, a name with a space)."""
+    when what is left is not a host name (``https://``, ``/news``, ``*.example.com``, a name
+    with a space or a comma): no item is stored under it, so it would silently match nothing."""
     domain = normalize_domain(value)
-    return domain if domain and " " not in domain else None
+    return domain if len(domain) <= 253 and _HOST_NAME.fullmatch(domain) else None
 
 
 def domain_and_parents(value: str) -> list[str]:

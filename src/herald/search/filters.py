@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from herald.search.domains import normalize_domain
 from herald.search.types import SearchRequest
@@ -11,7 +11,12 @@ from herald.search.types import SearchRequest
 
 @dataclass(frozen=True, slots=True)
 class IndexFilter:
-    """``start`` inclusive, ``end`` exclusive; an empty tuple or ``None`` means no restriction."""
+    """``start`` inclusive, ``end`` exclusive; an empty tuple or ``None`` means no restriction.
+
+    The window counts in whole seconds, ``[start rounded down, end rounded up)``: the embedded
+    indexes hold publication times to the second, so every adapter compares at that precision
+    and a bound inside a second takes in the whole second (a search over stored items that
+    starts at the first one's exact publication time finds it on every adapter)."""
 
     start: datetime | None = None
     end: datetime | None = None
@@ -22,6 +27,11 @@ class IndexFilter:
     within_content_ids: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
+        if not self.matches_nothing:  # an empty window stays empty
+            if self.start is not None:
+                object.__setattr__(self, "start", self.start.replace(microsecond=0))
+            if self.end is not None:
+                object.__setattr__(self, "end", _second_up(self.end))
         # Domains are compared in their normalised form (what the index stores).
         for name in ("include_domains", "exclude_domains"):
             normalised = tuple(sorted({normalize_domain(d) for d in getattr(self, name)} - {""}))
@@ -58,3 +68,12 @@ class IndexFilter:
             or (self.within_content_ids is not None and not self.within_content_ids)
             or (self.start is not None and self.end is not None and self.start >= self.end)
         )
+
+
+def _second_up(instant: datetime) -> datetime:
+    if not instant.microsecond:
+        return instant
+    try:
+        return instant.replace(microsecond=0) + timedelta(seconds=1)
+    except OverflowError:  # the last second there is: nothing is published after it
+        return instant

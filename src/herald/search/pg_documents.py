@@ -1,7 +1,8 @@
 """The PostgreSQL lexical row of an item: a weighted ``tsvector`` built from Herald's analyzer.
 
 Positions carry the field as the weight (A title, B summary, C key points, D body or
-transcript); fields are separated by a gap so a phrase never spans two of them. Terms come from
+transcript); fields, and the key points within theirs, are separated by a gap so a phrase never
+spans two of them (as in Tantivy, where each key point is a value of its own). Terms come from
 the same analyzer as the Tantivy index, so both adapters match, count and score the same terms.
 """
 
@@ -21,7 +22,7 @@ FIELD_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("key_points", "C"),
     ("body", "D"),
 )
-MAX_POSITION = 16383  # PostgreSQL's limit; later positions would all collapse onto it
+MAX_POSITION = 16383  # PostgreSQL's limit: later terms are all held at it
 MAX_POSITIONS_PER_TERM = 255
 _FIELD_GAP = 8
 
@@ -30,40 +31,49 @@ def quote_lexeme(term: str) -> str:
     return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def field_terms(item: IndexedItem) -> dict[str, list[str]]:
+def field_terms(item: IndexedItem) -> dict[str, list[list[str]]]:
+    """Each field's texts (one per key point, one otherwise) as terms."""
     return {
-        "title": index_terms(item.title),
-        "summary": index_terms(item.summary),
-        "key_points": [t for point in item.key_points for t in index_terms(point)],
-        "body": index_terms(item.body),
+        "title": [index_terms(item.title)],
+        "summary": [index_terms(item.summary)],
+        "key_points": [index_terms(point) for point in item.key_points],
+        "body": [index_terms(item.body)],
     }
 
 
-def tsvector_literal(fields: dict[str, list[str]]) -> str:
+def tsvector_literal(fields: dict[str, list[list[str]]]) -> str:
     positions: dict[str, list[str]] = defaultdict(list)
+    late: set[str] = set()
     position = 1
     for name, weight in FIELD_WEIGHTS:
-        for term in fields[name]:
-            if position > MAX_POSITION:
-                break
-            slots = positions[term]
-            if len(slots) < MAX_POSITIONS_PER_TERM:
-                slots.append(f"{position}{weight}")
-            position += 1
-        position += _FIELD_GAP
+        for value in fields[name]:
+            for term in value:
+                slots = positions[term]
+                if len(slots) >= MAX_POSITIONS_PER_TERM:
+                    pass
+                elif position < MAX_POSITION:
+                    slots.append(f"{position}{weight}")
+                elif term not in late:
+                    # Past the last position a term still counts, once, held there: a word late
+                    # in a long transcript is found, required and excluded as in Tantivy.
+                    late.add(term)
+                    slots.append(f"{MAX_POSITION}{weight}")
+                position += 1
+            position += _FIELD_GAP
     return " ".join(f"{quote_lexeme(t)}:{','.join(p)}" for t, p in positions.items())
 
 
 def document_row(item: IndexedItem) -> dict[str, Any]:
     fields = field_terms(item)
+    lengths = {name: sum(len(value) for value in values) for name, values in fields.items()}
     return {
         "content_id": item.content_id,
         "key": item.key,
         "tsv": tsvector_literal(fields),
-        "title_len": len(fields["title"]),
-        "summary_len": len(fields["summary"]),
-        "key_points_len": len(fields["key_points"]),
-        "body_len": len(fields["body"]),
+        "title_len": lengths["title"],
+        "summary_len": lengths["summary"],
+        "key_points_len": lengths["key_points"],
+        "body_len": lengths["body"],
         "published_at": item.published,
         "media_type": item.media_type,
         "domains": domain_and_parents(item.domain),

@@ -9,7 +9,7 @@ and of a search within a monitor's result store: one validator for every search 
 - ``media_types``: any of news, wire, podcast (an empty list is no filter);
 - ``include_domains`` / ``exclude_domains``: at most 10 each (``too_many_domains``), not both
   (``domain_filter_conflict``); a domain also matches its subdomains;
-- ``entity_ids``: items linked to at least one of them; at most 100;
+- ``entity_ids``: items linked to at least one of them; at most 100; none blank;
 - ``limit``: 1 to 100, default 10 (out of range is ``invalid_request``, never clamped).
 """
 
@@ -103,7 +103,12 @@ def validate_filters(
             "include_domains and exclude_domains cannot be combined",
             details=[FieldIssue(f"{prefix}exclude_domains", "not combinable with include_domains")],
         )
-    entities = tuple(dict.fromkeys(e.strip() for e in entity_ids or () if e.strip()))
+    if any(not e.strip() for e in entity_ids or ()):
+        raise InvalidRequest(
+            f"{prefix}entity_ids has a blank id",
+            details=[FieldIssue(f"{prefix}entity_ids", "ids are non-empty text")],
+        )
+    entities = tuple(dict.fromkeys(e.strip() for e in entity_ids or ()))
     if len(entities) > MAX_ENTITY_IDS:
         raise InvalidRequest(
             f"{prefix}entity_ids has more than {MAX_ENTITY_IDS} ids",
