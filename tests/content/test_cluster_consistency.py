@@ -83,3 +83,25 @@ def test_deleting_the_latest_member_moves_latest_member_added_at_back(
     after = _story(client, auth, stored[0])
     assert after["cluster"]["member_count"] == 3
     _consistent(after)
+
+
+def test_an_updated_member_of_a_closed_story_updates_it(
+    client: TestClient,
+    runtime: Runtime,
+    stored: list[str],
+    auth: dict[str, str],
+    admin_auth: dict[str, str],
+) -> None:
+    # A deletion closes the story (its working profile is dropped).
+    deleted = client.delete(f"/v1/admin/content/{stored[1]}", headers=admin_auth)
+    assert deleted.status_code == 200, deleted.text
+    before = _story(client, auth, stored[0])
+    assert before["cluster"]["member_count"] == 2
+    updated = [dict(item, title=f"{item['title']} (updated)") for item in (ITEMS[0], ITEMS[2])]
+    updated[1]["published_date"] = "2026-11-24T13:00:00Z"
+    response = client.post("/v1/admin/content", json=updated, headers=admin_auth)
+    assert response.status_code == 200, response.text
+    run_jobs(runtime)
+    after = _story(client, auth, stored[0])
+    _consistent(after)
+    assert after["cluster"]["latest_published_at"] == "2026-11-24T13:00:00Z"
