@@ -53,6 +53,23 @@ def test_podcasting20_json_words_merge_into_turns() -> None:
     ]
 
 
+def test_json_segments_with_impossible_times_are_dropped() -> None:
+    # A start must be a number of seconds >= 0 (as for transcript_segments given through the
+    # API); an end that is not a number at or after the start is the start.
+    content = (
+        b'{"version": "1.0.0", "segments": ['
+        b'{"speaker": "A", "startTime": -4, "endTime": 1, "body": "Negative."},'
+        b'{"speaker": "A", "startTime": true, "endTime": 2, "body": "Boolean."},'
+        b'{"speaker": "B", "startTime": 90000.5, "endTime": false, "body": "Past a day."},'
+        b'{"speaker": "C", "startTime": 90010, "body": "No end."}]}'
+    )
+    parsed = parse_transcript(content, kind="json")
+    assert [(s.speaker, s.text, s.start, s.end) for s in parsed.segments] == [
+        ("B", "Past a day.", 90000.5, 90000.5),
+        ("C", "No end.", 90010.0, 90010.0),
+    ]
+
+
 def test_html_transcript_with_cite_and_time() -> None:
     parsed = parse_transcript(fixture_bytes("transcript_example.html"), kind="html")
     assert [(s.speaker, s.start, s.end) for s in parsed.segments] == [

@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from herald.clusters import repository
 from herald.clusters.evidence import bag_keys
-from herald.clusters.features import abstract_for, story_item
+from herald.clusters.features import abstract_for
+from herald.clusters.refresh import text_item
 from herald.clusters.service import status_for
 from herald.db.models.clusters import (
     ClusterState,
@@ -149,17 +149,7 @@ def _keys_of(session: Session, content_id: str) -> dict[str, set[str]]:
             ContentEntity.content_id == content_id
         )
     ).all()
-    item = story_item(
-        content_id=row.id,
-        article_id=row.article_id,
-        source_key=row.source_domain,
-        published_at=row.published_at,
-        title=row.title,
-        body=row.body or "",
-        summary=row.summary,
-        embedding=np.zeros(1, dtype=np.float32),  # the keys do not depend on it
-        entities=[(entity_id, "", float(salience)) for entity_id, salience in entities],
-    )
+    item = text_item(row, [(e, float(salience)) for e, salience in entities])
     return bag_keys(item)
 
 
@@ -207,6 +197,7 @@ def _recompute(
     row.status = status_for(len(members))
     row.first_published_at = min(published)
     row.latest_published_at = max(published)
+    row.latest_member_added_at = max(member.assigned_at for member, _ in members)
     row.profile = None
     row.index_keys = None
     row.changed_seq = sequence

@@ -25,6 +25,7 @@ from herald.clusters.features import story_item
 from herald.clusters.item import StoryItem
 from herald.clusters.online import ClusteringConfig, OnlineClusterer
 from herald.clusters.profile import ClusterProfile
+from herald.clusters.refresh import refresh_members
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.db.models.clusters import ClusterState, StoryCluster
@@ -137,6 +138,12 @@ def cluster_items(
         clusterer = engine.clusterer_for(session, state)
         stored = repository.items_to_cluster(session, content_ids)
         batch = _Batch(now, {}, [], {}, {}, [])
+        # Already clustered items come back after a new version of them was enriched.
+        profiles, closed = refresh_members(
+            session, clusterer, [cid for cid in content_ids if cid not in stored]
+        )
+        batch.changed.update(profiles)
+        batch.closed.extend(closed)
         for content_id in dict.fromkeys(content_ids):
             found = stored.get(content_id)
             if found is None or found.vector is None:

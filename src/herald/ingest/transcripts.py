@@ -241,15 +241,15 @@ def _json_cues(content: bytes) -> list[TranscriptSegment]:
         if not isinstance(raw, dict):
             continue
         body = raw.get("body")
-        start = raw.get("startTime")
-        if not isinstance(body, str) or not body.strip() or not isinstance(start, int | float):
+        start = _seconds(raw.get("startTime"))
+        if not isinstance(body, str) or not body.strip() or start is None:
             continue
-        end = raw.get("endTime")
+        end = _seconds(raw.get("endTime"))
         speaker = raw.get("speaker")
         cues.append(
             TranscriptSegment(
-                start=float(start),
-                end=float(end) if isinstance(end, int | float) and end >= start else float(start),
+                start=start,
+                end=end if end is not None and end >= start else start,
                 text=clean_text(body),
                 speaker=clean_text(speaker) or None if isinstance(speaker, str) else None,
             )
@@ -257,6 +257,13 @@ def _json_cues(content: bytes) -> list[TranscriptSegment]:
     if not cues:
         raise TranscriptFormatError("JSON transcript without usable segments")
     return cues
+
+
+def _seconds(value: object) -> float | None:
+    """A JSON time: a number of seconds >= 0 (not a boolean), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return float(value)
 
 
 # --- Podcasting 2.0 HTML -----------------------------------------------------------------------
