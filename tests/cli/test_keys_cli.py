@@ -94,3 +94,20 @@ def test_real_subprocess_db_upgrade_then_keys_create(tmp_path: Path) -> None:
     )
     assert created.returncode == 0, created.stderr
     assert set(json.loads(created.stdout)) == {"team_id", "api_key"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["keys", "revoke", "key_doesnotexist"], "no API key key_doesnotexist"),
+        (["keys", "create", "--workspace", "   "], "workspace name must not be empty"),
+    ],
+)
+def test_refusals_are_one_line_not_a_traceback(
+    settings: Settings, args: list[str], message: str
+) -> None:
+    result = runner.invoke(app, args, env=env_for(settings))
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)  # refused, not crashed
+    assert message in result.output
+    assert "Traceback" not in result.output

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from herald.cli.common import JsonOption, cli_runtime, console, id_column, print_json, stdout
 from herald.core.clock import isoformat_z
+from herald.errors import HeraldError
 from herald.workspaces import service
 
 app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
@@ -30,10 +31,14 @@ def create(
     if role not in service.ROLES:
         console.print(f"[red]role must be one of {', '.join(service.ROLES)}[/]")
         raise typer.Exit(2)
-    with cli_runtime() as runtime, runtime.sessions.write() as session:
-        created = service.create_key(
-            session, workspace=workspace, role=role, clock=runtime.clock, label=label
-        )
+    try:
+        with cli_runtime() as runtime, runtime.sessions.write() as session:
+            created = service.create_key(
+                session, workspace=workspace, role=role, clock=runtime.clock, label=label
+            )
+    except HeraldError as refused:
+        console.print(f"[red]{refused.message}[/]")
+        raise typer.Exit(1) from None
     if as_json:
         print(json.dumps({"team_id": created.team_id, "api_key": created.api_key}))
         return
@@ -89,7 +94,11 @@ def list_keys(
 
 @app.command("revoke")
 def revoke(key_id: Annotated[str, typer.Argument(help="The key id shown by `keys list`.")]) -> None:
-    """Revoke a key at once; requests with it get 401."""
-    with cli_runtime() as runtime, runtime.sessions.write() as session:
-        service.revoke_key(session, key_id, runtime.clock)
+    """Revoke a key at once; requests with it get 401. An unknown key id exits 1."""
+    try:
+        with cli_runtime() as runtime, runtime.sessions.write() as session:
+            service.revoke_key(session, key_id, runtime.clock)
+    except HeraldError as refused:
+        console.print(f"[red]{refused.message}[/]")
+        raise typer.Exit(1) from None
     console.print(f"revoked {key_id}")
