@@ -6,6 +6,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from herald.cli.common import JsonOption, cli_runtime, console, id_column, print_json, stdout
@@ -42,7 +43,9 @@ def create(
     if as_json:
         print(json.dumps({"team_id": created.team_id, "api_key": created.api_key}))
         return
-    console.print(f"workspace [bold]{workspace}[/] ({created.team_id}), role {role}")
+    console.print(
+        f"workspace [bold]{escape(workspace.strip())}[/] ({created.team_id}), role {role}"
+    )
     console.print("API key (shown once, store it now):")
     stdout.print(created.api_key)
 
@@ -81,11 +84,11 @@ def list_keys(
         state = f"revoked {isoformat_z(key.revoked_at)}" if key.revoked_at else "active"
         table.add_row(
             key.key_id,
-            key.workspace,
+            escape(key.workspace),
             key.team_id,
             key.role,
             key.key_prefix + "…",
-            key.label or "",
+            escape(key.label or ""),
             isoformat_z(key.created_at),
             state,
         )
