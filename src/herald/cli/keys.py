@@ -19,11 +19,15 @@ app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True
 
 @app.command("create")
 def create(
-    workspace: Annotated[str, typer.Option(help="Workspace name; created if new.")],
+    workspace: Annotated[
+        str, typer.Option(help="Workspace name (at most 200 characters); created if new.")
+    ],
     role: Annotated[str, typer.Option(help="member (public API) or admin (also /v1/admin).")] = (
         "member"
     ),
-    label: Annotated[str | None, typer.Option(help="A note to tell keys apart.")] = None,
+    label: Annotated[
+        str | None, typer.Option(help="A note to tell keys apart (at most 200 characters).")
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help='Print only {"team_id", "api_key"} as JSON on stdout.')
     ] = False,

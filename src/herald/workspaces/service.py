@@ -23,6 +23,7 @@ from herald.errors import InvalidRequest, NotFound, Unauthorized
 
 KEY_PREFIX = "hk_"
 ROLES = ("member", "admin")
+MAX_NAME_LENGTH = 200  # a workspace name and a key's label (their columns' width)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,8 @@ def get_or_create_team(session: Session, name: str, clock: Clock) -> Team:
     name = name.strip()
     if not name:
         raise InvalidRequest("workspace name must not be empty")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidRequest(f"workspace name must be at most {MAX_NAME_LENGTH} characters")
     team = session.scalars(select(Team).where(Team.name == name)).first()
     if team is None:
         team = Team(id=new_id("team"), name=name, created_at=clock.now())
@@ -79,6 +82,8 @@ def create_key(
 ) -> CreatedKey:
     if role not in ROLES:
         raise InvalidRequest(f"role must be one of {', '.join(ROLES)}")
+    if label is not None and len(label) > MAX_NAME_LENGTH:
+        raise InvalidRequest(f"label must be at most {MAX_NAME_LENGTH} characters")
     team = get_or_create_team(session, workspace, clock)
     api_key = KEY_PREFIX + secrets.token_urlsafe(32)
     row = ApiKey(
