@@ -104,7 +104,7 @@ def create_key(
 def list_keys(session: Session, *, workspace: str | None = None) -> list[KeyInfo]:
     query = select(ApiKey, Team).join(Team, Team.id == ApiKey.team_id)
     if workspace is not None:
-        query = query.where(Team.name == workspace)
+        query = query.where(Team.name == workspace.strip())
     rows = session.execute(query.order_by(ApiKey.created_at, ApiKey.id)).all()
     return [
         KeyInfo(
@@ -134,7 +134,7 @@ def revoke_keys_labelled(session: Session, *, workspace: str, label: str, clock:
     rows = session.scalars(
         select(ApiKey)
         .join(Team, Team.id == ApiKey.team_id)
-        .where(Team.name == workspace, ApiKey.label == label, ApiKey.revoked_at.is_(None))
+        .where(Team.name == workspace.strip(), ApiKey.label == label, ApiKey.revoked_at.is_(None))
     ).all()
     for row in rows:
         row.revoked_at = clock.now()
