@@ -100,9 +100,11 @@ def test_real_subprocess_db_upgrade_then_keys_create(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["keys", "revoke", "key_doesnotexist"], "no API key key_doesnotexist"),
+        (["keys", "revoke", "key_[/]"], "no API key key_[/]"),
         (["keys", "create", "--workspace", "   "], "workspace name must not be empty"),
         (["keys", "create", "--workspace", "w" * 201], "at most 200 characters"),
         (["keys", "create", "--workspace", "w", "--label", "l" * 201], "at most 200 characters"),
+        (["demo", "--skip-data", "--workspace", "   "], "workspace name must not be empty"),
     ],
 )
 def test_refusals_are_one_line_not_a_traceback(

@@ -42,7 +42,7 @@ def create(
                 session, workspace=workspace, role=role, clock=runtime.clock, label=label
             )
     except HeraldError as refused:
-        console.print(f"[red]{refused.message}[/]")
+        console.print(f"[red]{escape(refused.message)}[/]")
         raise typer.Exit(1) from None
     if as_json:
         print(json.dumps({"team_id": created.team_id, "api_key": created.api_key}))
@@ -106,6 +106,6 @@ def revoke(key_id: Annotated[str, typer.Argument(help="The key id shown by `keys
         with cli_runtime() as runtime, runtime.sessions.write() as session:
             service.revoke_key(session, key_id, runtime.clock)
     except HeraldError as refused:
-        console.print(f"[red]{refused.message}[/]")
+        console.print(f"[red]{escape(refused.message)}[/]")
         raise typer.Exit(1) from None
     console.print(f"revoked {key_id}")
