@@ -86,6 +86,10 @@ class Unauthorized(HeraldError):
     status = 401
     code = "unauthorized"
 
+    def __init__(self, message: str) -> None:
+        # A 401 names the scheme that would be accepted (RFC 9110, section 15.5.2).
+        super().__init__(message, headers={"www-authenticate": "Bearer"})
+
 
 class NotFound(HeraldError):
     status = 404

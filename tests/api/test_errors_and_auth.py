@@ -217,6 +217,44 @@ def test_both_forms_equal_is_fine_different_is_401(
     assert_error(api.get("/v1/_test/whoami", headers=different), 401, "unauthorized")
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"x-api-key": "hk_unknown"},
+        {"x-api-key": "hk_" + "a" * 20000},
+        {"authorization": "Basic dXNlcjpwYXNz"},
+        {"authorization": "Bearer   "},
+        {"x-api-key": "hk_one", "authorization": "Bearer hk_two"},
+    ],
+)
+def test_every_401_names_the_bearer_scheme(api: TestClient, headers: dict[str, str]) -> None:
+    # A 401 must say how to authenticate (RFC 9110 section 15.5.2), on /v1 as on /mcp.
+    response = api.get("/v1/_test/whoami", headers=headers)
+    assert_error(response, 401, "unauthorized")
+    assert response.headers["www-authenticate"] == "Bearer"
+
+
+def test_a_blank_key_header_is_no_key(api: TestClient, member_key: CreatedKey) -> None:
+    # A client template with an empty variable sends the header empty: that is no key, not a
+    # second, different one.
+    bearer = f"Bearer {member_key.api_key}"
+    for headers in (
+        {"x-api-key": "", "authorization": bearer},
+        {"x-api-key": "  ", "authorization": bearer},
+        {"x-api-key": member_key.api_key, "authorization": ""},
+    ):
+        response = api.get("/v1/_test/whoami", headers=headers)
+        assert response.status_code == 200, (headers, response.text)
+    for headers in (
+        {"x-api-key": ""},
+        {"authorization": ""},
+        {"x-api-key": "", "authorization": ""},
+    ):
+        body = assert_error(api.get("/v1/_test/whoami", headers=headers), 401, "unauthorized")
+        assert body["message"] == "a valid API key is required"
+
+
 def test_non_bearer_authorization_is_401(api: TestClient, member_key: CreatedKey) -> None:
     headers = {"authorization": f"Basic {member_key.api_key}"}
     assert_error(api.get("/v1/_test/whoami", headers=headers), 401, "unauthorized")

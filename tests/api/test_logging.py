@@ -38,3 +38,32 @@ def test_secret_fields_are_redacted() -> None:
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "m", None, None)
     record.api_key = "hk_supersecret"
     assert "hk_supersecret" not in JsonFormatter().format(record)
+
+
+def test_access_log_never_has_a_feed_token(client: TestClient, auth: dict[str, str]) -> None:
+    # The feed URL is a credential (anyone holding it reads the feed): its token is stored
+    # hashed, and the access log shows the route's template instead of it.
+    monitor = client.post(
+        "/v1/monitors", json={"name": "watch", "search": {"query": "solar"}}, headers=auth
+    ).json()
+    feed_url = client.post(f"/v1/monitors/{monitor['id']}/feed", headers=auth).json()["feed_url"]
+    token = feed_url.rsplit("/", 1)[1]
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    previous = root.level
+    root.setLevel(logging.INFO)
+    try:
+        assert client.get(feed_url).status_code == 200
+        assert client.get(feed_url + "x").status_code == 404
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous)
+    ours = [json.loads(line) for line in stream.getvalue().splitlines()]
+    ours = [line for line in ours if line["logger"].startswith("herald")]  # not the test client's
+    access = [line for line in ours if line["logger"] == "herald.access"]
+    assert [line["status"] for line in access] == [200, 404]
+    assert token not in json.dumps(ours)
+    assert [line["path"] for line in access] == ["/feeds/{token}"] * 2

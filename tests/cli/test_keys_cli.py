@@ -94,3 +94,45 @@ def test_real_subprocess_db_upgrade_then_keys_create(tmp_path: Path) -> None:
     )
     assert created.returncode == 0, created.stderr
     assert set(json.loads(created.stdout)) == {"team_id", "api_key"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["keys", "revoke", "key_doesnotexist"], "no API key key_doesnotexist"),
+        (["keys", "revoke", "key_[/]"], "no API key key_[/]"),
+        (["keys", "create", "--workspace", "   "], "workspace name must not be empty"),
+        (["keys", "create", "--workspace", "w" * 201], "at most 200 characters"),
+        (["keys", "create", "--workspace", "w", "--label", "l" * 201], "at most 200 characters"),
+        (["demo", "--skip-data", "--workspace", "   "], "workspace name must not be empty"),
+    ],
+)
+def test_refusals_are_one_line_not_a_traceback(
+    settings: Settings, args: list[str], message: str
+) -> None:
+    result = runner.invoke(app, args, env=env_for(settings))
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)  # refused, not crashed
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_names_and_labels_are_shown_as_written(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Square brackets are console markup to the terminal library: a name with them once
+    # crashed `keys create` after the key was stored (so it was never shown) and `keys list`.
+    monkeypatch.setattr(common.stdout, "_width", 200)
+    env = env_for(settings)
+    created = runner.invoke(
+        app, ["keys", "create", "--workspace", "news[/]room", "--label", "[bold]ci[/]"], env=env
+    )
+    assert created.exit_code == 0, created.output
+    assert "news[/]room" in created.output
+    [api_key] = re.findall(r"hk_[\w-]{43}", created.stdout)
+    listing = runner.invoke(app, ["keys", "list"], env=env)
+    assert listing.exit_code == 0, listing.output
+    assert "news[/]room" in listing.stdout
+    assert "[bold]ci[/]" in listing.stdout
+    assert api_key[:10] in listing.stdout
+    assert api_key not in listing.stdout

@@ -134,3 +134,13 @@ def test_webhook_target_test_delivery_and_attempts(served: Served, narrow_termin
     assert "new_signing_secret" not in herald(served, "webhooks", "set", "--enable").stdout
     refused = herald(served, "webhooks", "set", "--url", "http://example.com/hook", code=1)
     assert "invalid_webhook_url" in refused.stderr
+
+
+@pytest.mark.parametrize("command", [["monitors", "list"], ["mcp"]])
+def test_a_key_no_header_can_carry_is_refused_in_one_line(command: list[str]) -> None:
+    result = runner.invoke(
+        app, [*command, "--base-url", "http://127.0.0.1:9", "--api-key", "hk_café"]
+    )
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)  # refused, not crashed
+    assert "printable ASCII" in result.output

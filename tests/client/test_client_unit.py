@@ -288,6 +288,23 @@ def test_a_key_is_required_and_read_from_the_environment(monkeypatch: pytest.Mon
     assert str(recorder.requests[0].url) == "http://env.test/prefix/v1/monitors/mon_1"
 
 
+@pytest.mark.parametrize("key", ["hk_caf\u00e9", "hk_\u65e5\u672c", "hk_a\nb", "hk_a\x00b"])
+def test_a_key_no_header_can_carry_is_refused_before_sending(key: str) -> None:
+    # Not an encoding error from deep inside the HTTP library at the first call.
+    with pytest.raises(herald_client.HeraldError, match="printable ASCII"):
+        herald_client.Client(base_url="http://herald.test", api_key=key)
+
+
+def test_a_key_is_sent_without_surrounding_whitespace() -> None:
+    recorder = Recorder(lambda _: json_response(200, MONITOR))
+    transport = httpx.MockTransport(recorder)
+    with herald_client.Client(
+        base_url="http://herald.test", api_key="  hk_key\n", transport=transport
+    ) as client:
+        client.monitors.get("mon_1")
+    assert recorder.requests[0].headers["x-api-key"] == "hk_key"
+
+
 # -- retries ------------------------------------------------------------------------------
 
 

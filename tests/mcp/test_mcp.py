@@ -320,6 +320,7 @@ async def test_the_http_transport_refuses_a_missing_or_wrong_key(server: Running
             body = response.json()
             assert body["error"] == "unauthorized"
             assert body["meta"]["request_id"] == response.headers["x-request-id"]
+            assert response.headers["www-authenticate"] == "Bearer"
         ok = await http.post(
             server.mcp_url,
             json=initialize,

@@ -40,14 +40,17 @@ ClockDep = Annotated[Clock, Depends(get_clock)]
 
 
 def presented_key(request: Request) -> str | None:
-    """The API key of a request. Both forms may be sent only if they agree."""
-    candidates = set(request.headers.getlist("x-api-key"))
+    """The API key of a request. Both forms may be sent only if they agree; a blank header of
+    either form is no key (a client whose key variable is empty sends it so)."""
+    candidates = {value.strip() for value in request.headers.getlist("x-api-key")}
     for value in request.headers.getlist("authorization"):
+        if not value.strip():
+            continue
         scheme, _, token = value.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
         candidates.add(token.strip())
-    candidates = {c.strip() for c in candidates}
+    candidates.discard("")
     if len(candidates) > 1:
         raise Unauthorized("two different API keys were sent")
     return next(iter(candidates), None)

@@ -132,7 +132,7 @@ class HeraldMiddleware:
                 "request",
                 extra={
                     "method": method,
-                    "path": scope.get("path"),
+                    "path": _loggable_path(scope, template),
                     "route": template,
                     "status": int(status),
                     "duration_ms": round(elapsed * 1000, 2),
@@ -321,3 +321,15 @@ async def _unstorable_in_body(receive: Receive) -> tuple[Receive, Rejection | No
         field, problem = found
         rejection = _unstorable(field or "body", problem)
     return _replaying(body, receive), rejection
+
+
+# Path parameters that are credentials (a monitor's secret feed URL): never logged.
+_SECRET_PATH_PARAMS = frozenset({"token"})
+
+
+def _loggable_path(scope: Scope, template: str) -> str | None:
+    """The request's path for the access log; its route's template when a segment is a secret."""
+    if _SECRET_PATH_PARAMS & set(scope.get("path_params") or ()):
+        return template
+    path: str | None = scope.get("path")
+    return path

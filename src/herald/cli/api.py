@@ -62,7 +62,12 @@ def api_client(base_url: str | None, api_key: str | None) -> Iterator[herald_cli
         settings = load_settings()
         base_url = local_base_url(settings.host, settings.port)
     try:
-        with herald_client.Client(base_url=base_url, api_key=api_key, max_retries=1) as client:
+        client = herald_client.Client(base_url=base_url, api_key=api_key, max_retries=1)
+    except herald_client.HeraldError as exc:  # a key no header can carry
+        console.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(2) from None
+    try:
+        with client:
             yield client
     except herald_client.APIStatusError as exc:
         console.print(f"[red]{exc.code}[/] ({exc.status_code}): {escape(exc.message)}")

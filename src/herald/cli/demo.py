@@ -13,11 +13,13 @@ import shlex
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from sqlalchemy import func, select
 
 from herald.cli.api import local_base_url
 from herald.cli.common import cli_runtime, console
 from herald.db.models.content import ContentItem
+from herald.errors import HeraldError
 from herald.jobs.queue import pending_count
 from herald.runtime import Runtime
 from herald.workspaces import service
@@ -64,13 +66,21 @@ def demo(
             )
         with runtime.sessions.read() as session:
             unfinished = pending_count(session, kinds=PIPELINE_JOB_KINDS)
-        with runtime.sessions.write() as session:
-            revoked = service.revoke_keys_labelled(
-                session, workspace=workspace, label=DEMO_LABEL, clock=runtime.clock
-            )
-            created = service.create_key(
-                session, workspace=workspace, role="admin", clock=runtime.clock, label=DEMO_LABEL
-            )
+        try:
+            with runtime.sessions.write() as session:
+                revoked = service.revoke_keys_labelled(
+                    session, workspace=workspace, label=DEMO_LABEL, clock=runtime.clock
+                )
+                created = service.create_key(
+                    session,
+                    workspace=workspace,
+                    role="admin",
+                    clock=runtime.clock,
+                    label=DEMO_LABEL,
+                )
+        except HeraldError as refused:
+            console.print(f"[red]{escape(refused.message)}[/]")
+            raise typer.Exit(1) from None
         base = base_url(runtime)
     if as_json:
         payload = {"team_id": created.team_id, "api_key": created.api_key, "base_url": base}

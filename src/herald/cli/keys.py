@@ -6,10 +6,12 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from herald.cli.common import JsonOption, cli_runtime, console, id_column, print_json, stdout
 from herald.core.clock import isoformat_z
+from herald.errors import HeraldError
 from herald.workspaces import service
 
 app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
@@ -17,11 +19,15 @@ app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True
 
 @app.command("create")
 def create(
-    workspace: Annotated[str, typer.Option(help="Workspace name; created if new.")],
+    workspace: Annotated[
+        str, typer.Option(help="Workspace name (at most 200 characters); created if new.")
+    ],
     role: Annotated[str, typer.Option(help="member (public API) or admin (also /v1/admin).")] = (
         "member"
     ),
-    label: Annotated[str | None, typer.Option(help="A note to tell keys apart.")] = None,
+    label: Annotated[
+        str | None, typer.Option(help="A note to tell keys apart (at most 200 characters).")
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help='Print only {"team_id", "api_key"} as JSON on stdout.')
     ] = False,
@@ -30,14 +36,20 @@ def create(
     if role not in service.ROLES:
         console.print(f"[red]role must be one of {', '.join(service.ROLES)}[/]")
         raise typer.Exit(2)
-    with cli_runtime() as runtime, runtime.sessions.write() as session:
-        created = service.create_key(
-            session, workspace=workspace, role=role, clock=runtime.clock, label=label
-        )
+    try:
+        with cli_runtime() as runtime, runtime.sessions.write() as session:
+            created = service.create_key(
+                session, workspace=workspace, role=role, clock=runtime.clock, label=label
+            )
+    except HeraldError as refused:
+        console.print(f"[red]{escape(refused.message)}[/]")
+        raise typer.Exit(1) from None
     if as_json:
         print(json.dumps({"team_id": created.team_id, "api_key": created.api_key}))
         return
-    console.print(f"workspace [bold]{workspace}[/] ({created.team_id}), role {role}")
+    console.print(
+        f"workspace [bold]{escape(workspace.strip())}[/] ({created.team_id}), role {role}"
+    )
     console.print("API key (shown once, store it now):")
     stdout.print(created.api_key)
 
@@ -76,11 +88,11 @@ def list_keys(
         state = f"revoked {isoformat_z(key.revoked_at)}" if key.revoked_at else "active"
         table.add_row(
             key.key_id,
-            key.workspace,
+            escape(key.workspace),
             key.team_id,
             key.role,
             key.key_prefix + "…",
-            key.label or "",
+            escape(key.label or ""),
             isoformat_z(key.created_at),
             state,
         )
@@ -89,7 +101,11 @@ def list_keys(
 
 @app.command("revoke")
 def revoke(key_id: Annotated[str, typer.Argument(help="The key id shown by `keys list`.")]) -> None:
-    """Revoke a key at once; requests with it get 401."""
-    with cli_runtime() as runtime, runtime.sessions.write() as session:
-        service.revoke_key(session, key_id, runtime.clock)
+    """Revoke a key at once; requests with it get 401. An unknown key id exits 1."""
+    try:
+        with cli_runtime() as runtime, runtime.sessions.write() as session:
+            service.revoke_key(session, key_id, runtime.clock)
+    except HeraldError as refused:
+        console.print(f"[red]{escape(refused.message)}[/]")
+        raise typer.Exit(1) from None
     console.print(f"revoked {key_id}")

@@ -30,6 +30,8 @@ def mcp(
     IDE, an agent framework). Tools search content, stories and entities and manage monitors
     through the Herald API at HERALD_BASE_URL with HERALD_API_KEY. See docs/mcp.md."""
     import anyio
+    import herald_client
+    from rich.markup import escape
 
     from herald.mcp.stdio import serve_stdio
 
@@ -38,4 +40,8 @@ def mcp(
         raise typer.Exit(2)
     # stdout carries the protocol: logs go to stderr, warnings and worse only.
     configure_logging("WARNING", "text")
-    anyio.run(serve_stdio, base_url, api_key)
+    try:
+        anyio.run(serve_stdio, base_url, api_key)
+    except herald_client.HeraldError as exc:  # the client refused the key before any call
+        console.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(2) from None

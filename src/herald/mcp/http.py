@@ -76,8 +76,7 @@ class McpEndpoint:
             key = presented_key(request)
             await anyio.to_thread.run_sync(self._authenticate, key)
         except HeraldError as exc:
-            headers = {"www-authenticate": "Bearer"} | exc.headers
-            response = error_response(exc.status, exc.code, exc.message, exc.details, headers)
+            response = error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
             await response(scope, receive, send)
             return
         if self._manager is None:

@@ -23,6 +23,7 @@ from herald.errors import InvalidRequest, NotFound, Unauthorized
 
 KEY_PREFIX = "hk_"
 ROLES = ("member", "admin")
+MAX_NAME_LENGTH = 200  # a workspace name and a key's label (their columns' width)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,8 @@ def get_or_create_team(session: Session, name: str, clock: Clock) -> Team:
     name = name.strip()
     if not name:
         raise InvalidRequest("workspace name must not be empty")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidRequest(f"workspace name must be at most {MAX_NAME_LENGTH} characters")
     team = session.scalars(select(Team).where(Team.name == name)).first()
     if team is None:
         team = Team(id=new_id("team"), name=name, created_at=clock.now())
@@ -79,6 +82,8 @@ def create_key(
 ) -> CreatedKey:
     if role not in ROLES:
         raise InvalidRequest(f"role must be one of {', '.join(ROLES)}")
+    if label is not None and len(label) > MAX_NAME_LENGTH:
+        raise InvalidRequest(f"label must be at most {MAX_NAME_LENGTH} characters")
     team = get_or_create_team(session, workspace, clock)
     api_key = KEY_PREFIX + secrets.token_urlsafe(32)
     row = ApiKey(
@@ -99,7 +104,7 @@ def create_key(
 def list_keys(session: Session, *, workspace: str | None = None) -> list[KeyInfo]:
     query = select(ApiKey, Team).join(Team, Team.id == ApiKey.team_id)
     if workspace is not None:
-        query = query.where(Team.name == workspace)
+        query = query.where(Team.name == workspace.strip())
     rows = session.execute(query.order_by(ApiKey.created_at, ApiKey.id)).all()
     return [
         KeyInfo(
@@ -129,7 +134,7 @@ def revoke_keys_labelled(session: Session, *, workspace: str, label: str, clock:
     rows = session.scalars(
         select(ApiKey)
         .join(Team, Team.id == ApiKey.team_id)
-        .where(Team.name == workspace, ApiKey.label == label, ApiKey.revoked_at.is_(None))
+        .where(Team.name == workspace.strip(), ApiKey.label == label, ApiKey.revoked_at.is_(None))
     ).all()
     for row in rows:
         row.revoked_at = clock.now()

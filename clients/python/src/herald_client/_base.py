@@ -36,6 +36,16 @@ DEFAULT_MAX_RETRIES = 2
 ResponseT = TypeVar("ResponseT", bound=HeraldModel)
 
 
+KEY_NOT_SENDABLE = (
+    "the API key must be printable ASCII (a Herald key is hk_ and 43 letters, digits, - or _)"
+)
+
+
+def sendable_key(key: str) -> bool:
+    """Whether ``key`` can travel in a header: printable ASCII, as every Herald key is."""
+    return key.isascii() and key.isprintable()
+
+
 class BaseClient:
     """Configuration and the I/O-free halves of a call. See ``Client`` / ``AsyncClient``."""
 
@@ -49,9 +59,13 @@ class BaseClient:
         retry_backoff: float,
         headers: Mapping[str, str] | None,
     ) -> None:
-        resolved_key = api_key if api_key is not None else os.environ.get("HERALD_API_KEY")
+        resolved_key = (
+            api_key if api_key is not None else os.environ.get("HERALD_API_KEY", "")
+        ).strip()
         if not resolved_key:
             raise HeraldError("an API key is required: pass api_key=... or set HERALD_API_KEY")
+        if not sendable_key(resolved_key):
+            raise HeraldError(KEY_NOT_SENDABLE)
         url = str(base_url or os.environ.get("HERALD_BASE_URL") or DEFAULT_BASE_URL)
         self.base_url = httpx.URL(url.rstrip("/"))
         self.api_key = resolved_key
