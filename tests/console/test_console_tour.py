@@ -343,3 +343,73 @@ def test_api_docs_render_offline(browser: Browser) -> None:
     assert page.locator(".opblock").count() >= 20
     assert page.get_by_text("/v1/content/search").count() >= 1
     browser.shoot("docs")
+
+
+def _cli(herald: Herald, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "herald"), *args],
+        env=env | {"HERALD_HOME": str(herald.home)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return run.stdout
+
+
+def _sign_in_with_a_new_key(browser: Browser, herald: Herald, label: str) -> str:
+    """Signs in with a new member key of "acme"; returns its id (for `herald keys revoke`)."""
+    key = json.loads(
+        _cli(herald, "keys", "create", "--workspace", "acme", "--label", label, "--json")
+    )
+    listed = json.loads(_cli(herald, "keys", "list", "--workspace", "acme", "--json"))["keys"]
+    [key_id] = [k["key_id"] for k in listed if k["label"] == label]
+    browser.sign_in(key["api_key"])
+    return key_id
+
+
+def test_a_key_revoked_while_signed_in_signs_the_console_out(
+    browser: Browser, herald: Herald
+) -> None:
+    key_id = _sign_in_with_a_new_key(browser, herald, "revoked")
+    page = browser.page
+    browser.nav("Monitors")
+    page.get_by_role("heading", name="Monitors").wait_for()
+    _cli(herald, "keys", "revoke", key_id)
+    # The next request is refused: the console forgets the key and asks for one again.
+    with browser.watch.expect_status(401):
+        browser.nav("Stories")
+        page.locator("input[name=api_key]").wait_for()
+    assert page.evaluate("sessionStorage.length") == 0
+    assert not page.get_by_role("navigation").is_visible()
+
+
+def test_a_late_refusal_of_an_old_key_does_not_sign_out_the_new_one(
+    browser: Browser, herald: Herald
+) -> None:
+    old_id = _sign_in_with_a_new_key(browser, herald, "old")
+    page = browser.page
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if held:
+            route.fallback()
+        else:
+            held.append(route)  # the first is answered only when the test says
+
+    page.route("**/v1/webhooks/stats*", hold)
+    _cli(herald, "keys", "revoke", old_id)
+    with browser.watch.expect_status(401):
+        browser.nav("Webhooks")
+        page.locator("input[name=api_key]").wait_for()  # its other requests were refused
+        # Signed in again on the same page, while the old page's last request is still out.
+        page.fill("input[name=api_key]", herald.member_key)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("heading", name="Webhooks").wait_for(timeout=20_000)
+        assert held, "the webhook page did not ask for its stats"
+        # The new key's own stats answer (200) may come first: wait for the old key's refusal.
+        with page.expect_response(lambda r: "/v1/webhooks/stats" in r.url and r.status == 401):
+            held[0].fallback()
+        page.wait_for_timeout(300)
+    assert page.evaluate("sessionStorage.getItem('herald.apiKey')") == herald.member_key
+    assert page.get_by_role("navigation").is_visible()

@@ -28,7 +28,7 @@ import json
 import logging
 import time
 import uuid
-from typing import Any
+from typing import Any, Final
 from urllib.parse import parse_qsl
 
 from prometheus_client import Counter, Histogram
@@ -95,7 +95,7 @@ class HeraldMiddleware:
             if message["type"] == "http.response.start":
                 status_holder["status"] = message["status"]
                 status_holder["sent"] = True
-                headers = list(message.get("headers", []))
+                headers = _with_defaults(list(message.get("headers", [])))
                 headers.append((b"x-request-id", request_id.encode()))
                 message = {**message, "headers": headers}
             elif message["type"] == "http.response.body" and method == "HEAD":
@@ -202,6 +202,17 @@ class HeraldMiddleware:
         ]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+# Answers carry workspace data behind a key in `x-api-key`, which (unlike `Authorization`) does
+# not keep a shared cache from storing them: nothing is stored unless a route says otherwise (the
+# console's files, a monitor's feed), and nothing is read as another type than the one declared.
+_DEFAULT_HEADERS: Final = ((b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"))
+
+
+def _with_defaults(headers: list[Any]) -> list[Any]:
+    present = {bytes(name).lower() for name, _ in headers}
+    return headers + [pair for pair in _DEFAULT_HEADERS if pair[0] not in present]
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:

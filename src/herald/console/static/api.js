@@ -39,7 +39,8 @@ function buildUrl(path, query) {
 
 // One request. `key` overrides the stored key (used to check a key before keeping it).
 export async function api(method, path, { body, query, key, signal } = {}) {
-  const headers = { accept: "application/json", "x-api-key": key || auth.key || "" };
+  const sent = key || auth.key || "";
+  const headers = { accept: "application/json", "x-api-key": sent };
   const init = { method, headers, signal, cache: "no-store", credentials: "omit" };
   if (body !== undefined) {
     headers["content-type"] = "application/json";
@@ -55,7 +56,9 @@ export async function api(method, path, { body, query, key, signal } = {}) {
   }
   if (!response.ok) {
     const error = new ApiError(response.status, data);
-    if (response.status === 401 && !key) {
+    // Only a refusal of the key still signed in signs out: a late answer to a request made
+    // with an earlier key (revoked, then replaced on this page) must not sign out its successor.
+    if (response.status === 401 && !key && sent === auth.key) {
       window.dispatchEvent(new CustomEvent("herald:unauthorized"));
     }
     throw error;
