@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from fastapi.testclient import TestClient
 
@@ -12,7 +14,9 @@ from herald.logging import JsonFormatter
 from herald.workspaces.service import CreatedKey
 
 
-def test_access_log_has_request_id_and_no_key(client: TestClient, member_key: CreatedKey) -> None:
+@contextmanager
+def _json_log() -> Iterator[io.StringIO]:
+    """Everything logged at INFO and above meanwhile, as Herald's JSON lines."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())
@@ -21,11 +25,16 @@ def test_access_log_has_request_id_and_no_key(client: TestClient, member_key: Cr
     previous = root.level
     root.setLevel(logging.INFO)
     try:
-        response = client.get("/healthz", headers={"x-api-key": member_key.api_key})
-        client.get("/v1/none", headers={"authorization": f"Bearer {member_key.api_key}"})
+        yield stream
     finally:
         root.removeHandler(handler)
         root.setLevel(previous)
+
+
+def test_access_log_has_request_id_and_no_key(client: TestClient, member_key: CreatedKey) -> None:
+    with _json_log() as stream:
+        response = client.get("/healthz", headers={"x-api-key": member_key.api_key})
+        client.get("/v1/none", headers={"authorization": f"Bearer {member_key.api_key}"})
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     access = [line for line in lines if line["logger"] == "herald.access"]
     assert access, lines
@@ -48,19 +57,9 @@ def test_access_log_never_has_a_feed_token(client: TestClient, auth: dict[str, s
     ).json()
     feed_url = client.post(f"/v1/monitors/{monitor['id']}/feed", headers=auth).json()["feed_url"]
     token = feed_url.rsplit("/", 1)[1]
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.addHandler(handler)
-    previous = root.level
-    root.setLevel(logging.INFO)
-    try:
+    with _json_log() as stream:
         assert client.get(feed_url).status_code == 200
         assert client.get(feed_url + "x").status_code == 404
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(previous)
     ours = [json.loads(line) for line in stream.getvalue().splitlines()]
     ours = [line for line in ours if line["logger"].startswith("herald")]  # not the test client's
     access = [line for line in ours if line["logger"] == "herald.access"]

@@ -21,6 +21,16 @@ def _story(client: TestClient, auth: dict[str, str], content_id: str) -> dict[st
     return body
 
 
+def _ingest(
+    client: TestClient, runtime: Runtime, admin_auth: dict[str, str], items: list[dict[str, Any]]
+) -> list[str]:
+    """Store ``items`` through the admin API and run every job they queue; their ids."""
+    response = client.post("/v1/admin/content", json=items, headers=admin_auth)
+    assert response.status_code == 200, response.text
+    run_jobs(runtime)
+    return list(response.json()["content_ids"])
+
+
 def _consistent(story: dict[str, Any]) -> None:
     cluster, members = story["cluster"], story["members"]
     dates = [m["published_date"] for m in members]
@@ -47,9 +57,7 @@ def test_an_updated_member_updates_its_story(
     # Every item gets a new title; one gets a corrected (later) publication time.
     updated = [dict(item, title=f"{item['title']} (updated)") for item in ITEMS]
     updated[0]["published_date"] = "2026-11-24T12:30:00Z"
-    response = client.post("/v1/admin/content", json=updated, headers=admin_auth)
-    assert response.status_code == 200, response.text
-    run_jobs(runtime)
+    _ingest(client, runtime, admin_auth, updated)
     after = _story(client, auth, stored[0])
     _consistent(after)
     assert after["cluster"]["latest_published_at"] == "2026-11-24T12:30:00Z"
@@ -71,10 +79,7 @@ def test_deleting_the_latest_member_moves_latest_member_added_at_back(
         source={"name": "Late", "domain": "late.example.info"},
         published_date="2026-11-24T12:00:00Z",
     )
-    response = client.post("/v1/admin/content", json=[late], headers=admin_auth)
-    assert response.status_code == 200, response.text
-    (late_id,) = response.json()["content_ids"]
-    run_jobs(runtime)
+    (late_id,) = _ingest(client, runtime, admin_auth, [late])
     story = _story(client, auth, late_id)
     assert story["cluster"]["member_count"] == 4
     _consistent(story)
@@ -99,9 +104,7 @@ def test_an_updated_member_of_a_closed_story_updates_it(
     assert before["cluster"]["member_count"] == 2
     updated = [dict(item, title=f"{item['title']} (updated)") for item in (ITEMS[0], ITEMS[2])]
     updated[1]["published_date"] = "2026-11-24T13:00:00Z"
-    response = client.post("/v1/admin/content", json=updated, headers=admin_auth)
-    assert response.status_code == 200, response.text
-    run_jobs(runtime)
+    _ingest(client, runtime, admin_auth, updated)
     after = _story(client, auth, stored[0])
     _consistent(after)
     assert after["cluster"]["latest_published_at"] == "2026-11-24T13:00:00Z"

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from herald.core.clock import FrozenClock
 from herald.db.models.entity import Entity
 from herald.db.removal_logs import ENTITIES, prune_removals
-from herald.entities import repository
+from herald.entities import repository, table_changes
 from herald.entities.model import EntityRecord
 from herald.entities.service import get_entity_store
 from herald.entities.views import SyncedView
@@ -67,14 +67,14 @@ def test_a_new_entity_after_a_large_write_reads_only_its_own_version(
     # Right after the seed every batch discovers entities: the view must not re-read the
     # versions of the thousands of seed rows still inside its margin window each time.
     read: list[int] = []
-    versions_at = repository.entity_versions_at
+    versions_at = table_changes.entity_versions_at
 
     def spy(session: Session, stamps: Sequence[datetime]) -> dict[str, datetime]:
         found = versions_at(session, stamps)
         read.append(len(found))
         return found
 
-    monkeypatch.setattr(repository, "entity_versions_at", spy)
+    monkeypatch.setattr(table_changes, "entity_versions_at", spy)
     added: list[EntityRecord] = []
     view = SyncedView(added.append)
     _write(runtime, [_record(f"ent_{n}", f"Company {n}") for n in range(2000)], clock)
@@ -98,14 +98,14 @@ def test_deleted_entities_leave_the_view_through_the_removal_log(
     runtime: Runtime, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[int] = []
-    since = repository.entity_removals_since
+    since = table_changes.entity_removals_since
 
     def spy(session: Session, after: int) -> list[tuple[str, int]]:
         found = since(session, after)
         read.append(len(found))
         return found
 
-    monkeypatch.setattr(repository, "entity_removals_since", spy)
+    monkeypatch.setattr(table_changes, "entity_removals_since", spy)
     held: dict[str, EntityRecord] = {}
     view = SyncedView(lambda r: held.__setitem__(r.id, r), lambda eid: held.pop(eid, None))
     _write(runtime, [_record(f"ent_{n}", f"Company {n}") for n in range(20)], clock)

@@ -3,7 +3,8 @@
 PostgreSQL refuses NUL (U+0000) in text, and neither database can encode a lone surrogate
 (``"\\ud800"`` in JSON decodes to one in Python) as UTF-8: such a string reaching a statement
 fails it, and the whole transaction with it. Requests and ingested entries are checked with
-:func:`text_problem` before anything is stored.
+:func:`text_problem` before anything is stored; text from elsewhere that Herald only quotes (a
+webhook receiver's answer) is made storable with :func:`storable`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ def text_problem(value: str) -> str | None:
     except UnicodeEncodeError:
         return "is not valid Unicode (it contains a lone surrogate)"
     return None
+
+
+def storable(value: str) -> str:
+    """``value`` with what :func:`text_problem` refuses (NUL, lone surrogates) replaced by
+    U+FFFD."""
+    if text_problem(value) is None:
+        return value
+    return "".join("\ufffd" if c == "\x00" or "\ud800" <= c <= "\udfff" else c for c in value)
 
 
 def printable(value: str) -> str:

@@ -51,11 +51,7 @@ def backup_sqlite(database: Path, destination: Path) -> BackupReport:
     """Write a consistent copy of the live SQLite ``database`` to ``destination`` (a new file)."""
     if not database.is_file():
         raise BackupRefused(f"there is no SQLite database at {database}")
-    if destination.exists():
-        raise BackupRefused(f"{destination} already exists: give a new file name")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    partial = destination.with_name(destination.name + ".partial")
-    partial.unlink(missing_ok=True)
+    partial = _partial_of(destination)
     started = time.monotonic()
     try:
         with (
@@ -70,18 +66,10 @@ def backup_sqlite(database: Path, destination: Path) -> BackupReport:
                 raise BackupRefused(f"the copy failed SQLite's quick_check ({check}); not kept")
             revision = _one(copy, "SELECT group_concat(version_num) FROM alembic_version")
             items = _one(copy, "SELECT count(*) FROM content_items")
-        fsync_path(partial)
-        os.replace(partial, destination)
-        fsync_path(destination.parent)
+        _publish(partial, destination)
     finally:
         partial.unlink(missing_ok=True)
-    return BackupReport(
-        path=destination,
-        size_bytes=destination.stat().st_size,
-        schema_revision=str(revision or ""),
-        content_items=int(items or 0),
-        seconds=time.monotonic() - started,
-    )
+    return _report(destination, str(revision or ""), int(items or 0), started)
 
 
 def plain_url(url: URL | str) -> URL:
@@ -106,11 +94,7 @@ def backup_postgresql(url: str, destination: Path) -> BackupReport:
             "install PostgreSQL's client tools (of the server's version or newer), or run the "
             "lines below where they are installed"
         )
-    if destination.exists():
-        raise BackupRefused(f"{destination} already exists: give a new file name")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    partial = destination.with_name(destination.name + ".partial")
-    partial.unlink(missing_ok=True)
+    partial = _partial_of(destination)
     env = dict(os.environ)
     password = make_url(url).password
     if password:
@@ -122,11 +106,30 @@ def backup_postgresql(url: str, destination: Path) -> BackupReport:
         dump = [str(tools["pg_dump"]), "--format=custom", f"--file={partial}", source]
         _run_tool(dump, env, "pg_dump")
         _run_tool([str(tools["pg_restore"]), "--list", str(partial)], env, "pg_restore --list")
-        fsync_path(partial)
-        os.replace(partial, destination)
-        fsync_path(destination.parent)
+        _publish(partial, destination)
     finally:
         partial.unlink(missing_ok=True)
+    return _report(destination, revision, items, started)
+
+
+def _partial_of(destination: Path) -> Path:
+    """Where a backup to ``destination`` (a new file) is written until it is complete."""
+    if destination.exists():
+        raise BackupRefused(f"{destination} already exists: give a new file name")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    partial = destination.with_name(destination.name + ".partial")
+    partial.unlink(missing_ok=True)
+    return partial
+
+
+def _publish(partial: Path, destination: Path) -> None:
+    """Put a complete backup in place, durably."""
+    fsync_path(partial)
+    os.replace(partial, destination)
+    fsync_path(destination.parent)
+
+
+def _report(destination: Path, revision: str, items: int, started: float) -> BackupReport:
     return BackupReport(
         path=destination,
         size_bytes=destination.stat().st_size,

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from herald.db.removal_logs import ENTITIES, pruned_through
-from herald.entities import repository
+from herald.entities import repository, table_changes
 from herald.entities.model import EntityRecord
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class SyncedView:
         self._add = add
         self._remove = remove
         self._reset = reset  # empty what the view fills, before it is built again
-        self._signature: repository.Signature | None = None
+        self._signature: table_changes.Signature | None = None
         # Inside the last margin window: the ids seen at each timestamp.
         self._seen: dict[datetime, set[str]] = {}
         self._removed = 0  # the highest entity removal number read
@@ -57,7 +57,7 @@ class SyncedView:
 
     def catch_up(self, session: Session) -> int:
         with self._lock:
-            signature = repository.entity_signature(session)
+            signature = table_changes.entity_signature(session)
             if signature == self._signature:
                 return 0
             if self._signature is not None and self._removed < pruned_through(session, ENTITIES):
@@ -72,7 +72,7 @@ class SyncedView:
             if self._signature is not None and signature[2:4] != self._signature[2:4]:
                 # A merge leaves a redirect (other deletions are read from the removal log).
                 if self._remove is not None:
-                    for entity_id in repository.redirected_ids(session):
+                    for entity_id in table_changes.redirected_ids(session):
                         self._remove(entity_id)
                 # A merge deletes as well as writes: counts per timestamp no longer tell what
                 # is new (a stamp can hold as many rows as before, other ones), so the rows of
@@ -82,10 +82,10 @@ class SyncedView:
                 self._removed = signature[6]
             latest = self._signature[1] if self._signature else None
             since = latest - self.MARGIN if latest is not None else None
-            stamps = repository.entity_stamp_counts_since(session, since)
+            stamps = table_changes.entity_stamp_counts_since(session, since)
             seen = {stamp: self._seen.get(stamp, set()) for stamp in stamps}
             changed = [stamp for stamp, count in stamps.items() if len(seen[stamp]) != count]
-            versions = repository.entity_versions_at(session, changed) if changed else {}
+            versions = table_changes.entity_versions_at(session, changed) if changed else {}
             wanted = [eid for eid, stamp in versions.items() if eid not in seen[stamp]]
             records = repository.entities_by_ids(session, wanted) if wanted else []
             for record in records:
@@ -105,11 +105,11 @@ class SyncedView:
         margin = 0
         if session.get_bind().dialect.name == "postgresql":
             margin = self.POSTGRES_REMOVAL_MARGIN
-        removals = repository.entity_removals_since(session, max(self._removed - margin, 0))
+        removals = table_changes.entity_removals_since(session, max(self._removed - margin, 0))
         if not removals:
             return
         ids = [entity_id for entity_id, _ in removals]
-        stored = repository.stored_ids(session, ids)
+        stored = table_changes.stored_ids(session, ids)
         if self._remove is not None:
             for entity_id in ids:
                 if entity_id not in stored:

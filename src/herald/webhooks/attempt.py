@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from prometheus_client import Counter
 
 from herald.core.net import HttpsResponse, RequestFailed, SafeHttpsClient
+from herald.core.storable import storable
 from herald.errors import InvalidWebhookUrl
 
 ATTEMPTS = Counter(
@@ -96,4 +97,4 @@ def _error(kind: str, detail: str) -> str:
     """``"<kind>: <detail>"`` as stored and shown. The detail may quote the receiver's answer,
     which may hold any bytes: a NUL becomes U+FFFD (PostgreSQL text cannot store it, and one
     would fail the recording of the whole batch of attempts)."""
-    return f"{kind}: {detail}".replace("\x00", "\ufffd")[:MAX_ERROR_LENGTH]
+    return storable(f"{kind}: {detail}")[:MAX_ERROR_LENGTH]
