@@ -83,6 +83,9 @@ class IncomingItem:
     # source, so entries sharing a page (linkblogs, #fragment links) stay distinct. JSON Lines
     # items are identified by their URL (the ingestion format's rule).
     identified_by_id: bool = False
+    # External ids earlier releases gave this entry where they differ from ``external_id`` (a
+    # podcast episode known by its audio file was known by the file's URL as written).
+    legacy_external_ids: tuple[str, ...] = ()
     # True when the source gave no title and one was made from the first sentence.
     title_derived: bool = False
     # Feed teasers: how the try of the article page went (None: none was tried). Not part of
@@ -113,14 +116,15 @@ class IncomingItem:
     @property
     def legacy_keys(self) -> tuple[str, ...]:
         """The keys earlier releases gave this item, where they differ from its own, in order:
-        its canonical URL's before entries were identified by their own id, and those of its
-        URL's canonical forms before their text was normalised to NFC. A row stored under one
-        keeps its id (:func:`legacy_keys`)."""
+        those of its earlier external ids, its canonical URL's before entries were identified
+        by their own id, and those of its URL's canonical forms before their text was normalised
+        to NFC. A row stored under one keeps its id (:func:`legacy_keys`)."""
         return legacy_keys_of(
             self.canonical_key,
             self.canonical_url,
             self.legacy_canonical_urls,
             by_id=self.identified_by_id and bool(self.external_id),
+            external_keys=external_keys(self.source.domain, self.legacy_external_ids),
         )
 
     def rekeyed(self, key: str) -> IncomingItem:
@@ -176,28 +180,53 @@ def content_id_for_key(key: str) -> str:
     return stable_id("cnt", key)
 
 
+def external_keys(source_domain: str, external_ids: tuple[str, ...]) -> tuple[str, ...]:
+    """The keys of an item of ``source_domain`` identified by each of ``external_ids``."""
+    return tuple(canonical_key(None, source_domain, e) for e in external_ids if e.strip())
+
+
 def legacy_keys_of(
-    key: str, canonical: str | None, legacy_canonicals: tuple[str, ...], *, by_id: bool
+    key: str,
+    canonical: str | None,
+    legacy_canonicals: tuple[str, ...],
+    *,
+    by_id: bool,
+    external_keys: tuple[str, ...] = (),
 ) -> tuple[str, ...]:
     """The keys earlier releases gave an item whose key is ``key``, where they differ from it:
-    (``by_id``) its canonical URL's, then those of its URL's canonical forms before the text of
-    paths and queries was normalised to NFC (``legacy_canonicals``)."""
-    if canonical is None:
-        return ()
-    found = [f"url:{canonical}"] if by_id else []
-    found += [f"url:{legacy}" for legacy in legacy_canonicals]
+    those of its earlier external ids (``external_keys``), (``by_id``) its canonical URL's, then
+    those of its URL's canonical forms before the text of paths and queries was normalised to
+    NFC (``legacy_canonicals``)."""
+    found = list(external_keys)
+    if canonical is not None:
+        found += [f"url:{canonical}"] if by_id else []
+        found += [f"url:{legacy}" for legacy in legacy_canonicals]
     return tuple(k for k in dict.fromkeys(found) if k != key)
 
 
 def content_ids_of(
-    url: str | None, source_domain: str, external_id: str | None, *, by_id: bool = False
+    url: str | None,
+    source_domain: str,
+    external_id: str | None,
+    *,
+    by_id: bool = False,
+    legacy_external_ids: tuple[str, ...] = (),
 ) -> tuple[str, ...]:
     """The content ids an entry may be stored under, before it is fully parsed: its own, then
     those of its legacy keys (:func:`legacy_keys_of`)."""
     canonical = canonical_url(url) if url else None
     key = canonical_key(canonical, source_domain, external_id, by_id=by_id)
     legacy = legacy_canonical_urls(url) if url else ()
-    keys = (key, *legacy_keys_of(key, canonical, legacy, by_id=by_id and bool(external_id)))
+    keys = (
+        key,
+        *legacy_keys_of(
+            key,
+            canonical,
+            legacy,
+            by_id=by_id and bool(external_id),
+            external_keys=external_keys(source_domain, legacy_external_ids),
+        ),
+    )
     return tuple(content_id_for_key(k) for k in keys)
 
 

@@ -301,23 +301,29 @@ def _not_tombstoned(
     found = tombstoned_hashes(
         session,
         (h for by_url, _ in hashes for h in by_url),
-        (by_external for _, by_external in hashes if by_external is not None),
+        (h for _, by_external in hashes for h in by_external),
     )
     if not found:
         return list(items)
     kept = []
     for item, (by_url, by_external) in zip(items, hashes, strict=True):
-        if not found.isdisjoint(by_url) or by_external in found:
+        if not found.isdisjoint(by_url) or not found.isdisjoint(by_external):
             report.tombstoned += 1
         else:
             kept.append(item)
     return kept
 
 
-def _identity_hashes(item: IncomingItem) -> tuple[list[str], str | None]:
+def _identity_hashes(item: IncomingItem) -> tuple[list[str], list[str]]:
+    """The URL hashes and external-id hashes an item's tombstone may be under: its own, and
+    those of the canonical forms and external ids earlier releases gave it."""
     by_url, by_external = identity_hashes(item.canonical_url, item.canonical_key)
     legacy = [url_hash(canonical) for canonical in item.legacy_canonical_urls]
-    return ([] if by_url is None else [by_url]) + legacy, by_external
+    externals = [identity_hashes(None, key)[1] for key in item.legacy_keys]
+    return (
+        ([] if by_url is None else [by_url]) + legacy,
+        [h for h in (by_external, *externals) if h is not None],
+    )
 
 
 def _keep_legacy_ids(
@@ -339,7 +345,7 @@ def _keep_legacy_ids(
                 if state is None:
                     continue
                 owner = claimed.get(legacy_id, state.external_id)
-                if by_id and owner not in (None, item.external_id):
+                if by_id and owner not in (None, item.external_id, *item.legacy_external_ids):
                     continue
                 claimed[legacy_id] = item.external_id
                 item = item.rekeyed(key)

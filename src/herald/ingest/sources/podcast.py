@@ -33,6 +33,7 @@ from herald.ingest.model import (
 )
 from herald.ingest.people import person_name
 from herald.ingest.sources.base import Document
+from herald.ingest.sources.enclosures import enclosure_identities
 from herald.ingest.sources.feed_text import detail_text
 from herald.ingest.sources.feeds import (
     _audio_enclosure,
@@ -102,30 +103,32 @@ def parse_podcast_feed(
     publisher = person_name(extras.itunes_author) or _owner(feed)
     podcast_id = extras.podcast_guid or _derived_podcast_id(document.origin, site, show_title)
     by_guid = {item.guid: item for item in extras.items if item.guid}
+    entries = list(parsed.entries)
+    by_file = enclosure_identities(
+        [
+            None if _guid(entry) or _entry_link(entry, site) else _audio_url(entry)
+            for entry in entries
+        ]
+    )
 
-    for number, entry in enumerate(parsed.entries, start=1):
+    for number, entry in enumerate(entries, start=1):
         location = f"episode {number}"
         title = clean_text(detail_text(entry, "title"))
-        guid = str(entry.get("id") or "").strip() or None
+        guid = _guid(entry)
         link = _entry_link(entry, site)
         ref = title[:120] or guid or link
         if not title:
             yield ItemError(location, "episode has no title", ref=guid or link)
             continue
-        enclosure = _audio_enclosure(entry)
-        audio_url = str(enclosure.get("href")) if enclosure else None
-        if audio_url:
-            try:
-                canonical_url(audio_url)
-            except InvalidUrl:
-                audio_url = None
+        audio_url = _audio_url(entry)
+        legacy_ids: tuple[str, ...] = ()
         if not link and not guid:
-            if audio_url:
-                link = None
-                guid = audio_url  # the enclosure is the only identity the episode has
-            else:
+            identity = by_file[number - 1]
+            if identity is None:
                 yield ItemError(location, "episode has no link, guid or enclosure", ref=ref)
                 continue
+            guid = identity.external_id  # the audio file is the only identity it has
+            legacy_ids = (identity.legacy,) if identity.legacy != guid else ()
         item_extras = by_guid.get(guid) if guid else None
         if item_extras is None and number <= len(extras.items):
             item_extras = extras.items[number - 1]
@@ -133,7 +136,9 @@ def parse_podcast_feed(
         if is_known is not None and item_extras is not None and item_extras.transcripts:
             try:
                 provisional = document.source or _show_source(site, link, audio_url, show_title)
-                candidates = content_ids_of(link, provisional.domain, guid, by_id=True)
+                candidates = content_ids_of(
+                    link, provisional.domain, guid, by_id=True, legacy_external_ids=legacy_ids
+                )
             except InvalidUrl:
                 candidates = ()
             known_id = next((cid for cid in candidates if is_known(cid)), None)
@@ -189,7 +194,24 @@ def parse_podcast_feed(
             transcript_segments=transcript.segments,
             published_is_estimate=estimated,
             identified_by_id=True,
+            legacy_external_ids=legacy_ids,
         )
+
+
+def _guid(entry: Any) -> str | None:
+    return str(entry.get("id") or "").strip() or None
+
+
+def _audio_url(entry: Any) -> str | None:
+    """The episode's audio enclosure when it is an http(s) URL."""
+    enclosure = _audio_enclosure(entry)
+    audio_url = str(enclosure.get("href")) if enclosure else None
+    if audio_url:
+        try:
+            canonical_url(audio_url)
+        except InvalidUrl:
+            return None
+    return audio_url
 
 
 def _best_transcript(
