@@ -257,6 +257,22 @@ def test_a_blank_key_header_is_no_key(api: TestClient, member_key: CreatedKey) -
 
 def test_non_bearer_authorization_is_401(api: TestClient, member_key: CreatedKey) -> None:
     headers = {"authorization": f"Basic {member_key.api_key}"}
+    body = assert_error(api.get("/v1/_test/whoami", headers=headers), 401, "unauthorized")
+    assert "Bearer" in body["message"]
+
+
+def test_a_proxys_basic_credentials_beside_the_key_are_left_alone(
+    api: TestClient, member_key: CreatedKey, make_key: Callable[..., CreatedKey]
+) -> None:
+    # A reverse proxy with its own Basic authentication forwards its Authorization header; the
+    # key travels in x-api-key.
+    proxy = {"authorization": "Basic dXNlcjpwYXNz", "x-api-key": member_key.api_key}
+    response = api.get("/v1/_test/whoami", headers=proxy)
+    assert response.status_code == 200, response.text
+    # A Bearer key beside it still has to agree with x-api-key.
+    other = make_key("acme", "member").api_key
+    both = [("authorization", "Basic dXNlcjpwYXNz"), ("authorization", f"Bearer {other}")]
+    headers = [*both, ("x-api-key", member_key.api_key)]
     assert_error(api.get("/v1/_test/whoami", headers=headers), 401, "unauthorized")
 
 

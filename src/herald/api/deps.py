@@ -41,16 +41,24 @@ ClockDep = Annotated[Clock, Depends(get_clock)]
 
 def presented_key(request: Request) -> str | None:
     """The API key of a request. Both forms may be sent only if they agree; a blank header of
-    either form is no key (a client whose key variable is empty sends it so)."""
+    either form is no key (a client whose key variable is empty sends it so). An Authorization
+    header of another scheme (the Basic credentials of a proxy in front of Herald) carries no
+    key: beside an ``x-api-key`` it is left alone, without one it is refused with the rule."""
     candidates = {value.strip() for value in request.headers.getlist("x-api-key")}
+    candidates.discard("")
+    foreign = False
     for value in request.headers.getlist("authorization"):
         if not value.strip():
             continue
         scheme, _, token = value.strip().partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+        if scheme.lower() != "bearer":
+            foreign = True
+            continue
+        if not token.strip():
             raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
         candidates.add(token.strip())
-    candidates.discard("")
+    if foreign and not candidates:
+        raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
     if len(candidates) > 1:
         raise Unauthorized("two different API keys were sent")
     return next(iter(candidates), None)
