@@ -75,7 +75,8 @@ def test_two_episodes_of_one_feed_never_share_an_identity() -> None:
     assert first.external_id != second.external_id
     assert first.external_id == "https://host.example/play.mp3?episode=1"
     assert other.external_id == "https://host.example/e3.mp3"
-    assert other.legacy == "https://host.example/e3.mp3?t=1"
+    assert other.legacy == ("https://host.example/e3.mp3?t=1",)
+    assert first.legacy == ()
     assert enclosure_identities([None, "not a url"]) == [None, None]
 
 
@@ -151,3 +152,20 @@ def test_a_deleted_episode_stays_deleted_under_any_query(
             report = store_items(session, [again], clock=runtime.clock)
         assert report.tombstoned == 1
     assert _rows(runtime) == []
+
+
+def test_an_episode_keeps_its_row_when_the_episode_sharing_its_file_leaves_the_feed(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    # Tracking parameters are no part of the identity: the canonical URL drops them.
+    one = ("Episode 1", "https://host.example/play.mp3?utm_source=rss&amp;episode=1")
+    two = ("Episode 2", "https://host.example/play.mp3?utm_source=rss&amp;episode=2")
+    both = _episodes(server, internet, two, one)
+    with runtime.sessions.write() as session:
+        assert store_items(session, both, clock=runtime.clock).accepted == 2
+    stored = {row.title: row.id for row in _rows(runtime)}
+    (alone,) = _episodes(server, internet, two)  # episode 1 fell off the end of the feed
+    with runtime.sessions.write() as session:
+        report = store_items(session, [alone], clock=runtime.clock)
+    assert report.accepted == 0
+    assert {row.title: row.id for row in _rows(runtime)} == stored

@@ -8,8 +8,10 @@ identity is the canonical URL without its query. Otherwise (``/download?id=12``)
 be what tells episodes apart and stays. Two episodes of one feed never share an identity: where
 dropping the query would make them one, both keep their whole canonical URL.
 
-Releases before this rule identified such an episode by its enclosure URL exactly as written;
-that form is the episode's legacy identity, so an episode stored then keeps its row.
+Releases before this rule identified such an episode by its enclosure URL exactly as written,
+and an episode whose file another episode shared is identified by its whole canonical URL:
+both are its legacy identities, so an episode stored under one keeps its row when the other
+episode has left the feed (or was stored by an earlier release).
 """
 
 from __future__ import annotations
@@ -44,10 +46,10 @@ _MEDIA_ENDINGS = (
 
 @dataclass(frozen=True, slots=True)
 class EnclosureIdentity:
-    """The external id an episode is stored under, and the one earlier releases gave it."""
+    """The external id an episode is stored under, and those it may have been stored under."""
 
     external_id: str
-    legacy: str
+    legacy: tuple[str, ...]
 
 
 def media_file_url(url: str) -> str:
@@ -76,5 +78,7 @@ def enclosure_identities(enclosures: Sequence[str | None]) -> list[EnclosureIden
             out.append(None)
             continue
         file, whole = found
-        out.append(EnclosureIdentity(file if shared[file] == 1 else whole, url.strip()))
+        own = file if shared[file] == 1 else whole
+        legacy = tuple(i for i in dict.fromkeys((whole, url.strip())) if i != own)
+        out.append(EnclosureIdentity(own, legacy))
     return out

@@ -128,7 +128,7 @@ def parse_podcast_feed(
                 yield ItemError(location, "episode has no link, guid or enclosure", ref=ref)
                 continue
             guid = identity.external_id  # the audio file is the only identity it has
-            legacy_ids = (identity.legacy,) if identity.legacy != guid else ()
+            legacy_ids = identity.legacy
         item_extras = by_guid.get(guid) if guid else None
         if item_extras is None and number <= len(extras.items):
             item_extras = extras.items[number - 1]
