@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from prometheus_client import generate_latest
 
 from herald.cli import worker_processes
 from herald.cli.worker_processes import WorkerProcesses
@@ -103,3 +105,37 @@ def test_a_child_that_ignores_sigterm_is_killed_after_the_grace_period(
     children.stop()
     assert time.monotonic() - started < 10
     assert not _alive(pid)
+
+
+def test_children_that_keep_dying_leave_no_gauge_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the database is down a child exits at start and is replaced, again and again (a
+    long outage: thousands of times). Its replica-lag gauge is a file and a series labelled with
+    its pid: each dead child's used to stay in /metrics, and on disk, until the server stopped."""
+    port = _free_port()  # nothing listens there: the database is down
+    monkeypatch.setenv("HERALD_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HERALD_DATABASE_URL", f"postgresql+psycopg://postgres@127.0.0.1:{port}/x")
+    monkeypatch.setattr(WorkerProcesses, "RESTART_DELAY", 0.1)
+    monkeypatch.setattr(WorkerProcesses, "CHECK_EVERY", 0.1)
+    children = WorkerProcesses(1, grace_seconds=5.0)
+    metrics = children.metrics()
+    started: set[int] = set()
+    children.start()
+    try:
+
+        def restarted() -> bool:
+            started.update(children.pids())
+            return len(started) >= 4
+
+        _wait_for(restarted, "three replacements", timeout=120)
+        before = set(children.pids())
+        text = generate_latest(metrics).decode()
+        files = [path.name for path in metrics.directory.glob("gauge_*.db")]
+        after = set(children.pids())
+    finally:
+        children.stop()
+    # Only the running child's gauge, if it wrote it yet (each child writes one at start).
+    series = re.findall(r'herald_read_replica_lag_seconds\{pid="(\d+)"\}', text)
+    assert {int(pid) for pid in series} <= before | after, (series, sorted(started))
+    assert len(files) <= 1, files  # the child's (one that exited keeps it until replaced)

@@ -29,7 +29,7 @@ def create_team(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
             raise PermanentJobError("cannot ever work")
         if marker and job.payload.get("slow") and not Path(marker).exists():
             Path(marker).write_text(str(os.getpid()))
-            time.sleep(60)  # killed here by the crash test
+            time.sleep(job.payload.get("sleep", 60))  # killed (or stopped) here by crash tests
     with ctx.runtime.sessions.write() as session:
         for job in jobs:
             session.add(

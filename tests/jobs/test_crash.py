@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 from sqlalchemy import select
@@ -20,11 +21,14 @@ from tests.jobs import handlers  # noqa: F401  (registers test.create_team here,
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = (
-    "import tests.jobs.handlers; from herald.cli.main import app; app(['worker', '--threads', '1'])"
+    "import sys, tests.jobs.handlers; from herald.cli.main import app;"
+    " app(['worker', '--threads', '1', *sys.argv[1:]])"
 )
 
 
-def start_worker(runtime: Runtime, marker: Path) -> subprocess.Popen[bytes]:
+def start_worker(
+    runtime: Runtime, marker: Path, *args: str, out: IO[bytes] | None = None
+) -> subprocess.Popen[bytes]:
     env = os.environ | {
         "HERALD_HOME": str(runtime.settings.home),
         "HERALD_DATABASE_URL": runtime.settings.resolved_database_url,
@@ -33,7 +37,13 @@ def start_worker(runtime: Runtime, marker: Path) -> subprocess.Popen[bytes]:
         "HERALD_TEST_MARKER": str(marker),
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
-    return subprocess.Popen([sys.executable, "-c", WORKER], env=env, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER, *args],
+        env=env,
+        cwd=ROOT,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def wait_for(predicate: object, timeout: float) -> None:
@@ -82,3 +92,53 @@ def test_sigkill_mid_job_then_restart_completes_once(runtime: Runtime, tmp_path:
         second.wait(30)
     with runtime.sessions.read() as session:
         assert [t.name for t in session.scalars(select(Team))] == ["survivor"]
+
+
+@pytest.mark.slow
+def test_a_worker_stopped_past_its_lease_cannot_commit_when_resumed(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    """SIGSTOP mid-job (a paused VM, a swapped-out process) until the lease expires: another
+    worker runs the job; the first, resumed, finishes its handler but its commit is refused."""
+    from herald.core.clock import SystemClock
+
+    marker = tmp_path / "started"
+    with runtime.sessions.write() as session:
+        queue.enqueue(
+            session,
+            "test.create_team",
+            {"name": "once", "slow": True, "sleep": 8},
+            clock=SystemClock(),
+        )
+    log = tmp_path / "first.log"
+    with log.open("wb") as out:
+        # No scheduler: on SQLite a process stopped inside a write transaction (a periodic
+        # task's) would hold the one write lock, and every other writer would wait for it.
+        first = start_worker(runtime, marker, "--no-scheduler", out=out)
+    second = None
+    try:
+        wait_for(marker.exists, 60)
+        os.kill(first.pid, signal.SIGSTOP)  # no heartbeat either: the lease runs out
+        time.sleep(6)  # past the 5 s lease
+        second = start_worker(runtime, marker)
+
+        def one_team() -> bool:
+            with runtime.sessions.read() as session:
+                return len(session.scalars(select(Team)).all()) == 1
+
+        wait_for(one_team, 60)
+        os.kill(first.pid, signal.SIGCONT)
+        # Its handler returns; its commit is refused (the job is no longer leased to it, or the
+        # row it writes exists already) and its failure is not recorded either.
+        wait_for(
+            lambda: b"job lease lost" in log.read_bytes() or b"job failed" in log.read_bytes(), 60
+        )
+    finally:
+        for worker in (first, second):
+            if worker is not None and worker.poll() is None:
+                os.kill(worker.pid, signal.SIGCONT)
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(30)
+    with runtime.sessions.read() as session:
+        assert [t.name for t in session.scalars(select(Team))] == ["once"]
+        assert session.scalars(select(Job)).all() == []

@@ -23,6 +23,7 @@ SHARED = {
     "herald_queue_oldest_due_seconds",
     "herald_webhook_deliveries",
     "herald_database_size_bytes",
+    "herald_database_wal_bytes",
 }
 
 
@@ -76,3 +77,19 @@ def test_the_metrics_token_guards_the_shared_gauges_too(token_client: TestClient
     allowed = token_client.get("/metrics/shared", headers={"authorization": "Bearer s3cret"})
     assert allowed.status_code == 200
     assert "herald_queue_jobs" in allowed.text or "herald_database_size_bytes" in allowed.text
+
+
+def test_the_write_ahead_log_size_is_reported_on_sqlite(
+    client: TestClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    with runtime.sessions.write() as session:
+        queue.enqueue(session, "enrich.item", {"content_id": "a"}, clock=clock)
+    text = client.get("/metrics/shared").text
+    wal = value(text, "herald_database_wal_bytes")
+    if runtime.engine.dialect.name != "sqlite":
+        assert wal is None  # PostgreSQL's server manages its own
+        return
+    assert wal is not None
+    assert wal > 0  # the enqueue's pages are in it
+    database = Path(runtime.engine.url.database or "")
+    assert wal <= database.with_name(database.name + "-wal").stat().st_size  # it only grows here

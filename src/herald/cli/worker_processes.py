@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from herald.metrics.children import ENVIRONMENT as METRICS_ENV
-from herald.metrics.children import ChildMetrics
+from herald.metrics.children import ChildMetrics, forget_gauges
 
 log = logging.getLogger(__name__)
 
@@ -106,4 +106,5 @@ class WorkerProcesses:
                         extra={"pid": child.pid, "code": code},
                     )
                     del self._exited_at[index]
+                    forget_gauges(self._metrics_dir, child.pid)
                     self._children[index] = self._spawn()

@@ -1,13 +1,15 @@
 """Engines for the two supported backends.
 
-SQLite: WAL (its file cut back to 64 MiB after a burst), foreign keys on, a generous busy
-timeout, and explicit transactions: read units of work begin DEFERRED, write units of work begin
-IMMEDIATE, so two writers queue on the lock instead of failing on a lock upgrade.
+SQLite: WAL (its file cut back to 64 MiB after a burst, and started over regularly by
+:func:`restart_wal`), foreign keys on, a generous busy timeout, and explicit transactions:
+read units of work begin DEFERRED, write units of work begin IMMEDIATE, so two writers queue on
+the lock instead of failing on a lock upgrade.
 PostgreSQL: psycopg 3 with a bounded pool.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,9 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 # for good. With it, the file is cut back to this size once the log starts over.
 SQLITE_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024
 WRITE_OPTION = "herald_write"
+# How long a checkpoint that starts the log over waits for readers of older snapshots; writers
+# wait meanwhile, so it is short: a longer reader (a rebuild) makes it wait for its next turn.
+SQLITE_WAL_RESTART_WAIT_MS = 1000
 
 
 def make_engine(
@@ -79,3 +84,34 @@ def _sqlite_engine(url: str, *, echo: bool) -> Engine:
 
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+@dataclass(frozen=True, slots=True)
+class WalRestart:
+    restarted: bool  # False: a reader of an older snapshot outlasted the wait
+    frames: int  # pages in the log when it ran
+
+
+def restart_wal(engine: Engine) -> WalRestart | None:
+    """Copy SQLite's write-ahead log into the database and have the next write start it over
+    (None on PostgreSQL).
+
+    The automatic checkpoints (every 1,000 pages written) copy what they can but never start the
+    log over while a reader is open, and with readers whose transactions overlap one is always
+    open: the file then grows with every write, for good. This checkpoint waits (at most
+    :data:`SQLITE_WAL_RESTART_WAIT_MS`) until the readers have moved to the newest snapshot.
+    """
+    if not is_sqlite(engine):
+        return None
+    connection = engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_WAL_RESTART_WAIT_MS}")
+            busy, frames, _copied = cursor.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        finally:
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.close()
+    finally:
+        connection.close()
+    return WalRestart(restarted=busy == 0, frames=int(frames))

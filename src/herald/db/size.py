@@ -1,6 +1,8 @@
-"""How much room the state database takes (a metric)."""
+"""How much room the state database takes (metrics)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -14,3 +16,18 @@ def database_size_bytes(session: Session) -> int:
         page_size = session.execute(text("PRAGMA page_size")).scalar_one()
         return int(pages) * int(page_size)
     return int(session.execute(text("SELECT pg_database_size(current_database())")).scalar_one())
+
+
+def wal_size_bytes(session: Session) -> int | None:
+    """The size of SQLite's write-ahead log file (``herald.db-wal``; 0 while there is none), or
+    None on PostgreSQL, whose server manages its own."""
+    if session.get_bind().dialect.name != "sqlite":
+        return None
+    rows = session.execute(text("PRAGMA database_list")).all()
+    main = next((row[2] for row in rows if row[1] == "main"), "")
+    if not main:
+        return 0  # an in-memory database
+    try:
+        return Path(f"{main}-wal").stat().st_size
+    except FileNotFoundError:
+        return 0

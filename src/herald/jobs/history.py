@@ -8,6 +8,11 @@ What it removes, oldest first and in batches of :data:`BATCH` rows per transacti
 - webhook deliveries that succeeded or failed for good, created and last attempted before the
   cut-off, with their attempt records (a cascade), then the events no delivery refers to any more;
 - jobs that failed for good before the cut-off;
+- the records of retention's deletions finished before the cut-off (each pass records one per
+  policy that matched, and a pass runs every hour); an operator's deletion records stay, as do
+  the tombstones that name them;
+- webhook replay requests made before the cut-off (only the latest one is read, for the rate
+  limit);
 - the removal logs (``content_removals``, how search indexes learn of hard deletes, and
   ``entity_removals``, how entity views do) up to the number reached at the cut-off
   (:mod:`herald.db.removal_logs`).
@@ -27,8 +32,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Select, and_, delete, exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 
+from herald.db.models.content import ContentDeletion
 from herald.db.models.job import Job
 from herald.db.models.monitor import Monitor, MonitorRun
+from herald.db.models.webhook_ops import WebhookReplay
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
 from herald.db.models.workspace import Team
 from herald.db.removal_logs import ENTITIES, prune_removals
@@ -56,10 +63,19 @@ class Pruned:
     webhook_deliveries: int = 0  # their attempts went with them
     webhook_events: int = 0
     jobs: int = 0
+    content_deletions: int = 0  # retention's records only
+    webhook_replays: int = 0
 
     @property
     def total(self) -> int:
-        return self.monitor_runs + self.webhook_deliveries + self.webhook_events + self.jobs
+        return (
+            self.monitor_runs
+            + self.webhook_deliveries
+            + self.webhook_events
+            + self.jobs
+            + self.content_deletions
+            + self.webhook_replays
+        )
 
 
 @periodic("history.schedule_prune", interval_seconds=CHECK_SECONDS)
@@ -95,6 +111,8 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 "webhook_deliveries": pruned.webhook_deliveries,
                 "webhook_events": pruned.webhook_events,
                 "jobs": pruned.jobs,
+                "content_deletions": pruned.content_deletions,
+                "webhook_replays": pruned.webhook_replays,
                 "content_removals": removals.rows,
                 "removals_pruned_through": removals.through,
                 "entity_removals": entity_removals.rows,
@@ -109,6 +127,8 @@ def prune_history(sessions: SessionFactory, *, before: datetime) -> Pruned:
         webhook_deliveries=_prune_deliveries(sessions, before),
         webhook_events=_prune_events(sessions, before),
         jobs=_prune_failed_jobs(sessions, before),
+        content_deletions=_prune_retention_records(sessions, before),
+        webhook_replays=_prune_replays(sessions, before),
     )
 
 
@@ -229,3 +249,35 @@ def _prune_failed_jobs(sessions: SessionFactory, before: datetime) -> int:
         .limit(BATCH)
     )
     return _delete_until_done(sessions, pick, Job.id)
+
+
+def _prune_retention_records(sessions: SessionFactory, before: datetime) -> int:
+    """Retention's finished deletion records, oldest first (``ix_content_deletions_started``)."""
+    pick = (
+        select(ContentDeletion.id)
+        .where(
+            ContentDeletion.started_at < before,
+            ContentDeletion.reason == "retention",
+            ContentDeletion.status == "done",
+            ContentDeletion.finished_at < before,
+        )
+        .order_by(ContentDeletion.started_at)
+        .limit(BATCH)
+    )
+    return _delete_until_done(sessions, pick, ContentDeletion.id)
+
+
+def _prune_replays(sessions: SessionFactory, before: datetime) -> int:
+    """Replay requests, per workspace (one range of ``ix_webhook_replays_team_requested``)."""
+    with sessions.read() as session:
+        team_ids = list(session.scalars(select(Team.id)))
+    deleted = 0
+    for team_id in team_ids:
+        pick = (
+            select(WebhookReplay.id)
+            .where(WebhookReplay.team_id == team_id, WebhookReplay.requested_at < before)
+            .order_by(WebhookReplay.requested_at)
+            .limit(BATCH)
+        )
+        deleted += _delete_until_done(sessions, pick, WebhookReplay.id)
+    return deleted

@@ -1,10 +1,11 @@
-"""Queue housekeeping run by the scheduler."""
+"""Housekeeping run by the scheduler: the queue's, and SQLite's write-ahead log."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
+from herald.db.engine import restart_wal
 from herald.jobs import queue
 from herald.jobs.registry import get_kind, periodic
 
@@ -12,6 +13,8 @@ if TYPE_CHECKING:
     from herald.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+WAL_RESTART_SECONDS = 30.0
 
 
 @periodic("jobs.fail_abandoned", interval_seconds=30.0)
@@ -57,3 +60,18 @@ def fail_unknown_kind_jobs(runtime: Runtime) -> int:
     if failed:
         log.error("failed jobs of a kind no worker knows", extra={"count": failed})
     return failed
+
+
+@periodic("db.restart_wal", interval_seconds=WAL_RESTART_SECONDS)
+def restart_sqlite_wal(runtime: Runtime) -> bool | None:
+    """SQLite: start the write-ahead log over, so readers that are always open do not make it
+    grow for good (:func:`herald.db.engine.restart_wal`); True if it did. Nothing on PostgreSQL."""
+    result = restart_wal(runtime.engine)
+    if result is None:
+        return None
+    if not result.restarted:
+        log.info(
+            "write-ahead log not restarted: a reader held an older snapshot",
+            extra={"frames": result.frames},
+        )
+    return result.restarted

@@ -3,7 +3,8 @@
 The children run with ``PROMETHEUS_MULTIPROC_DIR`` set to a folder the server made: the Prometheus
 client then keeps their counters and histograms in files there, one per process. The server adds
 them, summed over children, to its own ``/metrics`` (a child that died and was replaced still
-counts, so the totals never go back), together with each child's resident memory.
+counts, so the totals never go back), together with each child's resident memory. A gauge is a
+level of one process, not a total: a child's gauges go with it (:func:`forget_gauges`).
 """
 
 from __future__ import annotations
@@ -47,3 +48,15 @@ def resident_bytes(pid: int) -> int | None:
     except (OSError, IndexError, ValueError):
         return None
     return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def forget_gauges(directory: Path, pid: int) -> int:
+    """Delete the gauge files of ``pid``, a child that exited; how many there were.
+
+    The Prometheus client keeps one file per gauge mode and process and reports each file's
+    values with a ``pid`` label for good: without this, every child ever started (a replacement
+    every few seconds while the database is unreachable) would add a file and a series."""
+    files = list(directory.glob(f"gauge_*_{pid}.db"))
+    for path in files:
+        path.unlink(missing_ok=True)
+    return len(files)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from herald.db.size import database_size_bytes
+from herald.db.size import database_size_bytes, wal_size_bytes
 from herald.jobs.queue import counts_by_kind_and_status, oldest_due_by_kind
 from herald.webhooks.repository import delivery_counts_by_status
 
@@ -33,6 +33,7 @@ class SharedState:
             oldest = oldest_due_by_kind(session, now=now)
             deliveries = delivery_counts_by_status(session)
             size = database_size_bytes(session)
+            wal = wal_size_bytes(session)
         jobs = GaugeMetricFamily(
             "herald_queue_jobs",
             "Jobs in the queue by kind and status (succeeded jobs leave the queue)",
@@ -58,3 +59,9 @@ class SharedState:
             "herald_database_size_bytes", "Size of the state database", value=size
         )
         yield from (jobs, age, waiting, database)
+        if wal is not None:
+            yield GaugeMetricFamily(
+                "herald_database_wal_bytes",
+                "Size of SQLite's write-ahead log file (herald.db-wal)",
+                value=wal,
+            )

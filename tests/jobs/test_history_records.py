@@ -1,0 +1,127 @@
+"""Records that accumulate with time, not with content, are bounded by the history job too:
+retention's deletion records (a pass runs every hour and records one per policy that matched) and
+webhook replay requests. An operator's deletion record stays: its tombstones name it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from herald.config import Settings
+from herald.content.deletion import ContentSelector, delete_content
+from herald.content.tasks import schedule_retention
+from herald.core.clock import FrozenClock, isoformat_z
+from herald.db.models.content import ContentDeletion, ContentTombstone
+from herald.db.models.webhook_ops import WebhookReplay
+from herald.db.models.workspace import Team
+from herald.jobs.history import schedule_prune
+from herald.runtime import Runtime
+from tests.client.conftest import run_jobs
+from tests.conftest import START
+
+RETENTION_DAYS = 30
+HOURS = 6
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    return settings.model_copy(update={"retention_days": RETENTION_DAYS})
+
+
+def _item(hour: int) -> dict[str, Any]:
+    """An item that passes the retention limit ``hour`` hours after START (plus a minute)."""
+    published = START - timedelta(days=RETENTION_DAYS) + timedelta(hours=hour, minutes=-1)
+    return {
+        "url": f"https://port{hour}.example.com/story",
+        "media_type": "news",
+        "title": f"Harbour report {hour}",
+        "published_date": isoformat_z(published),
+        "source": {"name": f"port{hour}", "domain": f"port{hour}.example.com"},
+        "body": f"The harbour authority reported cargo number {hour} on the morning tide.",
+    }
+
+
+def _records(runtime: Runtime) -> list[tuple[str, str]]:
+    with runtime.sessions.read() as session:
+        rows = session.scalars(select(ContentDeletion).order_by(ContentDeletion.started_at))
+        return [(row.reason, row.status) for row in rows]
+
+
+def test_retention_records_and_replays_leave_after_the_history_days(
+    runtime: Runtime, clock: FrozenClock, client: TestClient, admin_auth: dict[str, str]
+) -> None:
+    items = [_item(hour) for hour in range(1, HOURS + 2)]  # the last one is taken down
+    response = client.post("/v1/admin/content", json=items, headers=admin_auth)
+    assert response.status_code == 200, response.text
+    takedown = response.json()["content_ids"][-1]
+    run_jobs(runtime)
+    # An operator's takedown: its record is the deletion its tombstone names.
+    report = delete_content(
+        runtime.sessions, ContentSelector(content_id=takedown), actor="cli:ops", clock=clock
+    )
+    assert report.deleted == 1
+
+    # The schedulers look every hour; a finished job leaves the queue, so each look runs a pass,
+    # and each pass that finds an item past the limit records a deletion.
+    for _ in range(HOURS):
+        clock.advance(timedelta(hours=1))
+        assert schedule_retention(runtime) is True
+        run_jobs(runtime)
+    assert _records(runtime) == [("request", "done")] + [("retention", "done")] * HOURS
+
+    with runtime.sessions.write() as session:
+        team = Team(id="team_replays", name="replays", created_at=clock.now())
+        session.add(team)
+        session.flush()
+        session.add(
+            WebhookReplay(
+                team_id=team.id,
+                scope="delivery",
+                window_start=None,
+                window_end=None,
+                delivery_count=1,
+                requested_at=clock.now(),
+            )
+        )
+
+    # A year on, the history job runs: a day's records made just inside the window stay.
+    clock.advance(timedelta(days=runtime.settings.history_days) - timedelta(hours=3))
+    last_pass_at = clock.now()
+    with runtime.sessions.write() as session:
+        session.add(
+            ContentDeletion(
+                id="del_recent",
+                actor="retention",
+                reason="retention",
+                selector={"published_before": isoformat_z(last_pass_at)},
+                deleted_count=1,
+                status="done",
+                started_at=last_pass_at,
+                finished_at=last_pass_at,
+            )
+        )
+        session.add(
+            WebhookReplay(
+                team_id="team_replays",
+                scope="window",
+                window_start=last_pass_at - timedelta(days=1),
+                window_end=last_pass_at,
+                delivery_count=0,
+                requested_at=last_pass_at,
+            )
+        )
+    clock.advance(timedelta(hours=3, minutes=1))
+    assert schedule_prune(runtime) is True
+    run_jobs(runtime)
+
+    with runtime.sessions.read() as session:
+        kept = [(r.id, r.reason) for r in session.scalars(select(ContentDeletion))]
+        replays = [r.scope for r in session.scalars(select(WebhookReplay))]
+        tombstones = list(session.scalars(select(ContentTombstone.deletion_id)))
+    assert sorted(kept) == sorted([(report.deletion_id, "request"), ("del_recent", "retention")])
+    assert tombstones == [report.deletion_id]
+    assert replays == ["window"]
