@@ -4,7 +4,8 @@
   result with ``not_modified`` and no body;
 - a bounded body: a declared ``Content-Length`` over the limit is refused before reading, and the
   download stops as soon as the (decoded) body passes the limit, so a gzip bomb stops too;
-- timeouts for connect/read plus an overall deadline for servers that drip bytes;
+- timeouts for connect/read plus an overall deadline for servers that drip bytes (headers,
+  redirect hops and body alike: :mod:`herald.ingest.deadline`);
 - a per-host politeness delay (one request per host per interval, across threads);
 - a content-type check against what the caller can parse.
 
@@ -30,6 +31,7 @@ from types import TracebackType
 from typing import ClassVar, Protocol
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 
 from herald import __version__
@@ -38,6 +40,7 @@ from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resol
 from herald.core.net.failures import RequestFailed
 from herald.core.net.pinned import BoundedResolution, PinnedBackend
 from herald.errors import HeraldError
+from herald.ingest.deadline import DeadlineBackend, fetch_deadline
 
 __all__ = [
     "FEED_TYPES",
@@ -161,8 +164,8 @@ class HttpFetcher:
         # A transport of our own is pinned; one passed in (tests) gets the same check as an
         # event hook on every request and redirect hop.
         hooked = transport is not None and self.policy.block_private_addresses
-        if transport is None and self.policy.block_private_addresses:
-            transport = self._pinned_transport(verify)
+        if transport is None:
+            transport = self._own_transport(verify)
         self._client = httpx.Client(
             transport=transport,
             verify=verify,
@@ -192,12 +195,19 @@ class HttpFetcher:
         self._client.close()
         self._dns.close()
 
-    def _pinned_transport(self, verify: bool | str) -> httpx.HTTPTransport:
+    def _own_transport(self, verify: bool | str) -> httpx.HTTPTransport:
+        """A transport whose sockets keep the fetch's deadline and, when private addresses are
+        blocked, connect only to checked addresses."""
         transport = httpx.HTTPTransport(verify=verify)
         pool = transport._pool  # httpx takes no network backend; its pool does (httpx 0.28)
         if not hasattr(pool, "_network_backend"):
-            raise RuntimeError("this httpx version cannot pin connections to checked addresses")
-        pool._network_backend = PinnedBackend(self._checked_addresses)
+            raise RuntimeError("this httpx version takes no network backend")
+        inner: httpcore.NetworkBackend = (
+            PinnedBackend(self._checked_addresses)
+            if self.policy.block_private_addresses
+            else httpcore.SyncBackend()
+        )
+        pool._network_backend = DeadlineBackend(inner)
         return transport
 
     def _checked_addresses(self, host: str) -> list[IPAddress]:
@@ -238,7 +248,8 @@ class HttpFetcher:
             headers["if-modified-since"] = last_modified
         self._wait_turn(url)
         try:
-            return self._get(url, headers, accepted)
+            with fetch_deadline(self.policy.deadline_seconds):
+                return self._get(url, headers, accepted)
         except httpx.TooManyRedirects:
             raise FetchError(
                 "redirects", f"more than {self.policy.max_redirects} redirects"
