@@ -41,6 +41,11 @@ async def test_an_empty_or_huge_id_is_an_invalid_argument_not_an_internal_error(
                 refused = await failure(client, tool, {field: value, **extra})
                 assert refused["error"] == "invalid_request", (tool, refused)
                 assert field in refused["message"], (tool, refused)
+        # "." and ".." are ids like any other, never path segments that send the call elsewhere
+        for tool, field, extra in ID_TOOLS:
+            for value in [".", ".."]:
+                unknown = await failure(client, tool, {field: value, **extra})
+                assert unknown["error"] == "not_found", (tool, value, unknown)
         # a long id that still fits is an unknown one
         missing = await failure(client, "get_content", {"content_id": "cnt_" + "x" * 990})
         assert missing["error"] == "not_found"
