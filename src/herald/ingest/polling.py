@@ -110,6 +110,7 @@ def poll_source(
         ),
         source=configured,
         media_type=_media_type(media_type),
+        base_url=result.url,  # after redirects: what the feed's relative links are relative to
     )
     try:
         outcomes: list[ParseOutcome] = list(
