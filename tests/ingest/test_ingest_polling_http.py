@@ -1,11 +1,18 @@
-"""Polls against feed servers' HTTP behaviours (redirects), on a real loopback server."""
+"""Polls against feed servers' HTTP behaviours (redirects, Retry-After), on a real loopback
+server."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import pytest
 from sqlalchemy import select
 
+from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
-from herald.ingest.polling import poll_source
+from herald.db.models.ingest import Source
+from herald.ingest.polling import poll_source, schedule_due_polls
 from herald.ingest.source_records import add_source
 from herald.runtime import Runtime
 
@@ -52,3 +59,91 @@ def test_a_moved_feed_resolves_relative_links_against_where_it_moved(
     assert url == "http://new.test/news/stories/one.html"
     assert server.hits_for("http://new.test/news/stories/one.html")
     assert not server.hits_for("http://old.test/stories/one.html")
+
+
+def _retry_after(form: str) -> str:
+    if form == "seconds":
+        return "7200"
+    # the fetcher reads an HTTP date against its own clock (here the system's)
+    return format_datetime(datetime.now(UTC) + timedelta(hours=2), usegmt=True)
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("form", ["seconds", "http_date"])
+def test_retry_after_on_429_or_503_pauses_the_source_that_long(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet, status: int, form: str
+) -> None:
+    server.serve(
+        "http://busy.test/feed",
+        "slow down",
+        status=status,
+        content_type="text/plain",
+        headers={"Retry-After": _retry_after(form)},
+    )
+    with runtime.sessions.write() as session:
+        source = add_source(
+            session,
+            url="http://busy.test/feed",
+            media_type="news",
+            clock=runtime.clock,
+            interval_seconds=900,
+        )
+    assert isinstance(runtime.clock, FrozenClock)
+    with runtime.sessions.write() as session:
+        assert schedule_due_polls(session, clock=runtime.clock) == [source.id]
+    outcome = poll_source(runtime.sessions, source.id, clock=runtime.clock, fetcher=internet)
+    assert outcome.status == "failed"
+    with runtime.sessions.read() as session:
+        stored = session.get(Source, source.id)
+        assert stored is not None
+        assert stored.last_error is not None
+        assert stored.last_error.startswith(f"http_status: HTTP {status}")
+        assert stored.consecutive_failures == 1
+        pause = stored.next_poll_at - runtime.clock.now()
+    assert abs(pause - timedelta(hours=2)) < timedelta(seconds=5)
+    # not polled again at its interval, only once the pause is over
+    runtime.clock.advance(timedelta(seconds=900))
+    with runtime.sessions.write() as session:
+        assert schedule_due_polls(session, clock=runtime.clock) == []
+    runtime.clock.advance(timedelta(hours=2))
+    with runtime.sessions.write() as session:
+        assert schedule_due_polls(session, clock=runtime.clock) == [source.id]
+    assert len(server.hits_for("http://busy.test/feed")) == 1
+
+
+def test_retry_after_is_capped_and_ignored_on_other_statuses(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    with runtime.sessions.write() as session:
+        ids = [
+            add_source(
+                session, url=url, media_type="news", clock=runtime.clock, interval_seconds=900
+            ).id
+            for url in ("http://far.test/feed", "http://broken.test/feed")
+        ]
+    server.serve(
+        "http://far.test/feed",
+        "",
+        status=429,
+        content_type="text/plain",
+        headers={"Retry-After": str(365 * 86400)},
+    )
+    server.serve(
+        "http://broken.test/feed",
+        "",
+        status=500,
+        content_type="text/plain",
+        headers={"Retry-After": "7200"},
+    )
+    now = runtime.clock.now()
+    for source_id in ids:
+        assert (
+            poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet).status
+            == "failed"
+        )
+    with runtime.sessions.read() as session:
+        far, broken = (session.get(Source, source_id) for source_id in ids)
+        assert far is not None
+        assert broken is not None
+        assert far.next_poll_at == now + timedelta(days=1)
+        assert broken.next_poll_at == now  # its schedule, as any failure

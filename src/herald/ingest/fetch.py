@@ -27,6 +27,8 @@ import ipaddress
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import ClassVar, Protocol
 from urllib.parse import urlsplit
@@ -53,6 +55,7 @@ __all__ = [
     "FetchResult",
     "Fetcher",
     "HttpFetcher",
+    "retry_after",
 ]
 
 FEED_TYPES: tuple[str, ...] = (
@@ -91,15 +94,24 @@ GENERIC_TYPES: tuple[str, ...] = (
 
 class FetchError(HeraldError):
     """A fetch that produced no usable document. ``kind`` is one of ``timeout``, ``network``,
-    ``http_status``, ``too_large``, ``content_type``, ``redirects``, ``forbidden_address``."""
+    ``http_status``, ``too_large``, ``content_type``, ``redirects``, ``forbidden_address``.
+    ``retry_after`` is the wait in seconds a 429 or 503 asked for (its ``Retry-After``)."""
 
     status: ClassVar[int] = 502
     code: ClassVar[str] = "fetch_failed"
 
-    def __init__(self, kind: str, message: str, *, http_status: int | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        http_status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.http_status = http_status
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,10 +285,15 @@ class HttpFetcher:
             if response.status_code == 304:
                 return FetchResult(final_url, 304, b"", None, etag, modified)
             if response.status_code >= 400 or response.status_code < 200:
+                wait = None
+                if response.status_code in (429, 503):
+                    wait = retry_after(response.headers.get("retry-after"), self._clock.now())
                 raise FetchError(
                     "http_status",
-                    f"HTTP {response.status_code} from {final_url}",
+                    f"HTTP {response.status_code} from {final_url}"
+                    + ("" if wait is None else f" (retry after {wait:.0f} s)"),
                     http_status=response.status_code,
+                    retry_after=wait,
                 )
             content_type = _media_type(response.headers.get("content-type"))
             if content_type and accepted and content_type not in accepted:
@@ -328,6 +345,21 @@ def charset_of(header: str | None) -> str | None:
         if name.strip().lower() == "charset":
             return value.strip().strip("\"'").lower() or None
     return None
+
+
+def retry_after(header: str | None, now: datetime) -> float | None:
+    """The seconds a ``Retry-After`` header asks for: delta-seconds (``120``) or an HTTP date
+    (``Wed, 21 Oct 2026 07:28:00 GMT``); None when absent or unreadable, 0 for a past date."""
+    value = (header or "").strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:  # "-0000": UTC, by RFC 5322
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, (moment - now).total_seconds())
 
 
 def _media_type(header: str | None) -> str | None:

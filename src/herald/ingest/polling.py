@@ -4,13 +4,15 @@ A poll fetches the feed with the validators of its last good response (condition
 stores nothing), parses it outside any transaction (article pages and transcripts are fetched
 then), and stores items, the source's new state and the job's completion in one transaction.
 A failure (network, HTTP status, size, content type, unreadable document) is recorded as the
-source's ``last_error``; the source keeps its items and its schedule.
+source's ``last_error``; the source keeps its items and its schedule, except that a 429 or 503
+with ``Retry-After`` moves the next poll to no earlier than that (at most ``RETRY_AFTER_MAX``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
@@ -30,6 +32,8 @@ from herald.jobs.queue import enqueue
 __all__ = ["POLL_JOB", "PollOutcome", "poll_source", "schedule_due_polls"]
 
 POLL_JOB = "ingest.poll_source"
+# The longest pause a feed server's Retry-After (on a 429 or 503) puts before the next poll.
+RETRY_AFTER_MAX = timedelta(days=1)
 _ACCEPT = {
     "rss": FEED_TYPES,
     "ninjs": JSON_TYPES,
@@ -84,7 +88,8 @@ def poll_source(
             url, accept=_ACCEPT.get(format_name, FEED_TYPES), etag=etag, last_modified=modified
         )
     except FetchError as exc:
-        return _record_failure(sessions, source_id, f"{exc.kind}: {exc.message}", clock, finish)
+        reason = f"{exc.kind}: {exc.message}"
+        return _record_failure(sessions, source_id, reason, clock, finish, exc.retry_after)
     if result.not_modified:
         with sessions.write() as session:
             _record_success(session, source_id, result, clock, IngestReport())
@@ -178,11 +183,15 @@ def _record_failure(
     message: str,
     clock: Clock,
     finish: Callable[[Session], None],
+    retry_after: float | None = None,
 ) -> PollOutcome:
     with sessions.write() as session:
         source = repository.get_source(session, source_id)
         if source is not None:
             now = clock.now()
+            if retry_after is not None:  # the server's 429/503 asked for a pause
+                wait = timedelta(seconds=min(retry_after, RETRY_AFTER_MAX.total_seconds()))
+                source.next_poll_at = max(source.next_poll_at, now + wait)
             source.last_polled_at = now
             source.last_error = message[:2000]
             source.last_error_at = now
