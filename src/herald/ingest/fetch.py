@@ -3,7 +3,8 @@
 - conditional GET: the caller passes the ETag / Last-Modified it stored; a 304 comes back as a
   result with ``not_modified`` and no body;
 - a bounded body: a declared ``Content-Length`` over the limit is refused before reading, and the
-  download stops as soon as the (decoded) body passes the limit, so a gzip bomb stops too;
+  download stops as soon as the (decoded) body passes the limit, so a gzip bomb stops too, and
+  is inflated no further than the limit (:mod:`herald.ingest.bounded_body`);
 - timeouts for connect/read plus an overall deadline for servers that drip bytes (headers,
   redirect hops and body alike: :mod:`herald.ingest.deadline`);
 - a per-host politeness delay (one request per host per interval, across threads);
@@ -42,6 +43,7 @@ from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resol
 from herald.core.net.failures import RequestFailed
 from herald.core.net.pinned import BoundedResolution, PinnedBackend
 from herald.errors import HeraldError
+from herald.ingest.bounded_body import ACCEPT_ENCODING, BodyTooLarge, UnreadableBody, read_bounded
 from herald.ingest.deadline import DeadlineBackend, fetch_deadline
 
 __all__ = [
@@ -186,7 +188,7 @@ class HttpFetcher:
             timeout=httpx.Timeout(
                 self.policy.timeout_seconds, connect=self.policy.connect_timeout_seconds
             ),
-            headers={"user-agent": self.policy.user_agent},
+            headers={"user-agent": self.policy.user_agent, "accept-encoding": ACCEPT_ENCODING},
             event_hooks={"request": [self._check_target]} if hooked else {},
         )
         self._host_lock = threading.Lock()
@@ -305,17 +307,22 @@ class HttpFetcher:
             declared = response.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > limit:
                 raise FetchError("too_large", f"body of {declared} bytes exceeds {limit} bytes")
-            body = bytearray()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > limit:
-                    raise FetchError("too_large", f"body exceeds {limit} bytes ({final_url})")
+
+            def in_time() -> None:
                 if self._clock.monotonic() - started > self.policy.deadline_seconds:
                     raise FetchError("timeout", f"download of {final_url} took too long")
+
+            encoding = response.headers.get("content-encoding")
+            try:
+                body = read_bounded(response.iter_raw(), encoding, limit, in_time)
+            except BodyTooLarge:
+                raise FetchError("too_large", f"body exceeds {limit} bytes ({final_url})") from None
+            except UnreadableBody as exc:
+                raise FetchError("network", f"could not read {final_url}: {exc}") from None
             return FetchResult(
                 final_url,
                 response.status_code,
-                bytes(body),
+                body,
                 content_type,
                 etag,
                 modified,
