@@ -12,11 +12,12 @@ from sqlalchemy import select
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
 from herald.db.models.ingest import Source
+from herald.ingest.fetch import FetchResult
 from herald.ingest.polling import poll_source, schedule_due_polls
-from herald.ingest.source_records import add_source
+from herald.ingest.source_records import add_source, remove_source
 from herald.runtime import Runtime
 
-from .conftest import LoopbackInternet, LoopbackServer, article_page, ecbplus_docs
+from .conftest import LoopbackInternet, LoopbackServer, article_page, ecbplus_docs, fixture_bytes
 
 MOVED_FEED = """<?xml version="1.0" encoding="utf-8"?>
 <rss version="2.0"><channel><title>Moved News</title><link>http://new.test/news/</link>
@@ -147,3 +148,39 @@ def test_retry_after_is_capped_and_ignored_on_other_statuses(
         assert broken is not None
         assert far.next_poll_at == now + timedelta(days=1)
         assert broken.next_poll_at == now  # its schedule, as any failure
+
+
+def test_a_source_removed_while_its_poll_runs_gets_no_items(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    server.serve(
+        "http://gone.test/feed",
+        fixture_bytes("rss20_liftoff.xml"),
+        content_type="application/rss+xml",
+    )
+    with runtime.sessions.write() as session:
+        source = add_source(
+            session,
+            url="http://gone.test/feed",
+            media_type="news",
+            clock=runtime.clock,
+            interval_seconds=900,
+        )
+
+    class RemovedMeanwhile:
+        """The feed arrives; an operator removes the source before the poll stores it."""
+
+        def fetch(self, url: str, **kwargs: object) -> FetchResult:
+            result = internet.fetch(url, **kwargs)  # type: ignore[arg-type]
+            if url == "http://gone.test/feed":
+                with runtime.sessions.write() as session:
+                    remove_source(session, source.id)
+            return result
+
+    outcome = poll_source(
+        runtime.sessions, source.id, clock=runtime.clock, fetcher=RemovedMeanwhile()
+    )
+    assert outcome.status == "gone"
+    with runtime.sessions.read() as session:
+        assert list(session.scalars(select(ContentItem.id))) == []
+        assert session.get(Source, source.id) is None

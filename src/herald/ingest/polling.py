@@ -2,7 +2,8 @@
 
 A poll fetches the feed with the validators of its last good response (conditional GET: a 304
 stores nothing), parses it outside any transaction (article pages and transcripts are fetched
-then), and stores items, the source's new state and the job's completion in one transaction.
+then), and stores items, the source's new state and the job's completion in one transaction,
+with the source's row locked: a source removed while its poll ran gets none of its items.
 A failure (network, HTTP status, size, content type, unreadable document) is recorded as the
 source's ``last_error``; the source keeps its items and its schedule, except that a 429 or 503
 with ``Retry-After`` moves the next poll to no earlier than that (at most ``RETRY_AFTER_MAX``).
@@ -144,6 +145,9 @@ def poll_source(
         elif not isinstance(outcome, IncomingItem):
             report.note(outcome)
     with sessions.write() as session:
+        if repository.get_source(session, source_id, lock=True) is None:
+            finish(session)  # removed while it was fetched: what it listed is not stored
+            return PollOutcome("gone")
         store_items(session, items, clock=clock, source_id=source_id, report=report)
         _record_success(session, source_id, result, clock, report)
         finish(session)
