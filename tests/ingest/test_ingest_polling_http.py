@@ -3,6 +3,7 @@ server."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
@@ -184,3 +185,47 @@ def test_a_source_removed_while_its_poll_runs_gets_no_items(
     with runtime.sessions.read() as session:
         assert list(session.scalars(select(ContentItem.id))) == []
         assert session.get(Source, source.id) is None
+
+
+def test_an_entry_quoting_a_nul_is_reported_and_the_others_stored(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    # the rejected entry's id (its ref in the source's last_report) holds a NUL, which
+    # PostgreSQL refused: the whole poll failed, every time, with no error on the source
+    feed = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Nul News",
+        "home_page_url": "http://nul.test/",
+        "items": [
+            {"id": "bad\u0000id"},
+            {
+                "id": "fine",
+                "url": "http://nul.test/fine",
+                "title": "A fine item",
+                "content_text": "Text that is fine to store. " * 5,
+                "date_published": "2026-11-30T10:00:00Z",
+            },
+        ],
+    }
+    server.serve(
+        "http://nul.test/feed.json", json.dumps(feed), content_type="application/feed+json"
+    )
+    with runtime.sessions.write() as session:
+        source = add_source(
+            session,
+            url="http://nul.test/feed.json",
+            media_type="news",
+            clock=runtime.clock,
+            interval_seconds=900,
+            format_name="jsonfeed",
+        )
+    outcome = poll_source(runtime.sessions, source.id, clock=runtime.clock, fetcher=internet)
+    assert outcome.status == "stored"
+    with runtime.sessions.read() as session:
+        assert list(session.scalars(select(ContentItem.url))) == ["http://nul.test/fine"]
+        stored = session.get(Source, source.id)
+        assert stored is not None
+        assert stored.last_report is not None
+        [error] = stored.last_report["errors"]
+        assert error["ref"] == "bad\\x00id"
+        assert error["reason"] == "item has no content_text, content_html or summary"

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from herald.content.tombstones import tombstoned_ids
 from herald.core.clock import Clock
+from herald.core.storable import printable
 from herald.db.session import SessionFactory
 from herald.ingest import repository
 from herald.ingest.fetch import FEED_TYPES, JSON_TYPES, Fetcher, FetchError, FetchResult
@@ -197,7 +198,7 @@ def _record_failure(
                 wait = timedelta(seconds=min(retry_after, RETRY_AFTER_MAX.total_seconds()))
                 source.next_poll_at = max(source.next_poll_at, now + wait)
             source.last_polled_at = now
-            source.last_error = message[:2000]
+            source.last_error = printable(message)[:2000]
             source.last_error_at = now
             source.consecutive_failures += 1
             source.updated_at = now
