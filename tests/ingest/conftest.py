@@ -160,11 +160,12 @@ class LoopbackInternet:
         last_modified: str | None = None,
     ) -> FetchResult:
         self.requested.append(url)
+        requested = self._server.url(_key(url))
         result = self._fetcher.fetch(
-            self._server.url(_key(url)), accept=accept, etag=etag, last_modified=last_modified
+            requested, accept=accept, etag=etag, last_modified=last_modified
         )
         return FetchResult(
-            url,
+            url if result.url == requested else self._outside(result.url),
             result.status,
             result.content,
             result.content_type,
@@ -172,6 +173,14 @@ class LoopbackInternet:
             result.last_modified,
             result.charset,
         )
+
+    def _outside(self, url: str) -> str:
+        """The outside URL a loopback URL stands for (where redirects ended)."""
+        prefix = self._server.url("")
+        if not url.startswith(prefix):
+            return url
+        host, _, rest = url[len(prefix) :].partition("/")
+        return f"http://{host}/{rest}"
 
 
 @pytest.fixture

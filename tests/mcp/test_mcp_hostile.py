@@ -1,6 +1,6 @@
 """Hostile tool arguments get an answer the model can act on: an id that is empty or too long
-for a URL, and (over stdio) a lone surrogate or deep nesting, which the SDK's parser refuses
-without answering."""
+for a URL, a NUL character or a lone surrogate (over either transport), and (over stdio) deep
+nesting, which the SDK's parser refuses without answering."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import select
 import subprocess
 from typing import Any
 
+import httpx
 import pytest
 from mcp import MCPError
 from mcp.types import INVALID_PARAMS
@@ -41,6 +42,11 @@ async def test_an_empty_or_huge_id_is_an_invalid_argument_not_an_internal_error(
                 refused = await failure(client, tool, {field: value, **extra})
                 assert refused["error"] == "invalid_request", (tool, refused)
                 assert field in refused["message"], (tool, refused)
+        # "." and ".." are ids like any other, never path segments that send the call elsewhere
+        for tool, field, extra in ID_TOOLS:
+            for value in [".", ".."]:
+                unknown = await failure(client, tool, {field: value, **extra})
+                assert unknown["error"] == "not_found", (tool, value, unknown)
         # a long id that still fits is an unknown one
         missing = await failure(client, "get_content", {"content_id": "cnt_" + "x" * 990})
         assert missing["error"] == "not_found"
@@ -129,3 +135,44 @@ def test_a_lone_surrogate_or_deep_nesting_over_stdio_is_answered_not_dropped(
         process.wait(20)
         process.stdin.close()
         process.stdout.close()
+
+
+@pytest.mark.anyio
+async def test_nul_or_a_lone_surrogate_over_http_is_a_tool_error_naming_the_argument(
+    server: RunningServer, connect: Connect
+) -> None:
+    # through the SDK's own client: a NUL in an id or a query
+    async with connect("http", server.acme_key) as client:
+        for tool, arguments, field in [
+            ("get_content", {"content_id": "cnt_\x00"}, "content_id"),
+            ("search_content", {"query": "ecb\x00"}, "query"),
+            ("create_monitor", {"name": "n\x00", "query": "x"}, "name"),
+        ]:
+            refused = await failure(client, tool, arguments)
+            assert refused["error"] == "invalid_request", (tool, refused)
+            assert refused["details"] == [
+                {"field": field, "message": "must not contain NUL (U+0000) characters"}
+            ]
+        still = await client.call_tool("search_content", {"query": "ECB", "limit": 1})
+        assert not still.is_error
+    # as a JavaScript client writes a broken string: "\ud800" escaped in the JSON
+    headers = {"x-api-key": server.acme_key, "accept": "application/json, text/event-stream"}
+    headers["content-type"] = "application/json"
+    call = {"name": "search_content", "arguments": {"query": "ecb", "entity_ids": ["ent_\ud800"]}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call})
+    async with httpx.AsyncClient(timeout=30) as http:
+        answer = await http.post(server.mcp_url, content=body.encode(), headers=headers)
+        assert answer.status_code == 200, answer.text
+        result = answer.json()["result"]
+        assert answer.json()["id"] == 7
+        assert result["isError"] is True
+        assert result["structuredContent"]["details"] == [
+            {
+                "field": "entity_ids.0",
+                "message": "is not valid Unicode (it contains a lone surrogate)",
+            }
+        ]
+        uri = {"uri": "herald://stories/clu_\x00"}
+        read = {"jsonrpc": "2.0", "id": 8, "method": "resources/read", "params": uri}
+        refused = await http.post(server.mcp_url, content=json.dumps(read), headers=headers)
+        assert refused.json()["error"]["data"]["error"] == "invalid_request"

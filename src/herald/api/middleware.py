@@ -16,8 +16,9 @@ query parameter names and values, and every key and string value of a JSON body 
 depth. NUL characters and invalid Unicode (a lone surrogate, ``"\\ud800"`` in JSON) are a 400
 ``invalid_request`` naming the field, so such text is never stored (PostgreSQL refuses NUL, and
 neither database can encode a lone surrogate: a stored one would break every later read). The
-one exception is the JSON Lines body of ``POST /v1/admin/content``: each line is checked by the
-ingestion rules, so a bad line is that line's error and the others are stored. A JSON body
+exceptions are the JSON Lines body of ``POST /v1/admin/content`` (each line is checked by the
+ingestion rules, so a bad line is that line's error and the others are stored) and the text of
+``/mcp`` requests (the MCP endpoint answers it in JSON-RPC, see ``herald.mcp.http``). A JSON body
 nesting arrays and objects more than ``MAX_JSON_DEPTH`` deep is a 400 too (parsing and
 validating it would recurse past the stack's limit).
 """
@@ -55,6 +56,9 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 JSON_TYPES = frozenset({"application/json"})
 # Bulk ingestion also takes JSON Lines.
 NDJSON_PATHS = frozenset({"/v1/admin/content"})
+# The MCP endpoint answers such text itself, as a JSON-RPC answer an MCP client reads (a 400
+# envelope is no answer to its request); its tools call the API, which checks every argument.
+TEXT_CHECKED_BY_ROUTE = frozenset({"/mcp"})
 # Request bodies nest a few levels; deeper ones would exhaust the routes' recursive checks.
 MAX_JSON_DEPTH = 64
 NDJSON_TYPES = frozenset(
@@ -111,7 +115,8 @@ class HeraldMiddleware:
             if rejection is None and _is_chunked(scope):
                 receive, rejection = await self._buffer_chunked(receive)
             if rejection is None and _has_checked_json_body(scope):
-                receive, rejection = await _unstorable_in_body(receive)
+                text = scope["path"] not in TEXT_CHECKED_BY_ROUTE
+                receive, rejection = await _unstorable_in_body(receive, check_text=text)
             if rejection is not None:
                 await self._reply(send_with_id, *rejection)
             else:
@@ -189,7 +194,7 @@ class HeraldMiddleware:
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        return _replaying(body, receive), None
+        return replaying(body, receive), None
 
     @staticmethod
     async def _reply(
@@ -215,7 +220,7 @@ def _with_defaults(headers: list[Any]) -> list[Any]:
     return headers + [pair for pair in _DEFAULT_HEADERS if pair[0] not in present]
 
 
-def _replaying(body: bytes, receive: Receive) -> Receive:
+def replaying(body: bytes, receive: Receive) -> Receive:
     """A ``receive`` that hands the app the already-read ``body`` once, then the real one."""
     replayed = False
 
@@ -306,8 +311,11 @@ def _has_checked_json_body(scope: Scope) -> bool:
     return False
 
 
-async def _unstorable_in_body(receive: Receive) -> tuple[Receive, Rejection | None]:
-    """Read the (size-checked) JSON body, check its strings, and hand it on unchanged."""
+async def _unstorable_in_body(
+    receive: Receive, *, check_text: bool = True
+) -> tuple[Receive, Rejection | None]:
+    """Read the (size-checked) JSON body, check its depth and (``check_text``) its strings, and
+    hand it on unchanged."""
     chunks: list[bytes] = []
     more = True
     while more:
@@ -324,14 +332,14 @@ async def _unstorable_in_body(receive: Receive) -> tuple[Receive, Rejection | No
     except ValueError:
         parsed = None  # not JSON: the route answers that
     except RecursionError:
-        return _replaying(body, receive), _too_deep()
+        return replaying(body, receive), _too_deep()
     if _depth(parsed) > MAX_JSON_DEPTH:
-        return _replaying(body, receive), _too_deep()
-    found = find_unstorable(parsed)
+        return replaying(body, receive), _too_deep()
+    found = find_unstorable(parsed) if check_text else None
     if found is not None:
         field, problem = found
         rejection = _unstorable(field or "body", problem)
-    return _replaying(body, receive), rejection
+    return replaying(body, receive), rejection
 
 
 # Path parameters that are credentials (a monitor's secret feed URL): never logged.

@@ -3,8 +3,10 @@
 - conditional GET: the caller passes the ETag / Last-Modified it stored; a 304 comes back as a
   result with ``not_modified`` and no body;
 - a bounded body: a declared ``Content-Length`` over the limit is refused before reading, and the
-  download stops as soon as the (decoded) body passes the limit, so a gzip bomb stops too;
-- timeouts for connect/read plus an overall deadline for servers that drip bytes;
+  download stops as soon as the (decoded) body passes the limit, so a gzip bomb stops too, and
+  is inflated no further than the limit (:mod:`herald.ingest.bounded_body`);
+- timeouts for connect/read plus an overall deadline for servers that drip bytes (headers,
+  redirect hops and body alike: :mod:`herald.ingest.deadline`);
 - a per-host politeness delay (one request per host per interval, across threads);
 - a content-type check against what the caller can parse.
 
@@ -26,10 +28,13 @@ import ipaddress
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import ClassVar, Protocol
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 
 from herald import __version__
@@ -38,6 +43,8 @@ from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resol
 from herald.core.net.failures import RequestFailed
 from herald.core.net.pinned import BoundedResolution, PinnedBackend
 from herald.errors import HeraldError
+from herald.ingest.bounded_body import ACCEPT_ENCODING, BodyTooLarge, UnreadableBody, read_bounded
+from herald.ingest.deadline import DeadlineBackend, fetch_deadline
 
 __all__ = [
     "FEED_TYPES",
@@ -50,6 +57,7 @@ __all__ = [
     "FetchResult",
     "Fetcher",
     "HttpFetcher",
+    "retry_after",
 ]
 
 FEED_TYPES: tuple[str, ...] = (
@@ -88,15 +96,24 @@ GENERIC_TYPES: tuple[str, ...] = (
 
 class FetchError(HeraldError):
     """A fetch that produced no usable document. ``kind`` is one of ``timeout``, ``network``,
-    ``http_status``, ``too_large``, ``content_type``, ``redirects``, ``forbidden_address``."""
+    ``http_status``, ``too_large``, ``content_type``, ``redirects``, ``forbidden_address``.
+    ``retry_after`` is the wait in seconds a 429 or 503 asked for (its ``Retry-After``)."""
 
     status: ClassVar[int] = 502
     code: ClassVar[str] = "fetch_failed"
 
-    def __init__(self, kind: str, message: str, *, http_status: int | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        http_status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.http_status = http_status
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +178,8 @@ class HttpFetcher:
         # A transport of our own is pinned; one passed in (tests) gets the same check as an
         # event hook on every request and redirect hop.
         hooked = transport is not None and self.policy.block_private_addresses
-        if transport is None and self.policy.block_private_addresses:
-            transport = self._pinned_transport(verify)
+        if transport is None:
+            transport = self._own_transport(verify)
         self._client = httpx.Client(
             transport=transport,
             verify=verify,
@@ -171,7 +188,7 @@ class HttpFetcher:
             timeout=httpx.Timeout(
                 self.policy.timeout_seconds, connect=self.policy.connect_timeout_seconds
             ),
-            headers={"user-agent": self.policy.user_agent},
+            headers={"user-agent": self.policy.user_agent, "accept-encoding": ACCEPT_ENCODING},
             event_hooks={"request": [self._check_target]} if hooked else {},
         )
         self._host_lock = threading.Lock()
@@ -192,12 +209,19 @@ class HttpFetcher:
         self._client.close()
         self._dns.close()
 
-    def _pinned_transport(self, verify: bool | str) -> httpx.HTTPTransport:
+    def _own_transport(self, verify: bool | str) -> httpx.HTTPTransport:
+        """A transport whose sockets keep the fetch's deadline and, when private addresses are
+        blocked, connect only to checked addresses."""
         transport = httpx.HTTPTransport(verify=verify)
         pool = transport._pool  # httpx takes no network backend; its pool does (httpx 0.28)
         if not hasattr(pool, "_network_backend"):
-            raise RuntimeError("this httpx version cannot pin connections to checked addresses")
-        pool._network_backend = PinnedBackend(self._checked_addresses)
+            raise RuntimeError("this httpx version takes no network backend")
+        inner: httpcore.NetworkBackend = (
+            PinnedBackend(self._checked_addresses)
+            if self.policy.block_private_addresses
+            else httpcore.SyncBackend()
+        )
+        pool._network_backend = DeadlineBackend(inner)
         return transport
 
     def _checked_addresses(self, host: str) -> list[IPAddress]:
@@ -238,7 +262,8 @@ class HttpFetcher:
             headers["if-modified-since"] = last_modified
         self._wait_turn(url)
         try:
-            return self._get(url, headers, accepted)
+            with fetch_deadline(self.policy.deadline_seconds):
+                return self._get(url, headers, accepted)
         except httpx.TooManyRedirects:
             raise FetchError(
                 "redirects", f"more than {self.policy.max_redirects} redirects"
@@ -262,10 +287,15 @@ class HttpFetcher:
             if response.status_code == 304:
                 return FetchResult(final_url, 304, b"", None, etag, modified)
             if response.status_code >= 400 or response.status_code < 200:
+                wait = None
+                if response.status_code in (429, 503):
+                    wait = retry_after(response.headers.get("retry-after"), self._clock.now())
                 raise FetchError(
                     "http_status",
-                    f"HTTP {response.status_code} from {final_url}",
+                    f"HTTP {response.status_code} from {final_url}"
+                    + ("" if wait is None else f" (retry after {wait:.0f} s)"),
                     http_status=response.status_code,
+                    retry_after=wait,
                 )
             content_type = _media_type(response.headers.get("content-type"))
             if content_type and accepted and content_type not in accepted:
@@ -277,17 +307,22 @@ class HttpFetcher:
             declared = response.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > limit:
                 raise FetchError("too_large", f"body of {declared} bytes exceeds {limit} bytes")
-            body = bytearray()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > limit:
-                    raise FetchError("too_large", f"body exceeds {limit} bytes ({final_url})")
+
+            def in_time() -> None:
                 if self._clock.monotonic() - started > self.policy.deadline_seconds:
                     raise FetchError("timeout", f"download of {final_url} took too long")
+
+            encoding = response.headers.get("content-encoding")
+            try:
+                body = read_bounded(response.iter_raw(), encoding, limit, in_time)
+            except BodyTooLarge:
+                raise FetchError("too_large", f"body exceeds {limit} bytes ({final_url})") from None
+            except UnreadableBody as exc:
+                raise FetchError("network", f"could not read {final_url}: {exc}") from None
             return FetchResult(
                 final_url,
                 response.status_code,
-                bytes(body),
+                body,
                 content_type,
                 etag,
                 modified,
@@ -317,6 +352,21 @@ def charset_of(header: str | None) -> str | None:
         if name.strip().lower() == "charset":
             return value.strip().strip("\"'").lower() or None
     return None
+
+
+def retry_after(header: str | None, now: datetime) -> float | None:
+    """The seconds a ``Retry-After`` header asks for: delta-seconds (``120``) or an HTTP date
+    (``Wed, 21 Oct 2026 07:28:00 GMT``); None when absent or unreadable, 0 for a past date."""
+    value = (header or "").strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:  # "-0000": UTC, by RFC 5322
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, (moment - now).total_seconds())
 
 
 def _media_type(header: str | None) -> str | None:

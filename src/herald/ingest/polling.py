@@ -2,20 +2,24 @@
 
 A poll fetches the feed with the validators of its last good response (conditional GET: a 304
 stores nothing), parses it outside any transaction (article pages and transcripts are fetched
-then), and stores items, the source's new state and the job's completion in one transaction.
+then), and stores items, the source's new state and the job's completion in one transaction,
+with the source's row locked: a source removed while its poll ran gets none of its items.
 A failure (network, HTTP status, size, content type, unreadable document) is recorded as the
-source's ``last_error``; the source keeps its items and its schedule.
+source's ``last_error``; the source keeps its items and its schedule, except that a 429 or 503
+with ``Retry-After`` moves the next poll to no earlier than that (at most ``RETRY_AFTER_MAX``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
 from herald.content.tombstones import tombstoned_ids
 from herald.core.clock import Clock
+from herald.core.storable import printable
 from herald.db.session import SessionFactory
 from herald.ingest import repository
 from herald.ingest.fetch import FEED_TYPES, JSON_TYPES, Fetcher, FetchError, FetchResult
@@ -30,6 +34,8 @@ from herald.jobs.queue import enqueue
 __all__ = ["POLL_JOB", "PollOutcome", "poll_source", "schedule_due_polls"]
 
 POLL_JOB = "ingest.poll_source"
+# The longest pause a feed server's Retry-After (on a 429 or 503) puts before the next poll.
+RETRY_AFTER_MAX = timedelta(days=1)
 _ACCEPT = {
     "rss": FEED_TYPES,
     "ninjs": JSON_TYPES,
@@ -84,7 +90,8 @@ def poll_source(
             url, accept=_ACCEPT.get(format_name, FEED_TYPES), etag=etag, last_modified=modified
         )
     except FetchError as exc:
-        return _record_failure(sessions, source_id, f"{exc.kind}: {exc.message}", clock, finish)
+        reason = f"{exc.kind}: {exc.message}"
+        return _record_failure(sessions, source_id, reason, clock, finish, exc.retry_after)
     if result.not_modified:
         with sessions.write() as session:
             _record_success(session, source_id, result, clock, IngestReport())
@@ -110,6 +117,7 @@ def poll_source(
         ),
         source=configured,
         media_type=_media_type(media_type),
+        base_url=result.url,  # after redirects: what the feed's relative links are relative to
     )
     try:
         outcomes: list[ParseOutcome] = list(
@@ -138,6 +146,9 @@ def poll_source(
         elif not isinstance(outcome, IncomingItem):
             report.note(outcome)
     with sessions.write() as session:
+        if repository.get_source(session, source_id, lock=True) is None:
+            finish(session)  # removed while it was fetched: what it listed is not stored
+            return PollOutcome("gone")
         store_items(session, items, clock=clock, source_id=source_id, report=report)
         _record_success(session, source_id, result, clock, report)
         finish(session)
@@ -177,13 +188,17 @@ def _record_failure(
     message: str,
     clock: Clock,
     finish: Callable[[Session], None],
+    retry_after: float | None = None,
 ) -> PollOutcome:
     with sessions.write() as session:
         source = repository.get_source(session, source_id)
         if source is not None:
             now = clock.now()
+            if retry_after is not None:  # the server's 429/503 asked for a pause
+                wait = timedelta(seconds=min(retry_after, RETRY_AFTER_MAX.total_seconds()))
+                source.next_poll_at = max(source.next_poll_at, now + wait)
             source.last_polled_at = now
-            source.last_error = message[:2000]
+            source.last_error = printable(message)[:2000]
             source.last_error_at = now
             source.consecutive_failures += 1
             source.updated_at = now

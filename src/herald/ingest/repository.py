@@ -293,8 +293,10 @@ def source_by_canonical_urls(session: Session, canonicals: Sequence[str]) -> Sou
     return session.scalars(query).first()
 
 
-def get_source(session: Session, source_id: str) -> Source | None:
-    return session.get(Source, source_id)
+def get_source(session: Session, source_id: str, *, lock: bool = False) -> Source | None:
+    """``lock``: the row stays locked until the transaction ends (PostgreSQL), so a removal
+    waits for it."""
+    return session.get(Source, source_id, with_for_update=lock)
 
 
 def list_sources(session: Session) -> list[Source]:

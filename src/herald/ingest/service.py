@@ -84,6 +84,9 @@ class IngestReport:
         self.changed_ids.extend(other.changed_ids)
 
     def summary(self, *, max_messages: int = 20) -> dict[str, Any]:
+        """Counts and the first messages; text quoted from the input (an entry's id, title or
+        url) has NUL characters and lone surrogates escaped, so a source's ``last_report`` can
+        always be stored (PostgreSQL refuses them)."""
         return {
             "accepted": self.accepted,
             "updated": self.updated,
@@ -92,10 +95,15 @@ class IngestReport:
             "rejected": len(self.rejected),
             "syndicated": self.syndicated,
             "errors": [
-                {"location": e.location, "line": e.line, "reason": e.reason, "ref": e.ref}
+                {
+                    "location": printable(e.location),
+                    "line": e.line,
+                    "reason": printable(e.reason),
+                    "ref": None if e.ref is None else printable(e.ref),
+                }
                 for e in self.rejected[:max_messages]
             ],
-            "warnings": [str(w) for w in self.warnings[:max_messages]],
+            "warnings": [printable(str(w)) for w in self.warnings[:max_messages]],
         }
 
 

@@ -8,10 +8,16 @@ rate limit and workspace isolation: the MCP endpoint adds no way around them.
 
 The transport is stateless with JSON responses: each POST stands alone (no session to resume or
 to hijack, any API process can answer it), and no tool needs a server-to-client request.
+
+A request holding text the API refuses (a NUL character, a lone surrogate) is answered here in
+JSON-RPC, as ``herald mcp`` over stdio answers it: a tool call gets an ``invalid_request`` tool
+error naming the argument. The API's own 400 envelope would be no answer an MCP client can read,
+and the SDK's parser refuses a lone surrogate without naming it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,12 +28,17 @@ import httpx
 from mcp.server.mcpserver import Context
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import JSONRPCError, JSONRPCResponse
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from herald.api.deps import presented_key
 from herald.api.errors import error_response
+from herald.api.middleware import replaying
+from herald.core.storable import find_unstorable
 from herald.errors import HeraldError
+from herald.mcp.replies import unreadable_answer
 from herald.mcp.server import build_server
 from herald.runtime import Runtime
 from herald.workspaces.service import authenticate
@@ -84,6 +95,14 @@ class McpEndpoint:
             await response(scope, receive, send)
             return
         scope[_KEY] = key
+        if scope["method"] == "POST":
+            body = await request.body()
+            answer = _unusable_text_answer(body)
+            if answer is not None:
+                content = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+                await JSONResponse(content)(scope, receive, send)
+                return
+            receive = replaying(body, receive)
         await self._manager.handle_request(scope, receive, send)
 
     def _authenticate(self, key: str | None) -> None:
@@ -100,3 +119,16 @@ class McpEndpoint:
             transport=httpx.ASGITransport(app=self._api),
             max_retries=0,
         )
+
+
+def _unusable_text_answer(body: bytes) -> JSONRPCResponse | JSONRPCError | None:
+    """The answer to a request holding text the API refuses (a NUL character, a lone
+    surrogate), as ``herald mcp`` over stdio answers it; None for any other request (the SDK
+    answers it, or refuses what is no JSON-RPC)."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or find_unstorable(message.get("params")) is None:
+        return None
+    return unreadable_answer(message, "it holds text that cannot be stored")

@@ -13,8 +13,16 @@ import herald_client
 from mcp import MCPError
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCResponse,
+    TextContent,
+)
 
+from herald.core.storable import find_unstorable
 from herald.mcp.arguments import ID_MAX_CHARS
 
 # One tool's work: calls of the API client, and the result they make.
@@ -58,6 +66,32 @@ async def sdk_errors_as_codes(ctx: ServerRequestContext[Any, Any], call_next: Ca
     mistaken = "validation error" in message or message.startswith("Unknown tool")
     body = {"error": "invalid_request" if mistaken else "internal_error", "message": message}
     return result | {"content": [{"type": "text", "text": dumps(body)}], "structuredContent": body}
+
+
+def unreadable_answer(message: Any, reason: str) -> JSONRPCResponse | JSONRPCError | None:
+    """The answer to a request whose text cannot be used (a NUL character, a lone surrogate:
+    ``reason`` when none is found), as the API refuses such text: a ``tools/call`` gets a tool
+    error (``invalid_request`` naming the argument), any other request the protocol's
+    invalid-params error; a notification, or what is no request, has nothing to answer."""
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return None
+    found = find_unstorable(message.get("params"))
+    if message["method"] == "tools/call":
+        if found is not None and found[0].startswith("arguments."):
+            field, problem = found[0].removeprefix("arguments."), found[1]
+            details = [{"field": field, "message": problem}]
+            result = tool_error("invalid_request", f"{field} {problem}", details)
+        else:
+            result = tool_error("invalid_request", f"the request cannot be read: {reason}")
+        body = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return JSONRPCResponse(jsonrpc="2.0", id=request_id, result=body)
+    text = f"params.{found[0]} {found[1]}" if found else f"cannot be read: {reason}"
+    data = {"error": "invalid_request", "message": text}
+    error = ErrorData(code=INVALID_PARAMS, message=f"invalid_request: {text}", data=data)
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
 def dumps(data: Any) -> str:

@@ -19,11 +19,9 @@ import herald_client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_PARAMS, ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
 
-from herald.core.storable import find_unstorable
-from herald.mcp.replies import tool_error
+from herald.mcp.replies import unreadable_answer
 from herald.mcp.server import build_server
 
 
@@ -77,24 +75,5 @@ def answer_unreadable(item: SessionMessage | Exception) -> SessionMessage | None
         message = json.loads(raw) if isinstance(raw, str | bytes) else None
     except (ValueError, RecursionError):  # not JSON at all: there is no id to answer
         return None
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        return None
-    request_id = message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
-        return None
-    found = find_unstorable(message.get("params"))
-    if message["method"] == "tools/call":
-        if found is not None and found[0].startswith("arguments."):
-            field, problem = found[0].removeprefix("arguments."), found[1]
-            details = [{"field": field, "message": problem}]
-            result = tool_error("invalid_request", f"{field} {problem}", details)
-        else:
-            result = tool_error(
-                "invalid_request", f"the request cannot be read: {errors[0]['msg']}"
-            )
-        body = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=body))
-    text = f"params.{found[0]} {found[1]}" if found else f"cannot be read: {errors[0]['msg']}"
-    data = {"error": "invalid_request", "message": text}
-    error = ErrorData(code=INVALID_PARAMS, message=f"invalid_request: {text}", data=data)
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+    answer = unreadable_answer(message, str(errors[0]["msg"]))
+    return None if answer is None else SessionMessage(answer)

@@ -90,7 +90,10 @@ class BaseClient:
             text = str(value)
             if not text:
                 raise ValueError(f"{name} must be a non-empty string")
-            values[name] = quote(text, safe="")
+            quoted = quote(text, safe="")
+            # "." and ".." are dot segments that URL normalisation resolves away (the id would
+            # vanish and the request go to another endpoint): escaped, they stay the id.
+            values[name] = quoted.replace(".", "%2E") if quoted in (".", "..") else quoted
         return str(self.base_url) + endpoint.path.format(**values)
 
     def _build_request(

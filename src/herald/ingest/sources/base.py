@@ -20,8 +20,11 @@ from herald.ingest.model import MediaType, ParseOutcome, SourceRef
 class Document:
     """Raw input: a file's or an HTTP response's bytes.
 
-    ``origin`` (a path or URL) names it in messages and resolves relative links. ``source`` and
-    ``media_type`` come from a configured source record and override what the document implies.
+    ``origin`` (a path or URL) names it in messages and resolves relative links, unless
+    ``base_url`` is given: the URL an HTTP response finally came from, after redirects (a link
+    ``a.html`` in a feed moved to ``https://new.example/news/feed.xml`` is
+    ``https://new.example/news/a.html``). ``source`` and ``media_type`` come from a configured
+    source record and override what the document implies.
     """
 
     content: bytes
@@ -29,6 +32,7 @@ class Document:
     content_type: str | None = None
     source: SourceRef | None = None
     media_type: MediaType | None = None
+    base_url: str | None = None
 
 
 class SourceAdapter(Protocol):

@@ -87,7 +87,8 @@ class FeedAdapter:
         self._is_known = is_known
 
     def parse(self, document: Document) -> Iterator[ParseOutcome]:
-        parsed = parse_feed(document.content, document.origin, document.content_type)
+        base = document.base_url or document.origin
+        parsed = parse_feed(document.content, base, document.content_type)
         entries = list(parsed.entries)
         if not entries:
             # A feed without entries has a version; an OPML outline, an HTML page or an empty
