@@ -25,6 +25,8 @@ WRITE_OPTION = "herald_write"
 # How long a checkpoint that starts the log over waits for readers of older snapshots; writers
 # wait meanwhile, so it is short: a longer reader (a rebuild) makes it wait for its next turn.
 SQLITE_WAL_RESTART_WAIT_MS = 1000
+# Below this size the log is left alone: it costs nothing worth making writers wait.
+SQLITE_WAL_RESTART_BYTES = 16 * 1024 * 1024
 
 
 def make_engine(
@@ -88,21 +90,30 @@ def is_sqlite(engine: Engine) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class WalRestart:
-    restarted: bool  # False: a reader of an older snapshot outlasted the wait
-    frames: int  # pages in the log when it ran
+    restarted: bool  # False: a reader of an older snapshot outlasted the wait (or not needed)
+    frames: int  # pages in the log when it ran (0: the log was under the size to restart at)
 
 
-def restart_wal(engine: Engine) -> WalRestart | None:
-    """Copy SQLite's write-ahead log into the database and have the next write start it over
-    (None on PostgreSQL).
+def restart_wal(engine: Engine, *, min_bytes: int = SQLITE_WAL_RESTART_BYTES) -> WalRestart | None:
+    """Copy SQLite's write-ahead log into the database and have the next write start it over,
+    once its file is over ``min_bytes`` (None on PostgreSQL).
 
     The automatic checkpoints (every 1,000 pages written) copy what they can but never start the
     log over while a reader is open, and with readers whose transactions overlap one is always
     open: the file then grows with every write, for good. This checkpoint waits (at most
-    :data:`SQLITE_WAL_RESTART_WAIT_MS`) until the readers have moved to the newest snapshot.
+    :data:`SQLITE_WAL_RESTART_WAIT_MS`, writers waiting meanwhile) until the readers have moved
+    to the newest snapshot; a smaller log is left alone, so writers never wait for it.
     """
     if not is_sqlite(engine):
         return None
+    database = engine.url.database
+    if database and database != ":memory:":
+        try:
+            size = Path(f"{database}-wal").stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size <= min_bytes:
+            return WalRestart(restarted=False, frames=0)
     connection = engine.raw_connection()
     try:
         cursor = connection.cursor()

@@ -64,12 +64,13 @@ def fail_unknown_kind_jobs(runtime: Runtime) -> int:
 
 @periodic("db.restart_wal", interval_seconds=WAL_RESTART_SECONDS)
 def restart_sqlite_wal(runtime: Runtime) -> bool | None:
-    """SQLite: start the write-ahead log over, so readers that are always open do not make it
-    grow for good (:func:`herald.db.engine.restart_wal`); True if it did. Nothing on PostgreSQL."""
+    """SQLite: start the write-ahead log over once it passes 16 MiB, so readers that are always
+    open do not make it grow for good (:func:`herald.db.engine.restart_wal`); True if it did.
+    Nothing on PostgreSQL."""
     result = restart_wal(runtime.engine)
     if result is None:
         return None
-    if not result.restarted:
+    if not result.restarted and result.frames:
         log.info(
             "write-ahead log not restarted: a reader held an older snapshot",
             extra={"frames": result.frames},
