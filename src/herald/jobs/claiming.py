@@ -64,7 +64,10 @@ def claim(
     The cost does not grow with the backlog: the workspaces with queued jobs are found by a skip
     scan of an index, and each workspace's line is read from its head only as far as a claim
     can reach (``limit`` jobs, plus a margin on PostgreSQL for rows other claimers hold), so a
-    workspace's hundred thousand queued jobs cost a claim no more than its first few.
+    workspace's hundred thousand queued jobs cost a claim no more than its first few. With
+    several workspaces waiting, each line is read only to its share of that reach (one head
+    each when as many workspaces wait as the claim can reach), so the heads a claim reads grow
+    with its reach, not with its square.
     """
     now = clock.now()
     runnable = (kind,) if kind is not None else tuple(sorted(k.name for k in kinds_in_lane(lane)))
@@ -82,17 +85,26 @@ def claim(
             turns[team_id] = served or 0
     order = sorted(turns, key=lambda key: (turns[key], key))  # ties: by workspace id
     heads: list[Any] = list(connection.execute(plan.expired, at))  # attempts whose worker died
-    lines_read = 0  # workspaces whose line has a due job
+    # Each line is read only as deep as its share of ``reach``: the heads at places before that
+    # depth sort before every deeper one, so once they number ``reach`` the deeper ones cannot
+    # be among the first ``reach``; if they fall short, the lines cut at that depth are read
+    # again to ``reach``, as deep as a claim can go.
+    depth = -(-reach // max(1, sum(1 for key in order if key)))
+    lines: dict[str, list[Any]] = {}  # workspaces whose line has a due job: their heads
     step = _LINES_PER_READ if postgres else 1  # SQLite reads a line per statement anyway
     i = 0
-    while i < len(order) and lines_read < reach:
+    while i < len(order) and len(lines) < reach:
         # Lines in turn order, until ``reach`` of them have a due job: every first job goes
         # before any second, so a workspace after those cannot be among the first ``reach``.
         batch, i = order[i : i + step], i + step
-        for _, line in _read_lines(connection, plan, batch, at, postgres):
+        for key, line in _read_lines(connection, plan, batch, {**at, "depth": depth}, postgres):
             if line:
-                heads.extend(line)
-                lines_read += 1
+                lines[key] = line
+    cut = [key for key, line in lines.items() if len(line) == depth]
+    if depth < reach and cut and sum(len(line) for line in lines.values()) < reach:
+        lines.update(_read_lines(connection, plan, cut, {**at, "depth": reach}, postgres))
+    for line in lines.values():
+        heads.extend(line)
     if not heads:
         return []
     ids = _in_fair_order(turns, heads)[:reach]
@@ -158,7 +170,7 @@ def _claim_plan(
         select(Job.id, Job.team_id, Job.priority, Job.run_at)
         .where(*scope, waiting)
         .order_by(Job.priority.desc(), Job.run_at, Job.id)
-        .limit(reach)
+        .limit(bindparam("depth"))
     )
     system_line = line.where(Job.team_id.is_(None))
     teams = _teams_with_queued_jobs(scope)
@@ -310,7 +322,8 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
     served = list(dict.fromkeys(team_keys))
     if not served:
         return
-    latest = session.execute(
+    connection = session.connection()  # Core execution, as the claim's other statements
+    latest = connection.execute(
         select(func.coalesce(func.max(JobTurn.served), 0)).where(JobTurn.lane == lane)
     ).scalar_one()
     upsert = insert_for(session, JobTurn)
@@ -318,7 +331,7 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
         {"lane": lane, "team_key": key, "served": int(latest) + i}
         for i, key in enumerate(served, start=1)
     ]
-    session.execute(
+    connection.execute(
         upsert.on_conflict_do_update(
             index_elements=["lane", "team_key"], set_={"served": upsert.excluded.served}
         ),
