@@ -30,6 +30,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    text,
     true,
     update,
 )
@@ -317,7 +318,10 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
     """Mark these workspaces as just served (in claim order), so the next claim serves others.
 
     Concurrent claimers may hand out the same turn number; that only makes a tie, never a
-    lost or duplicated job (the jobs themselves are locked).
+    lost or duplicated job (the jobs themselves are locked). On PostgreSQL a claimer never
+    waits for a turn another claimer holds: that one has just served the workspace too and
+    writes its turn, so this one leaves it. Waiting would deadlock two batch claims (each
+    claims twice in one transaction) that served each other's workspaces in opposite orders.
     """
     served = list(dict.fromkeys(team_keys))
     if not served:
@@ -326,14 +330,46 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
     latest = connection.execute(
         select(func.coalesce(func.max(JobTurn.served), 0)).where(JobTurn.lane == lane)
     ).scalar_one()
+    numbers = [int(latest) + i for i in range(1, len(served) + 1)]
+    if connection.dialect.name == "postgresql":
+        connection.execute(_TAKE_FREE_TURNS, {"lane": lane, "keys": served, "served": numbers})
+        return
     upsert = insert_for(session, JobTurn)
-    rows = [
-        {"lane": lane, "team_key": key, "served": int(latest) + i}
-        for i, key in enumerate(served, start=1)
-    ]
     connection.execute(
         upsert.on_conflict_do_update(
             index_elements=["lane", "team_key"], set_={"served": upsert.excluded.served}
         ),
-        rows,
+        [
+            {"lane": lane, "team_key": key, "served": number}
+            for key, number in zip(served, numbers, strict=True)
+        ],
     )
+
+
+# The turns no other transaction holds are updated (SKIP LOCKED), the workspaces without a turn
+# yet get one; a turn another claimer holds is left to it.
+_TAKE_FREE_TURNS = text(
+    """
+    WITH wanted AS (
+        SELECT * FROM unnest(CAST(:keys AS varchar[]), CAST(:served AS bigint[]))
+            AS w(team_key, served)
+    ), free AS (
+        SELECT t.team_key FROM job_turns AS t
+        WHERE t.lane = :lane AND t.team_key = ANY(CAST(:keys AS varchar[]))
+        ORDER BY t.team_key
+        FOR UPDATE SKIP LOCKED
+    ), updated AS (
+        UPDATE job_turns AS t SET served = w.served
+        FROM wanted AS w
+        WHERE t.lane = :lane AND t.team_key = w.team_key
+            AND t.team_key IN (SELECT team_key FROM free)
+    )
+    INSERT INTO job_turns (lane, team_key, served)
+    SELECT :lane, w.team_key, w.served FROM wanted AS w
+    WHERE NOT EXISTS (
+        SELECT 1 FROM job_turns AS t WHERE t.lane = :lane AND t.team_key = w.team_key
+    )
+    ORDER BY w.team_key
+    ON CONFLICT (lane, team_key) DO NOTHING
+    """
+)
