@@ -332,7 +332,15 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
     ).scalar_one()
     numbers = [int(latest) + i for i in range(1, len(served) + 1)]
     if connection.dialect.name == "postgresql":
-        connection.execute(_TAKE_FREE_TURNS, {"lane": lane, "keys": served, "served": numbers})
+        connection.execute(
+            _TAKE_FREE_TURNS,
+            {
+                "lane": lane,
+                "keys": served,
+                "served": numbers,
+                "lock_class": _FIRST_TURN_LOCK_CLASS,
+            },
+        )
         return
     upsert = insert_for(session, JobTurn)
     connection.execute(
@@ -347,7 +355,7 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
 
 
 # The turns no other transaction holds are updated (SKIP LOCKED), the workspaces without a turn
-# yet get one; a turn another claimer holds is left to it.
+# yet get one; a turn another claimer holds, or is inserting, is left to it.
 _TAKE_FREE_TURNS = text(
     """
     WITH wanted AS (
@@ -368,8 +376,12 @@ _TAKE_FREE_TURNS = text(
     SELECT :lane, w.team_key, w.served FROM wanted AS w
     WHERE NOT EXISTS (
         SELECT 1 FROM job_turns AS t WHERE t.lane = :lane AND t.team_key = w.team_key
-    )
+    ) AND pg_try_advisory_xact_lock(:lock_class, hashtext(:lane || ' ' || w.team_key))
     ORDER BY w.team_key
     ON CONFLICT (lane, team_key) DO NOTHING
     """
 )
+# A workspace's first turn is inserted under a transaction-level advisory lock of this class
+# (and a hash of the lane and workspace), taken without waiting: a claimer never waits for
+# another's uncommitted first turn of the same workspace, which would deadlock as above.
+_FIRST_TURN_LOCK_CLASS = 20_531
