@@ -26,6 +26,22 @@ def enqueue(runtime: Runtime, name: str, team: str | None, priority: int = 0) ->
         )
 
 
+def claim(runtime: Runtime, limit: int, *, finish: bool = False) -> list[queue.ClaimedJob]:
+    """One claim of up to ``limit`` jobs in its own transaction (the jobs then finished)."""
+    with runtime.sessions.write() as session:
+        jobs = queue.claim(
+            session,
+            lane="default",
+            worker_id="w",
+            clock=runtime.clock,
+            lease_seconds=30,
+            limit=limit,
+        )
+        if finish:
+            queue.finish(session, jobs)
+    return jobs
+
+
 def expected_claim(runtime: Runtime, limit: int) -> list[int]:
     """The first ``limit`` jobs in fair order, worked out from every queued job and the turns:
     no line cut short."""
@@ -54,16 +70,7 @@ def test_a_claim_takes_the_jobs_a_full_read_of_every_line_would(runtime: Runtime
         expected = expected_claim(runtime, limit)
         if not expected:
             break
-        with runtime.sessions.write() as session:
-            jobs = queue.claim(
-                session,
-                lane="default",
-                worker_id="w",
-                clock=runtime.clock,
-                lease_seconds=30,
-                limit=limit,
-            )
-            queue.finish(session, jobs)
+        jobs = claim(runtime, limit, finish=True)
         assert [job.id for job in jobs] == expected
         claimed += len(jobs)
     assert claimed == sum(lengths.values())
@@ -78,10 +85,7 @@ def test_a_line_shorter_than_its_share_sends_the_claim_deeper_into_the_others(
         enqueue(runtime, f"big-{i}", "big")
     enqueue(runtime, "lone", "lone")
     expected = expected_claim(runtime, 25)
-    with runtime.sessions.write() as session:
-        jobs = queue.claim(
-            session, lane="default", worker_id="w", clock=runtime.clock, lease_seconds=30, limit=25
-        )
+    jobs = claim(runtime, 25)
     assert [job.id for job in jobs] == expected
     assert sorted(job.team_id or "" for job in jobs) == ["big"] * 24 + ["lone"]
 
@@ -114,15 +118,7 @@ def test_with_many_workspaces_waiting_a_claim_reads_each_line_to_its_share(
     postgres = runtime.sessions.engine.dialect.name == "postgresql"
     for limit in (1, 8):
         heads_read.clear()
-        with runtime.sessions.write() as session:
-            jobs = queue.claim(
-                session,
-                lane="default",
-                worker_id="w",
-                clock=runtime.clock,
-                lease_seconds=30,
-                limit=limit,
-            )
+        jobs = claim(runtime, limit)
         assert len(jobs) == limit
         assert len({job.team_id for job in jobs}) == limit  # one job per workspace
         reach = limit + (claiming._CONCURRENT_CLAIM_MARGIN if postgres else 0)
