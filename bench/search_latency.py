@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/search_latency.py --data DATA [--items 1000000]
         [--backend both|embedded|postgresql] [--queries 400] [--work DIR] [--fresh] [--build-only]
-        [--postgresql-by-copy] [--record]
+        [--postgresql-by-copy] [--record] [--servers 1,2 --clients 1,4,16]
 
 DATA: the folder holding the ``scifact-beir``, ``ecbplus`` and ``wcep-wikitimes-2015-09`` datasets
 (docs/benchmarks.md, "Datasets").
@@ -345,17 +345,35 @@ def breakdown(queries: list[dict[str, Any]], times: list[float]) -> dict[str, st
     }
 
 
+def create_key(env: dict[str, str]) -> str:
+    """A new API key of the store that ``env`` names."""
+    created = subprocess.run(
+        [HERALD, "keys", "create", "--workspace", "bench", "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return str(json.loads(created.stdout)["api_key"])
+
+
+def wait_until_serving(client: httpx.Client, server: subprocess.Popen[bytes]) -> None:
+    """Until the server answers its health check (at most 10 minutes: a large index opens)."""
+    deadline = time.monotonic() + 600
+    while True:
+        try:
+            if client.get("/healthz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            raise RuntimeError("the server did not start")
+        time.sleep(0.5)
+
+
 def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str, Any]:
     env = env_for(backend, work)
-    key = json.loads(
-        subprocess.run(
-            [HERALD, "keys", "create", "--workspace", "bench", "--json"],
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    )["api_key"]
+    key = create_key(env)
     port = free_port()
     server = subprocess.Popen(
         [HERALD, "serve", "--no-worker", "--host", "127.0.0.1", "--port", str(port)], env=env
@@ -364,16 +382,7 @@ def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str
     try:
         base = f"http://127.0.0.1:{port}"
         with httpx.Client(base_url=base, headers={"x-api-key": key}, timeout=120) as client:
-            deadline = time.monotonic() + 600
-            while True:
-                try:
-                    if client.get("/healthz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("the server did not start")
-                time.sleep(0.5)
+            wait_until_serving(client, server)
             # Opening the index and loading the model happen once, before the first search.
             warm = client.post("/v1/content/search", json={"query": "warm up the index"})
             warm.raise_for_status()
@@ -428,11 +437,24 @@ def main() -> None:
         help="fill the PostgreSQL store by `herald db copy` of the SQLite one (same rows, faster)",
     )
     parser.add_argument(
+        "--servers",
+        default=None,
+        help="with --clients: API process counts to measure throughput with (1,2)",
+    )
+    parser.add_argument(
+        "--clients",
+        default=None,
+        help="concurrent clients per level (1,4,16): searches per second instead of latency "
+        "(search_concurrency.py)",
+    )
+    parser.add_argument(
         "--record",
         action="store_true",
         help="write the latencies into bench/results.json with the code version",
     )
     args = parser.parse_args()
+    if args.record and args.clients:
+        parser.error("--record records the latency passes, not --clients throughput")
     backends = ("embedded", "postgresql") if args.backend == "both" else (args.backend,)
     queries = make_queries(args.queries, args.data)
     report: dict[str, Any] = {
@@ -455,7 +477,16 @@ def main() -> None:
             f"index on disk {built['bytes'] / 2**30:.2f} GiB; load then {built['load']}",
             file=sys.stderr,
         )
-        if not args.build_only:
+        if args.clients and not args.build_only:
+            import search_concurrency
+
+            clients = [int(n) for n in args.clients.split(",")]
+            report[backend] = {}
+            for servers in [int(n) for n in (args.servers or "1").split(",")]:
+                report[backend] |= search_concurrency.measure(
+                    backend, args.work, queries, servers, clients
+                )
+        elif not args.build_only:
             report[backend] = measure(backend, args.work, queries)
     print(json.dumps(report, indent=2))
     if args.record and not args.build_only:

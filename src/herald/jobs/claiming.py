@@ -30,6 +30,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    text,
     true,
     update,
 )
@@ -64,7 +65,10 @@ def claim(
     The cost does not grow with the backlog: the workspaces with queued jobs are found by a skip
     scan of an index, and each workspace's line is read from its head only as far as a claim
     can reach (``limit`` jobs, plus a margin on PostgreSQL for rows other claimers hold), so a
-    workspace's hundred thousand queued jobs cost a claim no more than its first few.
+    workspace's hundred thousand queued jobs cost a claim no more than its first few. With
+    several workspaces waiting, each line is read only to its share of that reach (one head
+    each when as many workspaces wait as the claim can reach), so the heads a claim reads grow
+    with its reach, not with its square.
     """
     now = clock.now()
     runnable = (kind,) if kind is not None else tuple(sorted(k.name for k in kinds_in_lane(lane)))
@@ -82,17 +86,26 @@ def claim(
             turns[team_id] = served or 0
     order = sorted(turns, key=lambda key: (turns[key], key))  # ties: by workspace id
     heads: list[Any] = list(connection.execute(plan.expired, at))  # attempts whose worker died
-    lines_read = 0  # workspaces whose line has a due job
+    # Each line is read only as deep as its share of ``reach``: the heads at places before that
+    # depth sort before every deeper one, so once they number ``reach`` the deeper ones cannot
+    # be among the first ``reach``; if they fall short, the lines cut at that depth are read
+    # again to ``reach``, as deep as a claim can go.
+    depth = -(-reach // max(1, sum(1 for key in order if key)))
+    lines: dict[str, list[Any]] = {}  # workspaces whose line has a due job: their heads
     step = _LINES_PER_READ if postgres else 1  # SQLite reads a line per statement anyway
     i = 0
-    while i < len(order) and lines_read < reach:
+    while i < len(order) and len(lines) < reach:
         # Lines in turn order, until ``reach`` of them have a due job: every first job goes
         # before any second, so a workspace after those cannot be among the first ``reach``.
         batch, i = order[i : i + step], i + step
-        for _, line in _read_lines(connection, plan, batch, at, postgres):
+        for key, line in _read_lines(connection, plan, batch, {**at, "depth": depth}, postgres):
             if line:
-                heads.extend(line)
-                lines_read += 1
+                lines[key] = line
+    cut = [key for key, line in lines.items() if len(line) == depth]
+    if depth < reach and cut and sum(len(line) for line in lines.values()) < reach:
+        lines.update(_read_lines(connection, plan, cut, {**at, "depth": reach}, postgres))
+    for line in lines.values():
+        heads.extend(line)
     if not heads:
         return []
     ids = _in_fair_order(turns, heads)[:reach]
@@ -158,7 +171,7 @@ def _claim_plan(
         select(Job.id, Job.team_id, Job.priority, Job.run_at)
         .where(*scope, waiting)
         .order_by(Job.priority.desc(), Job.run_at, Job.id)
-        .limit(reach)
+        .limit(bindparam("depth"))
     )
     system_line = line.where(Job.team_id.is_(None))
     teams = _teams_with_queued_jobs(scope)
@@ -305,22 +318,70 @@ def _take_turns(session: Session, lane: str, team_keys: Sequence[str]) -> None:
     """Mark these workspaces as just served (in claim order), so the next claim serves others.
 
     Concurrent claimers may hand out the same turn number; that only makes a tie, never a
-    lost or duplicated job (the jobs themselves are locked).
+    lost or duplicated job (the jobs themselves are locked). On PostgreSQL a claimer never
+    waits for a turn another claimer holds: that one has just served the workspace too and
+    writes its turn, so this one leaves it. Waiting would deadlock two batch claims (each
+    claims twice in one transaction) that served each other's workspaces in opposite orders.
     """
     served = list(dict.fromkeys(team_keys))
     if not served:
         return
-    latest = session.execute(
+    connection = session.connection()  # Core execution, as the claim's other statements
+    latest = connection.execute(
         select(func.coalesce(func.max(JobTurn.served), 0)).where(JobTurn.lane == lane)
     ).scalar_one()
+    numbers = [int(latest) + i for i in range(1, len(served) + 1)]
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            _TAKE_FREE_TURNS,
+            {
+                "lane": lane,
+                "keys": served,
+                "served": numbers,
+                "lock_class": _FIRST_TURN_LOCK_CLASS,
+            },
+        )
+        return
     upsert = insert_for(session, JobTurn)
-    rows = [
-        {"lane": lane, "team_key": key, "served": int(latest) + i}
-        for i, key in enumerate(served, start=1)
-    ]
-    session.execute(
+    connection.execute(
         upsert.on_conflict_do_update(
             index_elements=["lane", "team_key"], set_={"served": upsert.excluded.served}
         ),
-        rows,
+        [
+            {"lane": lane, "team_key": key, "served": number}
+            for key, number in zip(served, numbers, strict=True)
+        ],
     )
+
+
+# The turns no other transaction holds are updated (SKIP LOCKED), the workspaces without a turn
+# yet get one; a turn another claimer holds, or is inserting, is left to it.
+_TAKE_FREE_TURNS = text(
+    """
+    WITH wanted AS (
+        SELECT * FROM unnest(CAST(:keys AS varchar[]), CAST(:served AS bigint[]))
+            AS w(team_key, served)
+    ), free AS (
+        SELECT t.team_key FROM job_turns AS t
+        WHERE t.lane = :lane AND t.team_key = ANY(CAST(:keys AS varchar[]))
+        ORDER BY t.team_key
+        FOR UPDATE SKIP LOCKED
+    ), updated AS (
+        UPDATE job_turns AS t SET served = w.served
+        FROM wanted AS w
+        WHERE t.lane = :lane AND t.team_key = w.team_key
+            AND t.team_key IN (SELECT team_key FROM free)
+    )
+    INSERT INTO job_turns (lane, team_key, served)
+    SELECT :lane, w.team_key, w.served FROM wanted AS w
+    WHERE NOT EXISTS (
+        SELECT 1 FROM job_turns AS t WHERE t.lane = :lane AND t.team_key = w.team_key
+    ) AND pg_try_advisory_xact_lock(:lock_class, hashtext(:lane || ' ' || w.team_key))
+    ORDER BY w.team_key
+    ON CONFLICT (lane, team_key) DO NOTHING
+    """
+)
+# A workspace's first turn is inserted under a transaction-level advisory lock of this class
+# (and a hash of the lane and workspace), taken without waiting: a claimer never waits for
+# another's uncommitted first turn of the same workspace, which would deadlock as above.
+_FIRST_TURN_LOCK_CLASS = 20_531
