@@ -196,3 +196,24 @@ def test_sources_list_shows_where_a_feed_is_fetched_and_its_failures(
     assert f"(moved to {NEW})" in table
     assert "2 failed in a row: http_status: HTTP 500" in table
     assert isoformat_z(source.next_poll_at) in table
+
+
+def test_a_not_modified_answer_at_the_end_of_a_permanent_move_is_remembered_too(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    feed = fixture_bytes("rss20_liftoff.xml")
+    server.serve(OLD, feed, content_type=RSS, etag='"v1"')
+    source_id = _add(runtime, OLD)
+    assert (
+        poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet).status
+        == "stored"
+    )
+    # the publisher moves the unchanged feed: the conditional GET ends in a 304 at NEW
+    _redirect(server, OLD, 301, NEW)
+    server.serve(NEW, feed, content_type=RSS, etag='"v1"')
+    outcome = poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    assert outcome.status == "not_modified"
+    assert stored_source(runtime, source_id).fetch_url == NEW
+    poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    assert len(server.hits_for(OLD)) == 2
+    assert len(server.hits_for(NEW)) == 2
