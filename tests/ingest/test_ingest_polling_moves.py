@@ -217,3 +217,33 @@ def test_a_not_modified_answer_at_the_end_of_a_permanent_move_is_remembered_too(
     poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
     assert len(server.hits_for(OLD)) == 2
     assert len(server.hits_for(NEW)) == 2
+
+
+def test_the_address_a_source_moved_to_is_refused_as_a_new_source(
+    runtime: Runtime,
+    server: LoopbackServer,
+    internet: LoopbackInternet,
+    client: TestClient,
+    admin_auth: dict[str, str],
+) -> None:
+    # a second source of the same feed would poll it twice (and a podcast identified by its
+    # feed URL would get its episodes again under another show id)
+    source_id = _moved_source(runtime, server, (301,))
+    poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    refused = client.post(
+        "/v1/admin/sources",
+        headers=admin_auth,
+        json={"url": "HTTP://NEW-HOME.test/rss/feed.xml", "media_type": "news"},
+    )
+    assert refused.status_code == 400
+    body = refused.json()
+    assert body["error"] == "invalid_request"
+    assert body["details"] == [
+        {"field": "url", "message": f"source {source_id} is fetched from {NEW}"}
+    ]
+    other = client.post(
+        "/v1/admin/sources",
+        headers=admin_auth,
+        json={"url": "http://new-home.test/rss/other.xml", "media_type": "news"},
+    )
+    assert other.status_code == 201

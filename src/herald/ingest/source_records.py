@@ -170,6 +170,13 @@ def add_source(
     # A feed added by an earlier release is stored under its canonical form of then.
     if repository.source_by_canonical_urls(session, canonical_forms(url)) is not None:
         raise _already_a_source(canonical)
+    moved_here = _source_moved_to(session, canonical)
+    if moved_here is not None:
+        source_id, fetch_url = moved_here
+        raise InvalidRequest(
+            "this feed is already a source: one whose feed moved here",
+            details=[FieldIssue("url", f"source {source_id} is fetched from {fetch_url}")],
+        )
     now = clock.now()
     source = Source(
         id=stable_id("src", canonical),
@@ -198,6 +205,18 @@ def _already_a_source(canonical: str) -> InvalidRequest:
         "this feed is already a source",
         details=[FieldIssue("url", f"{canonical} is already configured")],
     )
+
+
+def _source_moved_to(session: Session, canonical: str) -> tuple[str, str] | None:
+    """``(id, fetch_url)`` of a source whose feed moved (permanent redirects) to the feed
+    ``canonical``, if one did."""
+    for source_id, fetch_url in repository.moved_sources(session):
+        try:
+            if canonical_url(fetch_url) == canonical:
+                return source_id, fetch_url
+        except InvalidUrl:
+            continue
+    return None
 
 
 def list_sources(session: Session) -> list[SourceView]:
