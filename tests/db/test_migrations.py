@@ -109,3 +109,46 @@ def test_page_fetch_failures_is_added_to_stored_items(database_url: str) -> None
     finally:
         command.upgrade(config, "heads")
         engine.dispose()
+
+
+def test_source_fetch_url_is_added_to_stored_sources(database_url: str) -> None:
+    """0025 adds ``ingest_sources.fetch_url`` as null to existing sources (fetched from their
+    configured URL, as before), and its downgrade drops the column alone."""
+    config = alembic_config(database_url)
+    command.downgrade(config, "0024_entity_removals")
+    engine = create_engine(database_url)
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    row = {
+        "id": "src_before",
+        "url": "http://feeds.test/a.xml",
+        "canonical_url": "http://feeds.test/a.xml",
+        "media_type": "news",
+        "format": "rss",
+        "interval_seconds": 900,
+        "enabled": True,
+        "next_poll_at": now,
+        "consecutive_failures": 2,
+        "items_seen": 7,
+        "created_at": now,
+        "updated_at": now,
+    }
+    columns = ", ".join(row)
+    values = ", ".join(f":{name}" for name in row)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                text(f"INSERT INTO ingest_sources ({columns}) VALUES ({values})"), row
+            )
+        command.upgrade(config, "heads")
+        with engine.begin() as connection:
+            stored = connection.execute(
+                text("SELECT url, fetch_url, consecutive_failures FROM ingest_sources")
+            ).one()
+            assert tuple(stored) == ("http://feeds.test/a.xml", None, 2)
+        command.downgrade(config, "0024_entity_removals")
+        names = {c["name"] for c in inspect(engine).get_columns("ingest_sources")}
+        assert "fetch_url" not in names
+        assert {"url", "retention_days", "consecutive_failures"} <= names
+    finally:
+        command.upgrade(config, "heads")
+        engine.dispose()

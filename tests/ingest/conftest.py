@@ -22,9 +22,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from herald.core.clock import SystemClock
+from herald.db.models.ingest import Source
 from herald.ingest.fetch import FetchPolicy, FetchResult, HttpFetcher
 from herald.ingest.model import IncomingItem
 from herald.ingest.normalize import item_from_mapping
+from herald.runtime import Runtime
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -172,6 +174,7 @@ class LoopbackInternet:
             result.etag,
             result.last_modified,
             result.charset,
+            None if result.moved_to is None else self._outside(result.moved_to),
         )
 
     def _outside(self, url: str) -> str:
@@ -199,6 +202,14 @@ def http_fetcher() -> Iterator[HttpFetcher]:
 @pytest.fixture
 def internet(server: LoopbackServer, http_fetcher: HttpFetcher) -> LoopbackInternet:
     return LoopbackInternet(server, http_fetcher)
+
+
+def stored_source(runtime: Runtime, source_id: str) -> Source:
+    """The source's row as stored now."""
+    with runtime.sessions.read() as session:
+        source = session.get(Source, source_id)
+        assert source is not None
+        return source
 
 
 def fixture_bytes(name: str) -> bytes:

@@ -278,19 +278,21 @@ def sources_list(
         "url",
         "type",
         "every",
-        "last polled",
+        "next poll",
         "last success",
         "last error",
     )
     for view in views:
+        failing = f"{view.consecutive_failures} failed in a row: " if view.last_error else ""
+        moved = f"\n(moved to {view.fetch_url})" if view.fetch_url != view.url else ""
         table.add_row(
             view.id,
-            view.url,
+            escape(view.url + moved),
             view.media_type,
             f"{view.interval_seconds} s",
-            isoformat_z(view.last_polled_at) if view.last_polled_at else "never",
+            isoformat_z(view.next_poll_at),
             isoformat_z(view.last_success_at) if view.last_success_at else "never",
-            view.last_error or "",
+            escape(failing + (view.last_error or "")),
         )
     stdout.print(table)
 
@@ -359,6 +361,7 @@ def source_json(view: SourceView) -> dict[str, object]:
     return {
         "id": view.id,
         "url": view.url,
+        "fetch_url": view.fetch_url,
         "media_type": view.media_type,
         "format": view.format,
         "name": view.name,

@@ -141,6 +141,9 @@ class FetchResult:
     etag: str | None
     last_modified: str | None
     charset: str | None = None  # the Content-Type header's charset parameter, as sent
+    # Where the resource moved for good: the final URL when there were redirects and every hop
+    # was permanent (301 or 308); None without redirects or when a hop was temporary.
+    moved_to: str | None = None
 
     @property
     def not_modified(self) -> bool:
@@ -284,8 +287,9 @@ class HttpFetcher:
             final_url = str(response.url)
             etag = response.headers.get("etag")
             modified = response.headers.get("last-modified")
+            moved_to = final_url if _moved_for_good(response.history) else None
             if response.status_code == 304:
-                return FetchResult(final_url, 304, b"", None, etag, modified)
+                return FetchResult(final_url, 304, b"", None, etag, modified, moved_to=moved_to)
             if response.status_code >= 400 or response.status_code < 200:
                 wait = None
                 if response.status_code in (429, 503):
@@ -327,6 +331,7 @@ class HttpFetcher:
                 etag,
                 modified,
                 charset_of(response.headers.get("content-type")),
+                moved_to,
             )
 
     def _check_target(self, request: httpx.Request) -> None:
@@ -343,6 +348,15 @@ class HttpFetcher:
             self._next_slot[host] = slot + interval
         if slot > now:
             self._clock.sleep(slot - now)
+
+
+# Permanent redirects: the resource has a new URL that later requests should use.
+_PERMANENT_REDIRECTS = frozenset({301, 308})
+
+
+def _moved_for_good(history: Sequence[httpx.Response]) -> bool:
+    """Whether the redirects that led to a response were all permanent (and there were some)."""
+    return bool(history) and all(hop.status_code in _PERMANENT_REDIRECTS for hop in history)
 
 
 def charset_of(header: str | None) -> str | None:

@@ -4,13 +4,21 @@ A poll fetches the feed with the validators of its last good response (condition
 stores nothing), parses it outside any transaction (article pages and transcripts are fetched
 then), and stores items, the source's new state and the job's completion in one transaction,
 with the source's row locked: a source removed while its poll ran gets none of its items.
-A failure (network, HTTP status, size, content type, unreadable document) is recorded as the
-source's ``last_error``; the source keeps its items and its schedule, except that a 429 or 503
-with ``Retry-After`` moves the next poll to no earlier than that (at most ``RETRY_AFTER_MAX``).
+
+A failure (network, HTTP status, size, content type, unreadable document, or an unexpected
+error storing the items) is recorded as the source's ``last_error``; the source keeps its
+items, and consecutive failures move its next poll out
+(:func:`~herald.ingest.source_records.failure_backoff`); a 429 or 503 with ``Retry-After``
+moves it to no earlier than that (at most ``RETRY_AFTER_MAX``) when that is later.
+
+A feed fetched through permanent redirects only (301/308) is fetched from their target from
+then on (the source's ``fetch_url``); its configured ``url`` stays its identity (what podcast
+ids and the source's domain are derived from).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,11 +35,19 @@ from herald.ingest.model import IncomingItem, ItemError, KnownEntry, MediaType, 
 from herald.ingest.page_retries import may_fetch_again
 from herald.ingest.pipeline import parse_document
 from herald.ingest.service import IngestReport, store_items
-from herald.ingest.source_records import configured_source_ref, schedule_after
+from herald.ingest.source_records import (
+    configured_source_ref,
+    failure_backoff,
+    moved_fetch_url,
+    schedule_after,
+)
 from herald.ingest.sources import Document
+from herald.jobs.claimed import LeaseLost
 from herald.jobs.queue import enqueue
 
 __all__ = ["POLL_JOB", "PollOutcome", "poll_source", "schedule_due_polls"]
+
+log = logging.getLogger(__name__)
 
 POLL_JOB = "ingest.poll_source"
 # The longest pause a feed server's Retry-After (on a 429 or 503) puts before the next poll.
@@ -81,16 +97,24 @@ def poll_source(
         with sessions.write() as session:
             finish(session)
         return PollOutcome("gone")
-    url, etag, modified = source.url, source.etag, source.last_modified
+    # The configured URL names the feed (podcast ids, the source domain); it is fetched from
+    # where it moved for good, if it did.
+    url, fetch_url = source.url, source.fetch_url or source.url
+    etag, modified = source.etag, source.last_modified
     format_name, media_type = source.format, source.media_type
     configured = configured_source_ref(source)
 
     try:
         result = fetcher.fetch(
-            url, accept=_ACCEPT.get(format_name, FEED_TYPES), etag=etag, last_modified=modified
+            fetch_url,
+            accept=_ACCEPT.get(format_name, FEED_TYPES),
+            etag=etag,
+            last_modified=modified,
         )
     except FetchError as exc:
         reason = f"{exc.kind}: {exc.message}"
+        if exc.http_status == 410:
+            reason += " (the server reports the feed gone for good; remove the source if so)"
         return _record_failure(sessions, source_id, reason, clock, finish, exc.retry_after)
     if result.not_modified:
         with sessions.write() as session:
@@ -145,13 +169,26 @@ def poll_source(
             report.tombstoned += 1
         elif not isinstance(outcome, IncomingItem):
             report.note(outcome)
-    with sessions.write() as session:
-        if repository.get_source(session, source_id, lock=True) is None:
-            finish(session)  # removed while it was fetched: what it listed is not stored
-            return PollOutcome("gone")
-        store_items(session, items, clock=clock, source_id=source_id, report=report)
-        _record_success(session, source_id, result, clock, report)
-        finish(session)
+    try:
+        with sessions.write() as session:
+            if repository.get_source(session, source_id, lock=True) is None:
+                finish(session)  # removed while it was fetched: what it listed is not stored
+                return PollOutcome("gone")
+            store_items(session, items, clock=clock, source_id=source_id, report=report)
+            _record_success(session, source_id, result, clock, report)
+            finish(session)
+    except LeaseLost:
+        raise  # the job is another worker's now: nothing about the source to say
+    except Exception as exc:
+        # Not the feed's fault: shown on the source (briefly; the log has the details) and
+        # raised, so the job queue tries the poll again.
+        log.exception("storing the items of a poll of source %s failed", source_id)
+        reason = f"store: storing this poll's items failed ({exc.__class__.__name__}); retried"
+        try:
+            _record_failure(sessions, source_id, reason, clock, lambda session: None)
+        except Exception:  # the database may be what failed: the first error is raised
+            log.exception("recording the failure on source %s failed too", source_id)
+        raise
     return PollOutcome("stored", report=report)
 
 
@@ -172,6 +209,8 @@ def _record_success(
     source.last_error_at = None
     source.consecutive_failures = 0
     source.updated_at = now
+    if result.moved_to is not None:  # every redirect was permanent: fetch there from now on
+        source.fetch_url = moved_fetch_url(source, result.moved_to)
     if not result.not_modified:
         # Keep validators only from a full response: they describe what we stored.
         source.etag = result.etag
@@ -194,13 +233,17 @@ def _record_failure(
         source = repository.get_source(session, source_id)
         if source is not None:
             now = clock.now()
+            source.consecutive_failures += 1
+            pause = timedelta(0)
+            if source.consecutive_failures > 1:  # a first failure keeps the schedule
+                pause = failure_backoff(source.interval_seconds, source.consecutive_failures)
             if retry_after is not None:  # the server's 429/503 asked for a pause
-                wait = timedelta(seconds=min(retry_after, RETRY_AFTER_MAX.total_seconds()))
-                source.next_poll_at = max(source.next_poll_at, now + wait)
+                asked = timedelta(seconds=min(retry_after, RETRY_AFTER_MAX.total_seconds()))
+                pause = max(pause, asked)
+            source.next_poll_at = max(source.next_poll_at, now + pause)
             source.last_polled_at = now
             source.last_error = printable(message)[:2000]
             source.last_error_at = now
-            source.consecutive_failures += 1
             source.updated_at = now
         finish(session)
     return PollOutcome("failed", error=message)

@@ -293,6 +293,14 @@ def source_by_canonical_urls(session: Session, canonicals: Sequence[str]) -> Sou
     return session.scalars(query).first()
 
 
+def moved_sources(session: Session) -> list[tuple[str, str]]:
+    """``(id, fetch_url)`` of the sources fetched from where their feed moved."""
+    rows = session.execute(
+        select(Source.id, Source.fetch_url).where(Source.fetch_url.is_not(None)).order_by(Source.id)
+    )
+    return [(row.id, row.fetch_url) for row in rows]
+
+
 def get_source(session: Session, source_id: str, *, lock: bool = False) -> Source | None:
     """``lock``: the row stays locked until the transaction ends (PostgreSQL), so a removal
     waits for it."""

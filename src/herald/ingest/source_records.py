@@ -33,8 +33,10 @@ __all__ = [
     "SourceView",
     "add_source",
     "configured_source_ref",
+    "failure_backoff",
     "find_source",
     "list_sources",
+    "moved_fetch_url",
     "parse_interval",
     "remove_source",
 ]
@@ -45,6 +47,9 @@ _NAME_MAX = 300  # Source.name
 _URL_MAX = 2048  # Source.canonical_url
 MIN_INTERVAL_SECONDS = 60
 MAX_INTERVAL_SECONDS = 7 * 86400
+# The longest pause consecutive failures put between two polls of a source (unless its own
+# interval is longer: a failing source is never polled more often than a working one).
+BACKOFF_MAX = timedelta(days=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,7 @@ class SourceView:
 
     id: str
     url: str
+    fetch_url: str  # where the feed is fetched from: ``url``, or where it moved for good
     media_type: str
     format: str
     name: str | None
@@ -74,6 +80,7 @@ class SourceView:
         return cls(
             id=source.id,
             url=source.url,
+            fetch_url=source.fetch_url or source.url,
             media_type=source.media_type,
             format=source.format,
             name=source.name,
@@ -163,6 +170,13 @@ def add_source(
     # A feed added by an earlier release is stored under its canonical form of then.
     if repository.source_by_canonical_urls(session, canonical_forms(url)) is not None:
         raise _already_a_source(canonical)
+    moved_here = _source_moved_to(session, canonical)
+    if moved_here is not None:
+        source_id, fetch_url = moved_here
+        raise InvalidRequest(
+            "this feed is already a source: one whose feed moved here",
+            details=[FieldIssue("url", f"source {source_id} is fetched from {fetch_url}")],
+        )
     now = clock.now()
     source = Source(
         id=stable_id("src", canonical),
@@ -191,6 +205,18 @@ def _already_a_source(canonical: str) -> InvalidRequest:
         "this feed is already a source",
         details=[FieldIssue("url", f"{canonical} is already configured")],
     )
+
+
+def _source_moved_to(session: Session, canonical: str) -> tuple[str, str] | None:
+    """``(id, fetch_url)`` of a source whose feed moved (permanent redirects) to the feed
+    ``canonical``, if one did."""
+    for source_id, fetch_url in repository.moved_sources(session):
+        try:
+            if canonical_url(fetch_url) == canonical:
+                return source_id, fetch_url
+        except InvalidUrl:
+            continue
+    return None
 
 
 def list_sources(session: Session) -> list[SourceView]:
@@ -248,5 +274,28 @@ def configured_source_ref(source: Source) -> SourceRef | None:
     return SourceRef(source.name or domain, domain)
 
 
+def moved_fetch_url(source: Source, moved_to: str) -> str | None:
+    """The ``fetch_url`` of a source whose feed was fetched through permanent redirects only,
+    ending at ``moved_to``: None when that is its configured URL again; an address longer than
+    a feed URL may be keeps the one it had."""
+    if len(moved_to) > _URL_MAX:
+        return source.fetch_url
+    return None if moved_to == source.url else moved_to
+
+
 def schedule_after(source: Source, now: datetime) -> datetime:
     return now + timedelta(seconds=source.interval_seconds)
+
+
+def failure_backoff(interval_seconds: int, failures: int) -> timedelta:
+    """The least time from a failed poll to the next, after ``failures`` in a row.
+
+    The interval after the first failure (the source keeps its schedule), then doubling with
+    each further failure: 2, 4, 8... times the interval, at most :data:`BACKOFF_MAX` (or the
+    interval, when that is longer). The first successful poll resets the count."""
+    interval = timedelta(seconds=interval_seconds)
+    cap = max(interval, BACKOFF_MAX)
+    doublings = max(0, failures - 1)
+    # 2**doublings past the cap is the cap: no need to compute a number of years.
+    wait = cap if doublings >= 32 else interval * (1 << doublings)
+    return min(wait, cap)

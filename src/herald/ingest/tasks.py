@@ -41,7 +41,8 @@ def get_fetcher(runtime: Runtime) -> HttpFetcher:
     return fetcher
 
 
-# A failed poll is recorded on the source and retried at its next slot, not by the queue.
+# A failed fetch or parse is recorded on the source and retried at its next slot, not by the
+# queue; an error storing the items is recorded too and raised: the queue tries once more.
 @job_handler(POLL_JOB, retry=RetryPolicy(max_attempts=2, delays=(60.0,)))
 def handle_poll(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     for job in jobs:

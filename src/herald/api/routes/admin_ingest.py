@@ -231,19 +231,29 @@ class SourcePatch(RequestModel):
 
 class SourceOut(ResponseModel):
     id: str
-    url: str
+    url: str = Field(description="The feed URL as configured: the source's identity.")
+    fetch_url: str = Field(
+        description="Where the feed is fetched from: `url`, or the address it moved to when "
+        "every redirect of a successful poll was permanent (301 or 308)."
+    )
     media_type: str
     format: str
     name: str | None
     domain: str | None
     interval_seconds: int
     enabled: bool
-    next_poll_at: UtcTimestamp
+    next_poll_at: UtcTimestamp = Field(
+        description="When it is polled next: its interval after the last poll; after two or "
+        "more failures in a row, the interval doubled with each further failure, up to a "
+        "day (or the interval when longer); later still when the server asked with Retry-After."
+    )
     last_polled_at: UtcTimestamp | None
     last_success_at: UtcTimestamp | None
     last_error: str | None
     last_error_at: UtcTimestamp | None
-    consecutive_failures: int
+    consecutive_failures: int = Field(
+        description="Failed polls since the last successful one (0 when the last poll worked)."
+    )
     last_report: dict[str, Any] | None
     retention_days: int | None = Field(description=RETENTION_DOC)
     created_at: UtcTimestamp

@@ -16,13 +16,17 @@ class Source(Base):
     """A feed (RSS/Atom, podcast RSS, ninjs or JSON Lines over HTTP) polled on its interval.
 
     ``etag``/``last_modified`` are the validators of the last 200 response (conditional GET).
-    A failing source keeps its items and its schedule; ``last_error`` says what went wrong.
+    ``url`` is the feed as configured (its identity); ``fetch_url`` is where it is fetched
+    from once it moved for good (permanent redirects), None while that is ``url``. A failing
+    source keeps its items; ``last_error`` says what went wrong and consecutive failures move
+    its next poll out (:func:`herald.ingest.source_records.failure_backoff`).
     """
 
     __tablename__ = "ingest_sources"
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     url: Mapped[str] = mapped_column(Text)
+    fetch_url: Mapped[str | None] = mapped_column(Text)
     canonical_url: Mapped[str] = mapped_column(String(2048), unique=True)
     media_type: Mapped[str] = mapped_column(String(16))
     format: Mapped[str] = mapped_column(String(16), default="rss")
