@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, cast
-from urllib.parse import urljoin
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import feedparser
 
@@ -37,9 +36,15 @@ from herald.ingest.model import (
     SourceRef,
     content_ids_of,
 )
-from herald.ingest.normalize import normalise_language, split_authors
 from herald.ingest.page_retries import PageFetch, failure_of
 from herald.ingest.sources.base import Document
+from herald.ingest.sources.feed_entries import (
+    audio_enclosure,
+    entry_authors,
+    entry_language,
+    entry_link,
+    feed_site,
+)
 from herald.ingest.sources.feed_text import as_text, detail_text, header_charset
 from herald.ingest.titles import title_from_text
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, registrable_domain
@@ -107,7 +112,7 @@ class FeedAdapter:
             return
         media_type: MediaType = document.media_type or "news"
         feed = parsed.feed
-        site = _feed_site(feed, document.origin)
+        site = feed_site(feed, document.origin)
         identities = entry_identities(entries, site)
         for number, (entry, identity) in enumerate(zip(entries, identities, strict=True), 1):
             yield from self._entry(entry, number, identity, feed, site, document, media_type)
@@ -124,7 +129,7 @@ class FeedAdapter:
     ) -> Iterator[ParseOutcome]:
         location = f"entry {number}"
         title = clean_text(detail_text(entry, "title"))
-        link = _entry_link(entry, site)
+        link = entry_link(entry, site)
         guid = identity
         ref = title[:120] or link or guid
         if not link and not guid:
@@ -186,10 +191,10 @@ class FeedAdapter:
                     location, "entry has no date; using the time it was first seen", ref=ref
                 )
 
-        authors = _entry_authors(entry)
+        authors = entry_authors(entry)
         if not authors and page is not None:
             authors = page.authors
-        language = _language(entry, feed) or (page.language if page else None)
+        language = entry_language(entry, feed) or (page.language if page else None)
         try:
             source = document.source or _entry_source(entry, feed, site, link, page)
         except InvalidUrl as exc:
@@ -240,20 +245,8 @@ def _is_podcast_feed(parsed: Any) -> bool:
         for uri in namespaces
     )
     entries = list(parsed.entries)
-    with_audio = sum(1 for entry in entries if _audio_enclosure(entry) is not None)
+    with_audio = sum(1 for entry in entries if audio_enclosure(entry) is not None)
     return declared and with_audio > 0 and with_audio * 2 >= len(entries)
-
-
-def _audio_enclosure(entry: Any) -> Mapping[str, Any] | None:
-    for link in entry.get("links", []) or []:
-        if link.get("rel") == "enclosure":
-            kind = str(link.get("type") or "").lower()
-            href = str(link.get("href") or "")
-            if kind.startswith(("audio/", "video/")) or (
-                not kind and href.lower().split("?")[0].endswith((".mp3", ".m4a", ".ogg", ".opus"))
-            ):
-                return cast(Mapping[str, Any], link)
-    return None
 
 
 def _not_feed(parsed: Any) -> str:
@@ -261,32 +254,6 @@ def _not_feed(parsed: Any) -> str:
         exc = parsed.get("bozo_exception")
         return str(exc).splitlines()[0][:200] if exc else "unreadable"
     return "no rss, rdf:RDF or feed element; an OPML outline lists feeds but is none"
-
-
-def _feed_site(feed: Any, origin: str) -> str:
-    link = str(feed.get("link") or "").strip()
-    if link.startswith(("http://", "https://")):
-        return link
-    return origin
-
-
-def _entry_link(entry: Any, site: str) -> str | None:
-    link = str(entry.get("link") or "").strip()
-    if not link and entry.get("guidislink"):
-        link = str(entry.get("id") or "").strip()
-    if not link:
-        guid = str(entry.get("id") or "").strip()
-        if guid.startswith(("http://", "https://")) and entry.get("guidislink", True) is not False:
-            link = guid
-    if not link:
-        return None
-    if site.startswith(("http://", "https://")):
-        link = urljoin(site, link)
-    try:
-        canonical_url(link)
-    except InvalidUrl:
-        return None
-    return link
 
 
 def _content_text(entry: Any) -> str:
@@ -308,7 +275,7 @@ def entry_identities(entries: list[Any], site: str) -> list[str | None]:
     their title and text, so that two entries are never merged into one item.
     """
     guids = [str(entry.get("id") or "").strip() or None for entry in entries]
-    links = [_entry_link(entry, site) for entry in entries]
+    links = [entry_link(entry, site) for entry in entries]
     links_of_guid: dict[str, set[str | None]] = defaultdict(set)
     for guid, link in zip(guids, links, strict=True):
         if guid:
@@ -344,30 +311,6 @@ def _canonical_or_none(link: str | None) -> str | None:
         return canonical_url(link)
     except InvalidUrl:
         return None
-
-
-def _entry_authors(entry: Any) -> tuple[str, ...]:
-    names: list[str] = []
-    for author in entry.get("authors", []) or []:
-        name = str(author.get("name") or "").strip()
-        if name:
-            names.extend(split_authors(name))
-    if not names and entry.get("author"):
-        names.extend(split_authors(str(entry.get("author"))))
-    unique: dict[str, str] = {}
-    for name in names:
-        unique.setdefault(name.casefold(), name)
-    return tuple(unique.values())
-
-
-def _language(entry: Any, feed: Any) -> str | None:
-    for holder in (entry.get("title_detail") or {}, feed):
-        value = holder.get("language") if hasattr(holder, "get") else None
-        if value:
-            language = normalise_language(str(value))
-            if language:
-                return language
-    return None
 
 
 def _entry_source(

@@ -34,14 +34,14 @@ from herald.ingest.model import (
 from herald.ingest.people import person_name
 from herald.ingest.sources.base import Document
 from herald.ingest.sources.enclosures import enclosure_identities
-from herald.ingest.sources.feed_text import detail_text
-from herald.ingest.sources.feeds import (
-    _audio_enclosure,
-    _entry_authors,
-    _entry_link,
-    _feed_site,
-    _language,
+from herald.ingest.sources.feed_entries import (
+    audio_enclosure,
+    entry_authors,
+    entry_language,
+    entry_link,
+    feed_site,
 )
+from herald.ingest.sources.feed_text import detail_text
 from herald.ingest.transcripts import (
     ParsedTranscript,
     TranscriptFormatError,
@@ -98,7 +98,7 @@ def parse_podcast_feed(
 ) -> Iterator[ParseOutcome]:
     extras = _read_extras(document.content)
     feed = parsed.feed
-    site = _feed_site(feed, document.origin)
+    site = feed_site(feed, document.origin)
     show_title = clean_text(str(feed.get("title") or "")) or None
     publisher = person_name(extras.itunes_author) or _owner(feed)
     podcast_id = extras.podcast_guid or _derived_podcast_id(document.origin, site, show_title)
@@ -106,7 +106,7 @@ def parse_podcast_feed(
     entries = list(parsed.entries)
     by_file = enclosure_identities(
         [
-            None if _guid(entry) or _entry_link(entry, site) else _audio_url(entry)
+            None if _guid(entry) or entry_link(entry, site) else _audio_url(entry)
             for entry in entries
         ]
     )
@@ -115,7 +115,7 @@ def parse_podcast_feed(
         location = f"episode {number}"
         title = clean_text(detail_text(entry, "title"))
         guid = _guid(entry)
-        link = _entry_link(entry, site)
+        link = entry_link(entry, site)
         ref = title[:120] or guid or link
         if not title:
             yield ItemError(location, "episode has no title", ref=guid or link)
@@ -172,7 +172,7 @@ def parse_podcast_feed(
             continue
         authors = item_extras.people if item_extras and item_extras.people else ()
         if not authors:
-            authors = _entry_authors(entry)
+            authors = entry_authors(entry)
         notes = detail_text(entry, "summary")
         yield IncomingItem(
             media_type="podcast",
@@ -182,7 +182,7 @@ def parse_podcast_feed(
             url=link,
             external_id=guid,
             authors=authors,
-            language=_language(entry, feed),
+            language=entry_language(entry, feed),
             # Show notes are the publisher's own description of the episode.
             summary=notes if notes and len(notes.split()) <= 200 else None,
             podcast=PodcastRef(
@@ -204,7 +204,7 @@ def _guid(entry: Any) -> str | None:
 
 def _audio_url(entry: Any) -> str | None:
     """The episode's audio enclosure when it is an http(s) URL."""
-    enclosure = _audio_enclosure(entry)
+    enclosure = audio_enclosure(entry)
     audio_url = str(enclosure.get("href")) if enclosure else None
     if audio_url:
         try:
