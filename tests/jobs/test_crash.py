@@ -117,7 +117,10 @@ def test_a_worker_stopped_past_its_lease_cannot_commit_when_resumed(
         first = start_worker(runtime, marker, "--no-scheduler", out=out)
     second = None
     try:
-        wait_for(marker.exists, 60)
+        try:
+            wait_for(marker.exists, 90)
+        except AssertionError:  # say what the worker did instead
+            raise AssertionError(log.read_bytes()[-4000:].decode(errors="replace")) from None
         os.kill(first.pid, signal.SIGSTOP)  # no heartbeat either: the lease runs out
         time.sleep(6)  # past the 5 s lease
         second = start_worker(runtime, marker)
