@@ -55,8 +55,7 @@ def test_subtracting_counts_leaves_what_the_whole_table_delete_left(runtime: Run
     chosen = rng.sample(rows, 2500)
     # Most keys lose what they had (deleted), some lose less (kept), a few more than they had.
     decrements = {
-        (r["bag"], r["key"]): max(1, r["documents"] - rng.choice((0, 0, 0, 1, -1)))
-        for r in chosen
+        (r["bag"], r["key"]): max(1, r["documents"] - rng.choice((0, 0, 0, 1, -1))) for r in chosen
     }
     # A key no stored row has (its article was counted under another form) is harmless.
     decrements[("terms", "never-stored")] = 1
@@ -76,9 +75,7 @@ def test_subtracting_counts_leaves_what_the_whole_table_delete_left(runtime: Run
     assert all(documents > 0 for _, _, documents, _ in after)
 
 
-def _subtract(
-    session: Session, decrements: dict[tuple[str, str], int], sequence: int
-) -> None:
+def _subtract(session: Session, decrements: dict[tuple[str, str], int], sequence: int) -> None:
     subtract_statistics(session, decrements, sequence=sequence)
 
 
