@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
 
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentEntity, ContentItem
@@ -22,6 +23,7 @@ from herald.enrich.queueing import ENRICH_KIND
 from herald.enrich.service import compute, store
 from herald.runtime import Runtime
 from tests.client.conftest import run_jobs
+from tests.content.blocking import Background, held_open, wait_until_blocked
 from tests.enrich.transcripts import changelog_pieces
 
 EPISODE = Path(__file__).parent / "fixtures" / "practical-ai-298.md"
@@ -253,3 +255,38 @@ def test_an_update_that_overwrote_the_enrichment_is_enriched_even_when_the_text_
     item = _item(client, auth, content_id)
     assert item["summary"]
     assert item["summary"] != "The publisher's summary."
+
+
+def test_an_update_waiting_for_an_enrichment_being_stored_keeps_that_enrichment(
+    api: Api,
+) -> None:
+    """On PostgreSQL the update reads the item before the enrichment commits, then waits for the
+    row lock: what it compares is what the enrichment stored, read under that lock."""
+    runtime, client, admin_auth = api.runtime, api.client, api.admin_auth
+    episode = _episode()
+    content_id = _ingest(client, admin_auth, episode)
+    with runtime.sessions.write() as session:
+        session.execute(delete(Job).where(Job.kind == ENRICH_KIND))  # the worker's, below
+    result, hashes = compute(runtime, [content_id])
+    new_audio = "https://cdn.example.com/practicalai/298.mp3?updated=2"
+    update_body = [episode | {"audio_url": new_audio}]
+
+    def enrichment(session: Session) -> list[str]:
+        return store(session, result, hashes, clock=runtime.clock)
+
+    def ingestion() -> Any:
+        return client.post("/v1/admin/content", json=update_body, headers=admin_auth)
+
+    with held_open(runtime, enrichment) as held:
+        update = Background(ingestion)
+        update.start()
+        wait_until_blocked(runtime)
+    assert held.result == [content_id]
+    assert update.outcome().json()["updated"] == 1
+    assert _queued_enrichment(runtime) == []
+    with runtime.sessions.read() as session:
+        row = session.get(ContentItem, content_id)
+        assert row is not None
+        assert row.audio_url == new_audio
+        assert row.enriched_at is not None
+        assert row.enrichment_input == hashes[content_id]
