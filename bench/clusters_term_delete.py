@@ -9,8 +9,10 @@ zero. On a fresh database (a temporary SQLite file by default) holding ``--rows`
 times one batch of ``--keys`` decremented keys (most lose their only document), two ways:
 
 - ``whole-table``: one update per key, then a delete of every count at zero over the whole table;
-- ``keys-only``: :func:`herald.clusters.repository.subtract_statistics` (one update per chunk of
-  keys, and a delete by primary key of the keys just decremented).
+- ``keyed-delete``: the same updates, then the delete by primary key of the keys just
+  decremented only (:func:`herald.clusters.repository.delete_emptied_statistics`);
+- ``keys-only``: :func:`herald.clusters.repository.subtract_statistics` (one update per bag,
+  amount and chunk of keys, then that delete).
 
 Each run is rolled back, so every repeat sees the same table. Printed: the median seconds of the
 updates, of the delete, and in all, for each way, with the load average.
@@ -43,7 +45,7 @@ def main() -> None:
     from sqlalchemy import delete, insert, update
     from sqlalchemy.orm import Session
 
-    from herald.clusters.repository import subtract_statistics
+    from herald.clusters.repository import delete_emptied_statistics, subtract_statistics
     from herald.config import Settings
     from herald.db.migrate import upgrade
     from herald.db.models.clusters import ClusterTermStat
@@ -88,12 +90,29 @@ def main() -> None:
                 session.execute(delete(ClusterTermStat).where(ClusterTermStat.documents <= 0))
                 return middle - started, time.perf_counter() - middle
 
+            def keyed_delete(session: Session) -> tuple[float, float]:
+                started = time.perf_counter()
+                for (bag, key), count in decrements.items():
+                    session.execute(
+                        update(ClusterTermStat)
+                        .where(ClusterTermStat.bag == bag, ClusterTermStat.key == key)
+                        .values(documents=ClusterTermStat.documents - count, changed_seq=2)
+                    )
+                middle = time.perf_counter()
+                delete_emptied_statistics(session, decrements)
+                return middle - started, time.perf_counter() - middle
+
             def keys_only(session: Session) -> tuple[float, float]:
                 started = time.perf_counter()
                 subtract_statistics(session, decrements, sequence=2)
                 return 0.0, time.perf_counter() - started
 
-            for name, way in (("whole-table", whole_table), ("keys-only", keys_only)):
+            ways = (
+                ("whole-table", whole_table),
+                ("keyed-delete", keyed_delete),
+                ("keys-only", keys_only),
+            )
+            for name, way in ways:
                 times = []
                 for _ in range(args.repeats):
                     with runtime.sessions.write() as session:
@@ -103,7 +122,7 @@ def main() -> None:
                 updates = statistics.median(t[0] for t in times)
                 deletes = statistics.median(t[1] for t in times)
                 total = statistics.median(t[0] + t[1] for t in times)
-                label = "updates + delete" if name == "keys-only" else "delete"
+                label = "updates + delete" if name == "keys-only" else "delete"  # one timing
                 print(
                     f"{name:12} updates {updates:.4f} s  {label} {deletes:.4f} s  "
                     f"total {total:.4f} s  (median of {args.repeats}, {args.keys} keys)"

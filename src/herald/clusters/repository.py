@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -259,8 +259,13 @@ def subtract_statistics(
                 .values(documents=ClusterTermStat.documents - count, changed_seq=sequence)
                 .execution_options(synchronize_session=False)
             )
+    delete_emptied_statistics(session, decrements)
+
+
+def delete_emptied_statistics(session: Session, keys: Iterable[tuple[str, str]]) -> None:
+    """Delete those of ``keys`` (``(bag, key)``) whose count is down to zero, by primary key."""
     by_bag: dict[str, list[str]] = {}
-    for bag, key in sorted(decrements):
+    for bag, key in sorted(keys):
         by_bag.setdefault(bag, []).append(key)
     for bag, keys in by_bag.items():
         for start in range(0, len(keys), _CHUNK):
