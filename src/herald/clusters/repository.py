@@ -262,10 +262,10 @@ def subtract_statistics(
     delete_emptied_statistics(session, decrements)
 
 
-def delete_emptied_statistics(session: Session, keys: Iterable[tuple[str, str]]) -> None:
-    """Delete those of ``keys`` (``(bag, key)``) whose count is down to zero, by primary key."""
+def delete_emptied_statistics(session: Session, pairs: Iterable[tuple[str, str]]) -> None:
+    """Delete those of ``pairs`` (``(bag, key)``) whose count is down to zero, by primary key."""
     by_bag: dict[str, list[str]] = {}
-    for bag, key in sorted(keys):
+    for bag, key in sorted(pairs):
         by_bag.setdefault(bag, []).append(key)
     for bag, keys in by_bag.items():
         for start in range(0, len(keys), _CHUNK):
