@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from herald.config import Settings
+from herald.content.enrichment_input import input_of_row
 from herald.core.files import sha256_file
 from herald.db.models.content import ContentEntity, ContentItem
 from herald.db.models.entity import Entity, EntityRedirect
@@ -313,11 +314,11 @@ def enriched(
     runtime: Runtime, item: str, draft: EntityRecord, links: list[tuple[str, int, float]]
 ) -> tuple[BatchResult, str]:
     """A batch's result for ``item`` as a worker computes it: its links (id, mentions,
-    salience), ``draft`` proposed as new; and the item's hash."""
+    salience), ``draft`` proposed as new; and the hash of the item's enrichment input."""
     with runtime.sessions.read() as session:
         row = session.get(ContentItem, item)
         assert row is not None
-        content_hash = row.content_hash
+        input_hash = input_of_row(row)
     linked = [
         LinkedEntity(entity_id, draft.display_name, draft.entity_kind, mentions, salience, 0.9)
         for entity_id, mentions, salience in links
@@ -328,7 +329,7 @@ def enriched(
         new_entities=[EntityDraft.of(draft)],
         embedding_model="test",
     )
-    return result, content_hash
+    return result, input_hash
 
 
 def test_an_import_merges_and_enrichment_written_with_an_older_view_follows_the_merge(
@@ -347,9 +348,9 @@ def test_an_import_merges_and_enrichment_written_with_an_older_view_follows_the_
     item = put_item(runtime, "https://example.com/d", title="Obama talks", published_at=PUBLISHED)
     # A worker whose knowledge base was read before the import still links to the discovered
     # entity and proposes it again; it is stored as the entity it was merged into.
-    result, content_hash = enriched(runtime, item, obama, [(obama.id, 2, 0.7), (new_obama, 1, 0.5)])
+    result, input_hash = enriched(runtime, item, obama, [(obama.id, 2, 0.7), (new_obama, 1, 0.5)])
     with runtime.sessions.write() as session:
-        assert store(session, result, {item: content_hash}, clock=runtime.clock) == [item]
+        assert store(session, result, {item: input_hash}, clock=runtime.clock) == [item]
     with runtime.sessions.read() as session:
         assert session.get(Entity, obama.id) is None  # not written again
     assert links(runtime, item) == {new_obama: (3, 0.7, 0.9)}
@@ -372,12 +373,12 @@ def test_a_merge_waits_for_a_write_linking_content_in_progress(
     would drop it) and the discovered entity does not come back."""
     runtime = merging
     item = put_item(runtime, "https://example.com/e", title="Obama talks", published_at=PUBLISHED)
-    result, content_hash = enriched(runtime, item, obama, [(obama.id, 2, 0.7)])
+    result, input_hash = enriched(runtime, item, obama, [(obama.id, 2, 0.7)])
     stored, release, merged = threading.Event(), threading.Event(), threading.Event()
 
     def worker() -> None:
         with runtime.sessions.write() as session:
-            store(session, result, {item: content_hash}, clock=runtime.clock)
+            store(session, result, {item: input_hash}, clock=runtime.clock)
             stored.set()
             release.wait(30)
 

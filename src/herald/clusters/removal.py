@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from herald.clusters import repository
@@ -30,7 +30,6 @@ from herald.clusters.refresh import text_item
 from herald.clusters.service import status_for
 from herald.db.models.clusters import (
     ClusterState,
-    ClusterTermStat,
     StoryCluster,
     StoryClusterMember,
 )
@@ -129,14 +128,7 @@ def _uncount(
             documents[bag] = max(int(documents.get(bag, 0)) - 1, 0)
             for key in keys:
                 decrements[(bag, key)] = decrements.get((bag, key), 0) + 1
-    for (bag, key), count in decrements.items():
-        session.execute(
-            update(ClusterTermStat)
-            .where(ClusterTermStat.bag == bag, ClusterTermStat.key == key)
-            .values(documents=ClusterTermStat.documents - count, changed_seq=sequence)
-        )
-    if decrements:
-        session.execute(delete(ClusterTermStat).where(ClusterTermStat.documents <= 0))
+    repository.subtract_statistics(session, decrements, sequence=sequence)
     state.documents = documents
 
 

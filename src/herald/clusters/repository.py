@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -233,6 +233,51 @@ def add_statistics(
             },
         )
         session.execute(statement)
+
+
+def subtract_statistics(
+    session: Session, decrements: Mapping[tuple[str, str], int], *, sequence: int
+) -> None:
+    """Take document counts away, and delete the keys this left at zero.
+
+    One update per bag and amount (almost every key loses one document) and chunk of keys, and
+    the delete looks only at the keys just decremented, by primary key: a deletion batch never
+    reads the whole table. Counts never go below zero elsewhere (they are only ever added to),
+    so no other key can be at zero.
+    """
+    by_amount: dict[tuple[str, int], list[str]] = {}
+    for (bag, key), count in sorted(decrements.items()):
+        by_amount.setdefault((bag, count), []).append(key)
+    for (bag, count), keys in by_amount.items():
+        for start in range(0, len(keys), _CHUNK):
+            session.execute(
+                update(ClusterTermStat)
+                .where(
+                    ClusterTermStat.bag == bag,
+                    ClusterTermStat.key.in_(keys[start : start + _CHUNK]),
+                )
+                .values(documents=ClusterTermStat.documents - count, changed_seq=sequence)
+                .execution_options(synchronize_session=False)
+            )
+    delete_emptied_statistics(session, decrements)
+
+
+def delete_emptied_statistics(session: Session, pairs: Iterable[tuple[str, str]]) -> None:
+    """Delete those of ``pairs`` (``(bag, key)``) whose count is down to zero, by primary key."""
+    by_bag: dict[str, list[str]] = {}
+    for bag, key in sorted(pairs):
+        by_bag.setdefault(bag, []).append(key)
+    for bag, keys in by_bag.items():
+        for start in range(0, len(keys), _CHUNK):
+            session.execute(
+                delete(ClusterTermStat)
+                .where(
+                    ClusterTermStat.bag == bag,
+                    ClusterTermStat.key.in_(keys[start : start + _CHUNK]),
+                    ClusterTermStat.documents <= 0,
+                )
+                .execution_options(synchronize_session=False)
+            )
 
 
 def compact(

@@ -2,12 +2,13 @@
 
 Results of a batch are written in one transaction together with the completion of its jobs (see
 ``herald.enrich.tasks``), so a crash loses nothing and a re-run simply recomputes and overwrites:
-every write here replaces what a previous run wrote for the same item.
+every write here replaces what a previous run wrote for the same item. Each item's results are
+stored with the hash of what enrichment read of it (:mod:`herald.content.enrichment_input`), so
+an update that changes none of that keeps them.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -19,6 +20,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from herald.content.changes import mark_changed
+from herald.content.enrichment_input import input_of_row, transcript_pieces
 from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
 from herald.enrich.embedder import get_embedder
 from herald.enrich.embedding import vector_to_bytes
@@ -26,24 +28,20 @@ from herald.enrich.language import LanguageDetector
 from herald.enrich.ner import EntityRecognizer, Recognizer
 from herald.enrich.ner_model import TrainedRecognizer
 from herald.enrich.pipeline import BatchResult, EnrichedItem, EnrichmentPipeline, ItemText
+from herald.enrich.queueing import CLUSTER_KIND, SEARCH_SYNC_KIND, queue_follow_ups
 from herald.enrich.segments import TranscriptPiece
 from herald.entities import repository as entity_repository
 from herald.entities import staging
 from herald.entities.linking import EntityLinker, LinkingConfig, redirected_links
 from herald.entities.service import get_entity_store
 from herald.entities.staging import ConfirmRule
-from herald.jobs.queue import enqueue
-from herald.jobs.registry import get_kind
 
 if TYPE_CHECKING:
     from herald.config import Settings
     from herald.core.clock import Clock
     from herald.runtime import Runtime
 
-log = logging.getLogger(__name__)
-
-SEARCH_SYNC_KIND = "search.sync"
-CLUSTER_KIND = "clusters.assign"
+__all__ = ["CLUSTER_KIND", "SEARCH_SYNC_KIND", "compute", "get_pipeline", "load_items", "store"]
 
 
 def _recognizer(settings: Settings) -> Recognizer:
@@ -95,7 +93,7 @@ def get_pipeline(runtime: Runtime) -> EnrichmentPipeline:
 
 
 def load_items(session: Session, content_ids: Sequence[str]) -> dict[str, tuple[ItemText, str]]:
-    """Live items by id, with the content hash they had when read."""
+    """Live items by id, with the hash of their enrichment input when read."""
     rows = session.scalars(
         select(ContentItem).where(
             ContentItem.id.in_(list(content_ids)), ContentItem.deleted_at.is_(None)
@@ -104,13 +102,8 @@ def load_items(session: Session, content_ids: Sequence[str]) -> dict[str, tuple[
     out: dict[str, tuple[ItemText, str]] = {}
     for row in rows:
         pieces = tuple(
-            TranscriptPiece(
-                start=float(p.get("start", 0.0)),
-                end=float(p.get("end", p.get("start", 0.0))),
-                text=str(p.get("text", "")),
-                speaker=p.get("speaker"),
-            )
-            for p in row.transcript_segments or ()
+            TranscriptPiece(start=start, end=end, text=text, speaker=speaker)
+            for start, end, text, speaker in transcript_pieces(row.transcript_segments)
         )
         out[row.id] = (
             ItemText(
@@ -123,7 +116,7 @@ def load_items(session: Session, content_ids: Sequence[str]) -> dict[str, tuple[
                 language=row.language if row.language_provided else None,
                 summary=row.summary if row.summary_provided else None,
             ),
-            row.content_hash,
+            input_of_row(row),
         )
     return out
 
@@ -146,12 +139,17 @@ def store(
     clock: Clock,
     confirm: ConfirmRule | None = None,
 ) -> list[str]:
-    """Write a batch's results; returns the ids stored.
+    """Write a batch's results; returns the ids stored. ``hashes``: the enrichment input hash of
+    each item when it was read.
 
-    An item changed or deleted since it was read is skipped: ingestion queued another enrichment
-    for it, which runs after this one. The names linking discovered are stored as candidates;
-    those the batch's links bring to ``confirm`` (default :class:`ConfirmRule`) become active,
-    and the items naming them are queued for enrichment again (:mod:`herald.entities.staging`).
+    An item deleted since it was read, or whose enrichment input changed since (another text, a
+    given language or summary), is skipped: ingestion queued another enrichment for it, which
+    runs after this one. An update that changed nothing enrichment reads (a new ``audio_url``)
+    does not stop the results being stored: they are the new version's too.
+
+    The names linking discovered are stored as candidates; those the batch's links bring to
+    ``confirm`` (default :class:`ConfirmRule`) become active, and the items naming them are
+    queued for enrichment again (:mod:`herald.entities.staging`).
     """
     now = clock.now()
     result = _merged_entities_redirected(session, result)
@@ -178,13 +176,13 @@ def store(
         for item in result.items
         if (row := rows.get(item.content_id)) is not None
         and row.deleted_at is None
-        and row.content_hash == hashes.get(row.id)
+        and input_of_row(row) == hashes.get(row.id)
     ]
     stored = [row.id for row, _ in kept]
     if kept:
         _apply(session, kept, known, model=result.embedding_model, now=now)
         mark_changed(session, stored)
-        _hand_on(session, [row for row, _ in kept], clock=clock)
+        queue_follow_ups(session, [(row.id, row.media_type) for row, _ in kept], clock=clock)
         staged = {d.id for d in result.new_entities}
         named = {e.entity_id for _, item in kept for e in item.entities if e.entity_id in staged}
         staging.confirm_reached(session, named, confirm or ConfirmRule(), clock=clock)
@@ -231,6 +229,8 @@ def _apply(
         row.word_count = item.word_count
         row.enriched_at = now
         row.updated_at = now
+        # What was read (store() checked it), a given language as now stored (normalised).
+        row.enrichment_input = input_of_row(row)
     session.execute(delete(ContentEntity).where(ContentEntity.content_id.in_(ids)))
     for row, item in kept:
         staging.write_names(session, row.id, item.names)
@@ -271,31 +271,6 @@ def _apply(
             embedding.dim = dim
             embedding.vector = vector
             embedding.updated_at = now
-
-
-def _hand_on(session: Session, rows: Sequence[ContentItem], *, clock: Clock) -> None:
-    """Queue what runs after enrichment: search indexing, and clustering for news and wire."""
-    if _registered(SEARCH_SYNC_KIND):
-        enqueue(session, SEARCH_SYNC_KIND, {}, clock=clock, unique_key=SEARCH_SYNC_KIND)
-    if _registered(CLUSTER_KIND):
-        for row in rows:
-            if row.media_type in ("news", "wire"):
-                enqueue(
-                    session,
-                    CLUSTER_KIND,
-                    {"content_id": row.id},
-                    clock=clock,
-                    unique_key=f"cluster:{row.id}",
-                )
-
-
-def _registered(kind: str) -> bool:
-    try:
-        get_kind(kind)
-    except LookupError:
-        log.debug("job kind %s is not registered; not queued", kind)
-        return False
-    return True
 
 
 def live_content_ids(session: Session) -> list[str]:

@@ -4,18 +4,18 @@ sources, and the pending-job count ``herald ingest`` waits on."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, delete, insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from herald.db.base import Base
 from herald.db.bulk import copy_rows, copy_text
-from herald.db.models.content import ContentItem
+from herald.db.models.content import ContentEntity, ContentItem
 from herald.db.models.ingest import ContentFingerprint, FingerprintBand, Source
 
 _CHUNK = 900  # stay under SQLite's bound-parameter limit
@@ -41,6 +41,8 @@ class StoredState:
     deleted: bool
     external_id: str | None = None
     page_fetch_failures: int = 0
+    language: str | None = None
+    enrichment_input: str | None = None  # herald.content.enrichment_input
 
 
 def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, StoredState]:
@@ -59,6 +61,8 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 ContentItem.deleted_at,
                 ContentItem.external_id,
                 ContentItem.page_fetch_failures,
+                ContentItem.language,
+                ContentItem.enrichment_input,
             ).where(ContentItem.id.in_(ids[start : start + _CHUNK]))
         )
         for row in rows:
@@ -72,24 +76,42 @@ def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, Sto
                 deleted=row.deleted_at is not None,
                 external_id=row.external_id,
                 page_fetch_failures=row.page_fetch_failures,
+                language=row.language,
+                enrichment_input=row.enrichment_input,
             )
     return found
 
 
-def lock_versions(session: Session, content_ids: Sequence[str]) -> dict[str, int]:
+def lock_versions(
+    session: Session, content_ids: Sequence[str]
+) -> dict[str, tuple[int, str | None]]:
     """Lock the rows of ``content_ids`` for update (in id order, so two batches never deadlock
-    on them) and return their current versions."""
+    on them) and return their current versions and enrichment input hashes (enrichment stores
+    its results without a new version)."""
     ids = sorted(set(content_ids))
-    found: dict[str, int] = {}
+    found: dict[str, tuple[int, str | None]] = {}
     for start in range(0, len(ids), _CHUNK):
         rows = session.execute(
-            select(ContentItem.id, ContentItem.version)
+            select(ContentItem.id, ContentItem.version, ContentItem.enrichment_input)
             .where(ContentItem.id.in_(ids[start : start + _CHUNK]))
             .order_by(ContentItem.id)
             .with_for_update(key_share=True)  # FOR NO KEY UPDATE, as the update itself
         )
-        found.update({row.id: int(row.version) for row in rows})
+        found.update({row.id: (int(row.version), row.enrichment_input) for row in rows})
     return found
+
+
+def redate_entity_links(session: Session, published: Mapping[str, datetime]) -> None:
+    """Give the entity links of items (``content_id -> published_at``) their items' new
+    publication time (enrichment copies it into them for the entity timelines)."""
+    if published:
+        links = _table(ContentEntity)
+        session.execute(  # Core executemany: one statement for the batch
+            update(links)
+            .where(links.c.content_id == bindparam("b_id"))
+            .values(published_at=bindparam("b_published")),
+            [{"b_id": cid, "b_published": when} for cid, when in sorted(published.items())],
+        )
 
 
 def page_fetch_state(session: Session, content_id: str) -> tuple[int, datetime] | None:

@@ -1,21 +1,28 @@
 """How an incoming item is stored: its row of ``content_items`` and its content hash.
 
 The content hash says what makes two versions of an item different: an item received again
-with the same hash is a duplicate and nothing is written.
+with the same hash is a duplicate and nothing is written. An update whose enrichment input
+(:mod:`herald.content.enrichment_input`) is the one its stored enrichment was made from keeps
+that enrichment.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from herald.content.enrichment_input import enrichment_input
 from herald.db.content_limits import SOURCE_NAME_MAX
 from herald.ingest.articles import word_count
 from herald.ingest.model import IncomingItem
 
-__all__ = ["content_hash", "stored_row"]
+if TYPE_CHECKING:
+    from herald.ingest.repository import StoredState
+
+__all__ = ["content_hash", "enrichment_input_of_update", "keep_enrichment", "stored_row"]
 
 
 def stored_row(
@@ -89,3 +96,39 @@ def content_hash(item: IncomingItem) -> str:
         "duration": item.duration_seconds,
     }
     return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def enrichment_input_of_update(row: Mapping[str, Any], state: StoredState) -> str:
+    """The enrichment input of an item once ``row`` (an update of a stored item) is written."""
+    provided = row["language_provided"]
+    return enrichment_input(
+        media_type=row["media_type"],
+        title=row["title"],
+        body=row["body"],
+        transcript_segments=row["transcript_segments"],
+        language=row.get("language", state.language) if provided else None,
+        summary=row["summary"] if row.get("summary_provided") else None,
+        source=row["source_domain"] or row["source_name"],
+    )
+
+
+def keep_enrichment(
+    updates: Sequence[dict[str, Any]],
+    inputs: Mapping[str, str],
+    enriched_from: Mapping[str, str | None],
+    states: Mapping[str, StoredState],
+) -> set[str]:
+    """The updated items whose stored enrichment was made from what the update leaves enrichment
+    to read: they keep it (their ``word_count`` is enrichment's, not overwritten). The others'
+    enrichment input is cleared: the update overwrites part of their enrichment (a given summary
+    or language, the word count) until they are enriched again."""
+    kept: set[str] = set()
+    for row in updates:
+        cid = row["id"]
+        found = enriched_from.get(cid)
+        if found is not None and found == inputs[cid] and not states[cid].deleted:
+            kept.add(cid)
+            del row["word_count"]
+        else:
+            row["enrichment_input"] = None
+    return kept

@@ -4,14 +4,17 @@
 
 - a new content id is **accepted** (inserted); an existing one whose content hash is unchanged is
   a **duplicate** (nothing is written, so re-ingesting a file changes nothing); a changed one is
-  **updated** in place (same id, ``version`` + 1, enrichment redone);
+  **updated** in place (same id, ``version`` + 1), enriched again when something enrichment
+  reads changed (:mod:`herald.content.enrichment_input`), else keeping its enrichment;
 - news and wire items get an ``article_id``: the article of the best-matching earlier copy of the
   same story text (see :mod:`herald.ingest.syndication`), else their own
   (``stable_id("art", canonical_key)``);
 - an item an operator deleted (a tombstone of its canonical URL or its own id) is skipped and
   counted as ``tombstoned``: a takedown holds when the source still lists the item;
-- every written item gets a change mark (search indexes catch up) and an ``enrich.item`` job in
-  the same transaction, so a rolled-back batch enqueues nothing.
+- every written item gets a change mark (search indexes catch up) and, in the same transaction
+  (a rolled-back batch enqueues nothing), an ``enrich.item`` job; an update that keeps its
+  enrichment gets what follows enrichment instead (search indexing, clustering for news and
+  wire), and its entity links take its new publication time.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from herald.content.tombstones import identity_hashes, tombstoned_hashes, url_ha
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
+from herald.enrich.queueing import queue_follow_ups
 from herald.ingest import repository
 from herald.ingest.article_matcher import ArticleMatcher
 from herald.ingest.model import (
@@ -42,7 +46,12 @@ from herald.ingest.model import (
     storage_problem,
 )
 from herald.ingest.page_retries import failures_after
-from herald.ingest.rows import content_hash, stored_row
+from herald.ingest.rows import (
+    content_hash,
+    enrichment_input_of_update,
+    keep_enrichment,
+    stored_row,
+)
 from herald.ingest.syndication import TextFingerprint, fingerprint
 from herald.jobs.queue import enqueue_many
 
@@ -212,6 +221,7 @@ def _store(
     tries: list[dict[str, Any]] = []  # unchanged items whose article page was tried again
     new_fingerprints: list[tuple[str, str, bytes, list[int]]] = []
     replaced: list[str] = []
+    inputs: dict[str, str] = {}  # updated items: the hash of what enrichment will read
     for cid, item in latest.items():
         digest = content_hash(item)
         state = states.get(cid)
@@ -253,14 +263,19 @@ def _store(
             if item.language is None:  # a given language stays; a detected one is detected
                 del row["language"]  # again (until then the earlier detection stands)
                 row["language_provided"] = state.language_provided
+            inputs[cid] = enrichment_input_of_update(row, state)
             updates.append(row)
             report.updated += 1
         report.changed_ids.append(cid)
 
+    enriched_from = {cid: states[cid].enrichment_input for cid in replaced}
     if replaced and session.get_bind().dialect.name == "postgresql":
-        versions = repository.lock_versions(session, replaced)
-        if any(versions.get(cid) != states[cid].version for cid in replaced):
+        locked = repository.lock_versions(session, replaced)
+        if any(locked.get(cid, (None, None))[0] != states[cid].version for cid in replaced):
             raise _Raced
+        # Read under the lock: enrichment may have stored results since the states were read.
+        enriched_from = {cid: found for cid, (_, found) in locked.items()}
+    kept = keep_enrichment(updates, inputs, enriched_from, states)
     changed = [row["id"] for row in inserts] + [row["id"] for row in updates]
     if changed:
         # Rows are written with their change mark: marking them afterwards rewrote each row
@@ -272,12 +287,26 @@ def _store(
     repository.update_items(session, updates)
     repository.update_items(session, tries)
     repository.replace_fingerprints(session, new_fingerprints, drop=replaced)
-    if changed:
+    to_enrich = [cid for cid in changed if cid not in kept]
+    if to_enrich:
         enqueue_many(
             session,
             ENRICH_JOB,
-            [({"content_id": cid}, f"enrich:{cid}") for cid in changed],
+            [({"content_id": cid}, f"enrich:{cid}") for cid in to_enrich],
             clock=clock,
+        )
+    if kept:
+        kept_rows = [row for row in updates if row["id"] in kept]
+        repository.redate_entity_links(
+            session,
+            {
+                row["id"]: row["published_at"]
+                for row in kept_rows
+                if row["published_at"] != states[row["id"]].published_at
+            },
+        )
+        queue_follow_ups(
+            session, [(row["id"], row["media_type"]) for row in kept_rows], clock=clock
         )
     return report
 
