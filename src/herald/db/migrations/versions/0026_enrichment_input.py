@@ -1,7 +1,7 @@
 """enrichment input: the hash of what an item's stored enrichment was made from
 
-Revision ID: 0025_enrichment_input
-Revises: 0024_entity_removals
+Revision ID: 0026_enrichment_input
+Revises: 0025_source_fetch_url
 Create Date: 2026-11-30 18:00:00.000000
 
 ``content_items.enrichment_input`` is the hash of what enrichment read of the item (its media
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0025_enrichment_input"
-down_revision: str | Sequence[str] | None = "0024_entity_removals"
+revision: str = "0026_enrichment_input"
+down_revision: str | Sequence[str] | None = "0025_source_fetch_url"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
