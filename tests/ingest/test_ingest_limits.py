@@ -35,6 +35,7 @@ NOT_FROM_INPUT = {
     "content_items.id",
     "content_items.source_id",
     "content_items.content_hash",
+    "content_items.enrichment_input",  # a hash Herald computes
     "content_items.article_id",
     "content_items.cluster_id",
     "content_items.media_type",
