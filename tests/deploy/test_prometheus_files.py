@@ -75,6 +75,7 @@ def test_the_alerts_cover_queue_age_deliveries_backlog_and_disk() -> None:
         "herald_webhook_attempts_total",
         "herald_webhook_deliveries",
         "herald_home_filesystem_avail_bytes",
+        "herald_sources_longest_failing_seconds",
     } <= used
     for rule in found:
         assert set(rule) <= {"alert", "expr", "for", "labels", "annotations"}

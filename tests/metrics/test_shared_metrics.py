@@ -22,6 +22,8 @@ SHARED = {
     "herald_queue_jobs",
     "herald_queue_oldest_due_seconds",
     "herald_webhook_deliveries",
+    "herald_sources",
+    "herald_sources_longest_failing_seconds",
     "herald_database_size_bytes",
     "herald_database_wal_bytes",
 }

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, insert, select, update
+from sqlalchemy import Table, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -350,3 +350,41 @@ def claim_due_sources(session: Session, *, now: datetime, limit: int = 100) -> l
             .with_for_update(skip_locked=True)
         )
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SourceHealth:
+    """The polled sources: how many work and how many fail, and since when the one failing
+    longest has failed (None when none fails)."""
+
+    ok: int
+    failing: int
+    failing_since: datetime | None
+
+
+def source_health(session: Session) -> SourceHealth:
+    """One grouped read of the sources (a row per feed): a source fails while its last poll
+    failed (``consecutive_failures`` > 0). It has failed since the poll after its last
+    success was due (that success plus its interval), or since it was added if it never
+    worked."""
+    failing = (Source.consecutive_failures > 0).label("failing")
+    rows = session.execute(
+        select(
+            failing,
+            Source.interval_seconds,
+            func.count(),
+            func.min(Source.last_success_at),
+            func.min(case((Source.last_success_at.is_(None), Source.created_at))),
+        )
+        .where(Source.enabled.is_(True))
+        .group_by(failing, Source.interval_seconds)
+    ).all()
+    counts = {True: 0, False: 0}
+    starts: list[datetime] = []
+    for is_failing, interval, count, last_success, never_worked in rows:
+        counts[bool(is_failing)] += int(count)
+        if is_failing and last_success is not None:
+            starts.append(last_success + timedelta(seconds=interval))
+        if is_failing and never_worked is not None:
+            starts.append(never_worked)
+    return SourceHealth(counts[False], counts[True], min(starts, default=None))

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from prometheus_client import Counter
 
 from herald.content.enrichment_input import enrichment_input
 from herald.db.content_limits import SOURCE_NAME_MAX
@@ -22,7 +23,22 @@ from herald.ingest.model import IncomingItem
 if TYPE_CHECKING:
     from herald.ingest.repository import StoredState
 
-__all__ = ["content_hash", "enrichment_input_of_update", "keep_enrichment", "stored_row"]
+__all__ = [
+    "content_hash",
+    "count_updates",
+    "enrichment_input_of_update",
+    "keep_enrichment",
+    "stored_row",
+]
+
+UPDATES = Counter(
+    "herald_ingest_updates_total",
+    "Stored items updated by this process, by whether they kept their enrichment (kept) or "
+    "were queued to be enriched again (redone)",
+    ["enrichment"],
+)
+for _enrichment in ("kept", "redone"):  # both series exist from the start, at 0
+    UPDATES.labels(_enrichment)
 
 
 def stored_row(
@@ -132,3 +148,9 @@ def keep_enrichment(
         else:
             row["enrichment_input"] = None
     return kept
+
+
+def count_updates(kept: int, redone: int) -> None:
+    """Count committed updates: ``kept`` kept their enrichment, ``redone`` are enriched again."""
+    UPDATES.labels("kept").inc(kept)
+    UPDATES.labels("redone").inc(redone)

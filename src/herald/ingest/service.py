@@ -14,7 +14,8 @@
 - every written item gets a change mark (search indexes catch up) and, in the same transaction
   (a rolled-back batch enqueues nothing), an ``enrich.item`` job; an update that keeps its
   enrichment gets what follows enrichment instead (search indexing, clustering for news and
-  wire), and its entity links take its new publication time.
+  wire), and its entity links take its new publication time. Once the batch commits, its updates
+  are counted in ``herald_ingest_updates_total`` by whether they kept their enrichment.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +35,7 @@ from herald.content.tombstones import identity_hashes, tombstoned_hashes, url_ha
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
+from herald.db.session import after_commit
 from herald.enrich.queueing import queue_follow_ups
 from herald.ingest import repository
 from herald.ingest.article_matcher import ArticleMatcher
@@ -48,6 +51,7 @@ from herald.ingest.model import (
 from herald.ingest.page_retries import failures_after
 from herald.ingest.rows import (
     content_hash,
+    count_updates,
     enrichment_input_of_update,
     keep_enrichment,
     stored_row,
@@ -69,6 +73,8 @@ class IngestReport:
     duplicates: int = 0
     tombstoned: int = 0  # skipped: an operator deleted the item (herald.content.tombstones)
     syndicated: int = 0  # accepted or updated items that joined an existing article
+    kept_enrichment: int = 0  # stored updates that kept their enrichment
+    enriched_again: int = 0  # stored updates queued to be enriched again
     rejected: list[ItemError] = field(default_factory=list)
     warnings: list[ItemWarning] = field(default_factory=list)
     changed_ids: list[str] = field(default_factory=list)
@@ -88,6 +94,8 @@ class IngestReport:
         self.duplicates += other.duplicates
         self.tombstoned += other.tombstoned
         self.syndicated += other.syndicated
+        self.kept_enrichment += other.kept_enrichment
+        self.enriched_again += other.enriched_again
         self.rejected.extend(other.rejected)
         self.warnings.extend(other.warnings)
         self.changed_ids.extend(other.changed_ids)
@@ -143,19 +151,20 @@ def store_items(
     nor a lost version. SQLite has one writer at a time and needs none of this.
     """
     report = report if report is not None else IngestReport()
-    if session.get_bind().dialect.name != "postgresql":
-        return _store(session, items, clock, source_id, report, fingerprints or {})
+    postgresql = session.get_bind().dialect.name == "postgresql"
     for attempt in range(1, STORE_ATTEMPTS + 1):
         part = IngestReport()
         try:
-            with session.begin_nested():
+            with session.begin_nested() if postgresql else nullcontext():
                 _store(session, items, clock, source_id, part, fingerprints or {})
         except (_Raced, IntegrityError, OperationalError) as exc:
-            if attempt == STORE_ATTEMPTS or not _raced(exc):
+            if not postgresql or attempt == STORE_ATTEMPTS or not _raced(exc):
                 raise
             continue
-        report.merge(part)
         break
+    report.merge(part)
+    if part.kept_enrichment or part.enriched_again:
+        after_commit(session, lambda: count_updates(part.kept_enrichment, part.enriched_again))
     return report
 
 
@@ -276,6 +285,8 @@ def _store(
         # Read under the lock: enrichment may have stored results since the states were read.
         enriched_from = {cid: found for cid, (_, found) in locked.items()}
     kept = keep_enrichment(updates, inputs, enriched_from, states)
+    report.kept_enrichment += len(kept)
+    report.enriched_again += len(updates) - len(kept)
     changed = [row["id"] for row in inserts] + [row["id"] for row in updates]
     if changed:
         # Rows are written with their change mark: marking them afterwards rewrote each row

@@ -14,6 +14,7 @@ from mcp import MCPError
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.types import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     CallToolResult,
     ErrorData,
@@ -21,7 +22,9 @@ from mcp.types import (
     JSONRPCResponse,
     TextContent,
 )
+from pydantic import ValidationError
 
+from herald import __version__
 from herald.core.storable import find_unstorable
 from herald.mcp.arguments import ID_MAX_CHARS
 
@@ -46,6 +49,37 @@ async def protocol_errors(**ids: str) -> AsyncIterator[None]:
     except herald_client.APIStatusError as exc:
         data = {"error": exc.code, "message": exc.message}
         raise MCPError(INVALID_PARAMS, f"{exc.code}: {exc.message}", data) from exc
+    except herald_client.APIResponseValidationError as exc:
+        message, details = version_mismatch(exc)
+        body = {"error": VERSION_MISMATCH, "message": message, "details": details}
+        raise MCPError(INTERNAL_ERROR, f"{VERSION_MISMATCH}: {message}", body) from exc
+
+
+# The API answered, but not in the shape this process's client library reads.
+VERSION_MISMATCH = "api_version_mismatch"
+
+
+def version_mismatch(
+    exc: herald_client.APIResponseValidationError,
+) -> tuple[str, list[dict[str, str]]]:
+    """What of the API's successful answer the client library could not read (the server runs
+    another Herald version than this one): the request, and each field that did not match."""
+    request = exc.response.request
+    asked = f"{request.method} {request.url.path}"
+    cause = exc.__cause__
+    if not isinstance(cause, ValidationError):  # not JSON at all
+        return f"the Herald API's answer to {asked} is not JSON", []
+    details = [
+        {"field": ".".join(str(p) for p in error["loc"]) or "(body)", "message": error["msg"]}
+        for error in cause.errors(include_url=False, include_input=False)
+    ]
+    summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:5])
+    message = (
+        f"the Herald API's answer to {asked} does not match what this Herald {__version__} "
+        f"(client library {herald_client.__version__}) reads, as when the API runs another "
+        f"Herald version: {summary}"
+    )
+    return message, details[:20]
 
 
 async def sdk_errors_as_codes(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:

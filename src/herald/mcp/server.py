@@ -24,12 +24,14 @@ from herald.mcp.content_tools import register_content_tools
 from herald.mcp.monitor_tools import register_monitor_tools
 from herald.mcp.reads import STORY_MEMBERS_DEFAULT, lookup_urls, story_detail
 from herald.mcp.replies import (
+    VERSION_MISMATCH,
     Action,
     dumps,
     protocol_errors,
     sdk_errors_as_codes,
     tool_error,
     tool_result,
+    version_mismatch,
 )
 
 # The SDK logs every request at INFO; Herald's own access log already records the API calls.
@@ -78,6 +80,9 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
             return tool_error("invalid_request", f"invalid request: {summary}", details)
         except herald_client.APIConnectionError as exc:
             return tool_error("api_unreachable", f"the Herald API did not answer: {exc.message}")
+        except herald_client.APIResponseValidationError as exc:
+            message, details = version_mismatch(exc)
+            return tool_error(VERSION_MISMATCH, message, details, exc.request_id)
         return tool_result(data)
 
     register_content_tools(server, run)

@@ -7,8 +7,9 @@ Two kinds, served at two paths, so that what is summed across processes sums rig
   metrics of ``herald serve --worker-processes N``'s worker children are added into their
   server's (:mod:`herald.metrics.children`).
 - ``/metrics/shared``: gauges of the state all processes share, read from the database at each
-  scrape (the job queue, webhook deliveries, the database's size). Every process would report the
-  same value, so they are served apart and scraped from one process (or read with ``max``).
+  scrape (the job queue, webhook deliveries, failing sources, the database's size). Every process
+  would report the same value, so they are served apart and scraped from one process (or read
+  with ``max``).
 
 API processes serve both on their HTTP port; ``herald worker --metrics-port PORT`` serves both on
 a port of its own (:mod:`herald.metrics.server`).

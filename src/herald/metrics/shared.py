@@ -13,6 +13,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
 from herald.db.size import database_size_bytes, wal_size_bytes
+from herald.ingest.repository import source_health
 from herald.jobs.queue import counts_by_kind_and_status, oldest_due_by_kind
 from herald.webhooks.repository import delivery_counts_by_status
 
@@ -34,6 +35,7 @@ class SharedState:
             deliveries = delivery_counts_by_status(session)
             size = database_size_bytes(session)
             wal = wal_size_bytes(session)
+            sources = source_health(session)
         jobs = GaugeMetricFamily(
             "herald_queue_jobs",
             "Jobs in the queue by kind and status (succeeded jobs leave the queue)",
@@ -58,7 +60,21 @@ class SharedState:
         database = GaugeMetricFamily(
             "herald_database_size_bytes", "Size of the state database", value=size
         )
-        yield from (jobs, age, waiting, database)
+        polled = GaugeMetricFamily(
+            "herald_sources",
+            "Polled sources by state: ok (the last poll worked, or none ran yet) or failing",
+            labels=["state"],
+        )
+        polled.add_metric(["ok"], sources.ok)
+        polled.add_metric(["failing"], sources.failing)
+        since = sources.failing_since
+        failing = GaugeMetricFamily(
+            "herald_sources_longest_failing_seconds",
+            "Seconds the source failing longest has failed (since the poll after its last "
+            "success was due, or since it was added); 0 when none fails",
+            value=0.0 if since is None else max(0.0, (now - since).total_seconds()),
+        )
+        yield from (jobs, age, waiting, polled, failing, database)
         if wal is not None:
             yield GaugeMetricFamily(
                 "herald_database_wal_bytes",
