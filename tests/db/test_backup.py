@@ -100,6 +100,25 @@ def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path
     assert items > 0
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_path_ending_in_a_slash_is_a_directory_made_if_missing(
+    backend: str, new_pg_database: Callable[[], str], tmp_path: Path
+) -> None:
+    """The nightly line `herald db backup /backups/` before anyone made /backups: the backup
+    goes into that directory, named by time (a file named /backups would make every later
+    night's backup fail, since it exists)."""
+    home = tmp_path / "home"
+    url = f"sqlite:///{home / 'herald.db'}" if backend == "sqlite" else new_pg_database()
+    assert herald(["db", "upgrade"], home, url).exit_code == 0
+    folder = tmp_path / "nightly"
+    result = herald(["db", "backup", f"{folder}/"], home, url)
+    assert result.exit_code == 0, result.output
+    assert folder.is_dir()
+    (made,) = folder.iterdir()
+    assert made.name.startswith("herald-")
+    assert made.suffix == (".db" if backend == "sqlite" else ".dump")
+
+
 def _run_as_printed(lines: list[str], path: str) -> None:
     for line in lines:
         subprocess.run(["bash", "-c", line], check=True, env={"PATH": path})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -137,10 +138,11 @@ def copy_command(
 @app.command("backup")
 def backup_command(
     path: Annotated[
-        Path,
+        str,
         typer.Argument(
             help="A new file for the backup, or a directory to put herald-<UTC time>.db in "
-            "(herald-<UTC time>.dump on PostgreSQL)."
+            "(herald-<UTC time>.dump on PostgreSQL); a path ending in / is a directory, made "
+            "if missing.",
         ),
     ],
     as_json: JsonOption = False,
@@ -163,18 +165,19 @@ def backup_command(
     stamp = SystemClock().now().strftime("%Y%m%dT%H%M%SZ")
     url = settings.resolved_database_url
     suffix = ".db" if settings.is_sqlite else ".dump"
-    if path.is_dir():
-        path = path / f"herald-{stamp}{suffix}"
+    destination = Path(path)
+    if destination.is_dir() or path.endswith(("/", os.sep)):
+        destination = destination / f"herald-{stamp}{suffix}"
     database = Path(make_url(url).database or "")
     try:
         if settings.is_sqlite:
-            report = backup_sqlite(database, path)
+            report = backup_sqlite(database, destination)
         else:
-            report = backup_postgresql(url, path)
+            report = backup_postgresql(url, destination)
     except BackupRefused as exc:
         console.print(f"[red]no backup:[/] {escape(str(exc))}", soft_wrap=True)
-        if not settings.is_sqlite and not path.exists():
-            console.print(escape(pg_dump_procedure(url, path)), soft_wrap=True)
+        if not settings.is_sqlite and not destination.exists():
+            console.print(escape(pg_dump_procedure(url, destination)), soft_wrap=True)
         raise typer.Exit(1) from None
     if as_json:
         print_json(
