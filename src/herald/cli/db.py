@@ -27,7 +27,13 @@ from herald.core.clock import SystemClock
 from herald.db.backup import BackupRefused, backup_postgresql, backup_sqlite
 from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
-from herald.db.migrate import current_revisions, head_revisions, upgrade
+from herald.db.migrate import (
+    SchemaAhead,
+    current_revisions,
+    head_revisions,
+    unknown_revisions,
+    upgrade,
+)
 from herald.search.service import get_search
 
 app = typer.Typer(help="Database schema migrations, copies and backups.", no_args_is_help=True)
@@ -38,7 +44,11 @@ def upgrade_command() -> None:
     """Apply every pending migration (SQLite or PostgreSQL, whichever is configured)."""
     settings = load_settings()
     settings.home.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.resolved_database_url)
+    try:
+        upgrade(settings.resolved_database_url)
+    except SchemaAhead as exc:
+        console.print(f"[red]not upgraded:[/] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
     console.print(f"[green]database at the latest schema[/] ({_describe(settings)})")
 
 
@@ -49,15 +59,25 @@ def current_command(as_json: JsonOption = False) -> None:
     engine = make_engine(settings.resolved_database_url)
     try:
         found = sorted(current_revisions(engine))
+        ahead = sorted(unknown_revisions(engine, settings.resolved_database_url))
     finally:
         engine.dispose()
     latest = sorted(head_revisions(settings.resolved_database_url))
     if as_json:
-        print_json({"current": found, "latest": latest, "up_to_date": found == latest})
+        print_json(
+            {
+                "current": found,
+                "latest": latest,
+                "up_to_date": found == latest,
+                "ahead": bool(ahead),
+            }
+        )
         return
     current = ", ".join(found) or "(empty)"
     console.print(f"current: {current}\nlatest:  {', '.join(latest)}")
-    if found != latest:
+    if ahead:
+        console.print(f"[red]{escape(str(SchemaAhead(set(ahead))))}[/]", soft_wrap=True)
+    elif found != latest:
         console.print("[yellow]migrations are pending: run `herald db upgrade`[/]")
 
 

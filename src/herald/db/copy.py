@@ -54,7 +54,7 @@ from herald.db import models  # noqa: F401  (every table is known to the metadat
 from herald.db.base import Base
 from herald.db.bulk import copy_target, copy_text, line_formatter
 from herald.db.engine import WRITE_OPTION, make_engine
-from herald.db.migrate import is_up_to_date, upgrade
+from herald.db.migrate import SchemaAhead, is_up_to_date, refuse_ahead, upgrade
 
 BATCH = 1000
 _SQL_NULL = "__herald_sql_null__"  # label of the flag read beside each JSON column
@@ -124,6 +124,10 @@ def copy_database(
     source = make_engine(source_url, pool_size=1)
     target = make_engine(target_url, pool_size=1)
     try:
+        try:
+            refuse_ahead(source, source_url)
+        except SchemaAhead as exc:
+            raise CopyRefused(f"the source: {exc}") from None
         if not is_up_to_date(source, source_url):
             raise CopyRefused(
                 f"the source database {describe(source_url)} is not at the latest schema: run "
