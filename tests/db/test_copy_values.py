@@ -36,7 +36,7 @@ from herald.ingest.pipeline import ingest_outcomes
 from herald.ingest.sources import Document, JsonLinesAdapter
 from herald.runtime import Runtime
 from tests.conftest import PG_ADMIN_URL, START
-from tests.db.filled import Filled, settings_for
+from tests.db.filled import Filled, herald_copy, settings_for
 
 AWKWARD = (
     "tab\there, newline\nthere, CRLF\r\n, back\\slash, \\N and \\\\N and \\t literally, "
@@ -191,6 +191,14 @@ def test_a_value_postgresql_refuses_leaves_the_target_empty(pg_url: str, tmp_pat
         copy_database(f"sqlite:///{source}", pg_url)
     engine = create_engine(pg_url)
     try:
+        assert nonempty_tables(engine) == []
+        # The command says so in a line (PostgreSQL's reason, no values), not a traceback.
+        result = herald_copy(f"sqlite:///{source}", pg_url, tmp_path / "home")
+        assert result.exit_code == 1
+        assert isinstance(result.exception, SystemExit)
+        assert "not copied" in result.output
+        assert "0x00" in result.output
+        assert "none of it" in result.output
         assert nonempty_tables(engine) == []
     finally:
         engine.dispose()

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from herald.cli.common import (
     JsonOption,
@@ -35,6 +35,12 @@ from herald.db.migrate import (
     upgrade,
 )
 from herald.search.service import get_search
+
+ONE_TRANSACTION = (
+    "The copy writes the target in one transaction: it holds all of the copy or none of it "
+    "(a target left empty takes the same command again; one that holds the rows refuses it as "
+    "not empty)."
+)
 
 app = typer.Typer(help="Database schema migrations, copies and backups.", no_args_is_help=True)
 
@@ -131,8 +137,12 @@ def copy_command(
         console.print(f"[red]not copied:[/] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(1) from None
     except OperationalError as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        console.print(f"[red]cannot use a database:[/] {escape(reason)}", soft_wrap=True)
+        console.print(f"[red]cannot use a database:[/] {escape(_reason(exc))}", soft_wrap=True)
+        console.print(ONE_TRANSACTION, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except DBAPIError as exc:  # a value or row the target refused (the first line: no values)
+        console.print(f"[red]not copied:[/] {escape(_reason(exc))}", soft_wrap=True)
+        console.print(ONE_TRANSACTION, soft_wrap=True)
         raise typer.Exit(1) from None
     indexed = _rebuild_index(target_url) if index else None
     if as_json:
@@ -219,6 +229,11 @@ def backup_command(
     )
     if not settings.is_sqlite:
         console.print(escape(pg_restore_procedure(url, report.path)), soft_wrap=True)
+
+
+def _reason(exc: DBAPIError) -> str:
+    said = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    return said[0] if said else type(exc).__name__
 
 
 def _copy_with_progress(source_url: str, target_url: str) -> list[TableCount]:

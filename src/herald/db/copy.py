@@ -224,25 +224,27 @@ def _copy_table(
     json_columns = [c for c in table.columns if isinstance(c.type, JSON)]
     later: list[dict[str, Any]] = []
     query = select(table, *(c.is_(None).label(_SQL_NULL + c.name) for c in json_columns))
-    result = reader.execution_options(yield_per=batch).execute(
-        query.order_by(*table.primary_key.columns)
-    )
-    keys = [c.name for c in table.primary_key.columns]
-    names = list(result.keys())
-    for rows in result.partitions(batch):
-        # Dicts made from the plain rows cost less than converting each row's mapping.
-        values = [dict(zip(names, row, strict=True)) for row in rows]
-        values = [_json_nulls_kept(row, json_columns) for row in values]
-        if self_refs:
-            later += [
-                {name: row[name] for name in keys + self_refs}
-                for row in values
-                if any(row[name] is not None for name in self_refs)
-            ]
-            values = [row | dict.fromkeys(self_refs) for row in values]
-        write(values)
-        if on_rows is not None:
-            on_rows(table.name, len(values))
+    # Streamed (a server-side cursor on PostgreSQL) for this statement only, not every later
+    # one on the connection, and closed however the reading ends.
+    with reader.execute(
+        query.order_by(*table.primary_key.columns).execution_options(yield_per=batch)
+    ) as result:
+        keys = [c.name for c in table.primary_key.columns]
+        names = list(result.keys())
+        for rows in result.partitions(batch):
+            # Dicts made from the plain rows cost less than converting each row's mapping.
+            values = [dict(zip(names, row, strict=True)) for row in rows]
+            values = [_json_nulls_kept(row, json_columns) for row in values]
+            if self_refs:
+                later += [
+                    {name: row[name] for name in keys + self_refs}
+                    for row in values
+                    if any(row[name] is not None for name in self_refs)
+                ]
+                values = [row | dict.fromkeys(self_refs) for row in values]
+            write(values)
+            if on_rows is not None:
+                on_rows(table.name, len(values))
     _restore_self_references(writer, table, self_refs, later, batch=batch)
 
 
