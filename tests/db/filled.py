@@ -32,6 +32,7 @@ from herald.config import Settings
 from herald.content.changes import next_change_seq
 from herald.core.clock import FrozenClock
 from herald.db.copy import copied_tables
+from herald.db.engine import make_engine
 from herald.db.migrate import upgrade
 from herald.db.removal_logs import LOGS, record_mark
 from herald.entities.service import seed_knowledge_base
@@ -253,8 +254,9 @@ def herald_copy(source: str, target: str, home: Path, *extra: str) -> Any:
 
 
 def all_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every copied table, as the models read it, in primary-key order."""
-    engine = create_engine(url)
+    """Every row of every copied table, as the models read it (on Herald's engine), in
+    primary-key order."""
+    engine = make_engine(url)
     try:
         with engine.connect() as connection:
             return {
