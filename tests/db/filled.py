@@ -335,3 +335,39 @@ def assert_serves_the_same(filled: Filled, home: Path, url: str) -> None:
             session.rollback()  # the target stays as copied, for the copy back
     finally:
         runtime.close()
+
+
+def assert_keeps_working(filled: Filled, home: Path, url: str) -> None:
+    """Herald keeps working on a copy or a restore: an item ingested there is found by search
+    (the change sequence continues above the copied one), and running the monitor again
+    announces no result it had announced (only the run's own completion)."""
+    runtime = Runtime(settings_for(home, url), clock=FrozenClock(START))
+    auth = {"x-api-key": filled.api_key}
+    events = "SELECT event_type, count(*) FROM webhook_events GROUP BY event_type"
+    try:
+        with runtime.sessions.read() as session:
+            before = dict(session.execute(text(events)).all())
+        with TestClient(create_app(runtime), raise_server_exceptions=False) as client:
+            (monitor,) = client.get("/v1/monitors", headers=auth).json()["monitors"]
+            again = client.post(f"/v1/monitors/{monitor['id']}/run", headers=auth)
+            assert again.status_code in {200, 201, 202}, again.text
+            run_jobs(runtime)
+            with runtime.sessions.read() as session:
+                after = dict(session.execute(text(events)).all())
+            assert after["monitor.results.added"] == before["monitor.results.added"]
+            assert after["monitor.backfill.completed"] == before["monitor.backfill.completed"] + 1
+            item = {
+                "url": "https://news.example.com/aftershock",
+                "media_type": "news",
+                "title": "Aftershock: another earthquake in Chile",
+                "body": f"Another earthquake struck Chile. {FILLER}",
+                "published_date": (START - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "source": {"name": "Example", "domain": "news.example.com"},
+            }
+            stored = client.post("/v1/admin/content", json=[item], headers=auth)
+            assert stored.status_code == 200, stored.text
+            (new_id,) = stored.json()["content_ids"]
+            run_jobs(runtime)
+            assert new_id in searches(client, filled.api_key)[0]
+    finally:
+        runtime.close()

@@ -22,7 +22,14 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.conftest import PG_ADMIN_URL
-from tests.db.filled import Filled, all_rows, assert_serves_the_same, herald, herald_copy
+from tests.db.filled import (
+    Filled,
+    all_rows,
+    assert_keeps_working,
+    assert_serves_the_same,
+    herald,
+    herald_copy,
+)
 
 # One worker fills the home once for all of them.
 pytestmark = pytest.mark.xdist_group("db-filled")
@@ -84,6 +91,7 @@ def test_sqlite_backup_taken_while_writing_restores_the_same(
     assert all(key.startswith("writer-") for key, *_ in buckets)  # a prefix of the writes
     assert copied == {name: found for name, found in rows.items() if name != "rate_buckets"}
     assert_serves_the_same(filled, restored, url)  # the index is built from the restored file
+    assert_keeps_working(filled, restored, url)
 
 
 def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path: Path) -> None:
@@ -223,3 +231,4 @@ def test_pg_dump_and_pg_restore_restore_the_same(
     assert upgrade.exit_code == 0, upgrade.output
     assert all_rows(restored) == rows
     assert_serves_the_same(filled, tmp_path / "restored-home", restored)
+    assert_keeps_working(filled, tmp_path / "restored-home", restored)
