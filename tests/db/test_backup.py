@@ -154,6 +154,15 @@ def test_on_postgresql_the_command_makes_the_dump_and_exits_0(pg_url: str, tmp_p
     result = herald(["db", "backup", str(folder)], tmp_path / "home", with_password)
     assert result.exit_code == 0, result.output
     assert "pw-not-shown" not in result.output
+    # A password given as the URL's parameter is kept out of what is printed as well.
+    as_parameter = herald(
+        ["db", "backup", str(tmp_path / "other.dump")],
+        tmp_path / "home",
+        f"{pg_url}?password=pw-not-shown",
+    )
+    assert as_parameter.exit_code == 0, as_parameter.output
+    assert "pw-not-shown" not in as_parameter.output
+    assert "PGPASSWORD" in as_parameter.output
     assert "***" not in result.output
     (dump,) = folder.iterdir()
     assert dump.name.startswith("herald-")

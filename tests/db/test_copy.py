@@ -68,9 +68,10 @@ def test_sqlite_to_postgresql_and_back(filled: Filled, pg_url: str, tmp_path: Pa
     assert raw_facts(pg_url) == facts
     assert_serves_the_same(filled, pg_home, pg_url)
 
-    again = herald_copy(source_url, pg_url, pg_home)
+    again = herald_copy(source_url, f"{pg_url}?password=pw-not-shown", pg_home)
     assert again.exit_code == 1
     assert "not empty" in again.output
+    assert "pw-not-shown" not in again.output  # a password given as the URL's parameter
 
     back_home = tmp_path / "back"
     back_url = f"sqlite:///{back_home / 'herald.db'}"

@@ -90,8 +90,9 @@ def copied_tables() -> list[Table]:
 
 
 def describe(url: str) -> str:
-    """The URL without its password, for messages."""
-    return make_url(url).render_as_string(hide_password=True)
+    """The URL without its password (after the user name or as a parameter), for messages."""
+    parsed = make_url(url).difference_update_query(["password"])
+    return parsed.render_as_string(hide_password=True)
 
 
 def nonempty_tables(engine: Engine) -> list[str]:
