@@ -193,3 +193,11 @@ def test_an_unreachable_database_is_one_plain_message_not_a_traceback(tmp_path: 
     assert "Connection refused" in result.stderr
     assert "s3cret" not in result.stderr
     assert "Traceback" not in result.stderr
+    # A password given as the URL's parameter is not printed either.
+    env["HERALD_DATABASE_URL"] = f"postgresql://herald@127.0.0.1:{port}/herald?password=s3cret"
+    result = subprocess.run(
+        [herald_bin, "db", "upgrade"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "cannot use the database" in result.stderr
+    assert "s3cret" not in result.stderr

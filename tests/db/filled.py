@@ -32,6 +32,7 @@ from herald.config import Settings
 from herald.content.changes import next_change_seq
 from herald.core.clock import FrozenClock
 from herald.db.copy import copied_tables
+from herald.db.engine import make_engine
 from herald.db.migrate import upgrade
 from herald.db.removal_logs import LOGS, record_mark
 from herald.entities.service import seed_knowledge_base
@@ -253,8 +254,9 @@ def herald_copy(source: str, target: str, home: Path, *extra: str) -> Any:
 
 
 def all_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every copied table, as the models read it, in primary-key order."""
-    engine = create_engine(url)
+    """Every row of every copied table, as the models read it (on Herald's engine), in
+    primary-key order."""
+    engine = make_engine(url)
     try:
         with engine.connect() as connection:
             return {
@@ -331,5 +333,41 @@ def assert_serves_the_same(filled: Filled, home: Path, url: str) -> None:
             assert job > highest_job
             assert next_change_seq(session) > highest_change
             session.rollback()  # the target stays as copied, for the copy back
+    finally:
+        runtime.close()
+
+
+def assert_keeps_working(filled: Filled, home: Path, url: str) -> None:
+    """Herald keeps working on a copy or a restore: an item ingested there is found by search
+    (the change sequence continues above the copied one), and running the monitor again
+    announces no result it had announced (only the run's own completion)."""
+    runtime = Runtime(settings_for(home, url), clock=FrozenClock(START))
+    auth = {"x-api-key": filled.api_key}
+    events = "SELECT event_type, count(*) FROM webhook_events GROUP BY event_type"
+    try:
+        with runtime.sessions.read() as session:
+            before = dict(session.execute(text(events)).all())
+        with TestClient(create_app(runtime), raise_server_exceptions=False) as client:
+            (monitor,) = client.get("/v1/monitors", headers=auth).json()["monitors"]
+            again = client.post(f"/v1/monitors/{monitor['id']}/run", headers=auth)
+            assert again.status_code in {200, 201, 202}, again.text
+            run_jobs(runtime)
+            with runtime.sessions.read() as session:
+                after = dict(session.execute(text(events)).all())
+            assert after["monitor.results.added"] == before["monitor.results.added"]
+            assert after["monitor.backfill.completed"] == before["monitor.backfill.completed"] + 1
+            item = {
+                "url": "https://news.example.com/aftershock",
+                "media_type": "news",
+                "title": "Aftershock: another earthquake in Chile",
+                "body": f"Another earthquake struck Chile. {FILLER}",
+                "published_date": (START - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "source": {"name": "Example", "domain": "news.example.com"},
+            }
+            stored = client.post("/v1/admin/content", json=[item], headers=auth)
+            assert stored.status_code == 200, stored.text
+            (new_id,) = stored.json()["content_ids"]
+            run_jobs(runtime)
+            assert new_id in searches(client, filled.api_key)[0]
     finally:
         runtime.close()

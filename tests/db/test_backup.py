@@ -22,7 +22,14 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.conftest import PG_ADMIN_URL
-from tests.db.filled import Filled, all_rows, assert_serves_the_same, herald, herald_copy
+from tests.db.filled import (
+    Filled,
+    all_rows,
+    assert_keeps_working,
+    assert_serves_the_same,
+    herald,
+    herald_copy,
+)
 
 # One worker fills the home once for all of them.
 pytestmark = pytest.mark.xdist_group("db-filled")
@@ -84,6 +91,7 @@ def test_sqlite_backup_taken_while_writing_restores_the_same(
     assert all(key.startswith("writer-") for key, *_ in buckets)  # a prefix of the writes
     assert copied == {name: found for name, found in rows.items() if name != "rate_buckets"}
     assert_serves_the_same(filled, restored, url)  # the index is built from the restored file
+    assert_keeps_working(filled, restored, url)
 
 
 def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path: Path) -> None:
@@ -98,6 +106,25 @@ def test_backup_into_a_directory_names_the_file_by_time(filled: Filled, tmp_path
         items = connection.execute("SELECT count(*) FROM content_items").fetchone()[0]
     assert '"content_items": ' + str(items) in result.output
     assert items > 0
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_path_ending_in_a_slash_is_a_directory_made_if_missing(
+    backend: str, new_pg_database: Callable[[], str], tmp_path: Path
+) -> None:
+    """The nightly line `herald db backup /backups/` before anyone made /backups: the backup
+    goes into that directory, named by time (a file named /backups would make every later
+    night's backup fail, since it exists)."""
+    home = tmp_path / "home"
+    url = f"sqlite:///{home / 'herald.db'}" if backend == "sqlite" else new_pg_database()
+    assert herald(["db", "upgrade"], home, url).exit_code == 0
+    folder = tmp_path / "nightly"
+    result = herald(["db", "backup", f"{folder}/"], home, url)
+    assert result.exit_code == 0, result.output
+    assert folder.is_dir()
+    (made,) = folder.iterdir()
+    assert made.name.startswith("herald-")
+    assert made.suffix == (".db" if backend == "sqlite" else ".dump")
 
 
 def _run_as_printed(lines: list[str], path: str) -> None:
@@ -127,6 +154,15 @@ def test_on_postgresql_the_command_makes_the_dump_and_exits_0(pg_url: str, tmp_p
     result = herald(["db", "backup", str(folder)], tmp_path / "home", with_password)
     assert result.exit_code == 0, result.output
     assert "pw-not-shown" not in result.output
+    # A password given as the URL's parameter is kept out of what is printed as well.
+    as_parameter = herald(
+        ["db", "backup", str(tmp_path / "other.dump")],
+        tmp_path / "home",
+        f"{pg_url}?password=pw-not-shown",
+    )
+    assert as_parameter.exit_code == 0, as_parameter.output
+    assert "pw-not-shown" not in as_parameter.output
+    assert "PGPASSWORD" in as_parameter.output
     assert "***" not in result.output
     (dump,) = folder.iterdir()
     assert dump.name.startswith("herald-")
@@ -204,3 +240,4 @@ def test_pg_dump_and_pg_restore_restore_the_same(
     assert upgrade.exit_code == 0, upgrade.output
     assert all_rows(restored) == rows
     assert_serves_the_same(filled, tmp_path / "restored-home", restored)
+    assert_keeps_working(filled, tmp_path / "restored-home", restored)

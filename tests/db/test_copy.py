@@ -18,7 +18,14 @@ from sqlalchemy import create_engine, inspect, text
 from herald.db.base import Base
 from herald.db.copy import DERIVED_TABLES, copied_tables
 from herald.db.migrate import upgrade
-from tests.db.filled import Filled, all_rows, assert_serves_the_same, herald_copy, raw_facts
+from tests.db.filled import (
+    Filled,
+    all_rows,
+    assert_keeps_working,
+    assert_serves_the_same,
+    herald_copy,
+    raw_facts,
+)
 
 # One worker fills the home once for all of them.
 pytestmark = pytest.mark.xdist_group("db-filled")
@@ -61,9 +68,10 @@ def test_sqlite_to_postgresql_and_back(filled: Filled, pg_url: str, tmp_path: Pa
     assert raw_facts(pg_url) == facts
     assert_serves_the_same(filled, pg_home, pg_url)
 
-    again = herald_copy(source_url, pg_url, pg_home)
+    again = herald_copy(source_url, f"{pg_url}?password=pw-not-shown", pg_home)
     assert again.exit_code == 1
     assert "not empty" in again.output
+    assert "pw-not-shown" not in again.output  # a password given as the URL's parameter
 
     back_home = tmp_path / "back"
     back_url = f"sqlite:///{back_home / 'herald.db'}"
@@ -73,6 +81,8 @@ def test_sqlite_to_postgresql_and_back(filled: Filled, pg_url: str, tmp_path: Pa
     assert all_rows(back_url) == rows
     assert raw_facts(back_url) == facts
     assert_serves_the_same(filled, back_home, back_url)
+    for home, url in [(pg_home, pg_url), (back_home, back_url)]:  # each as copied until now
+        assert_keeps_working(filled, home, url)
 
 
 def test_every_table_is_copied_or_derived(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""`herald db copy` killed mid-way (SIGKILL, in a real process) leaves the target empty, and the
-same copy run again fills it whole: SQLite to PostgreSQL and PostgreSQL to SQLite."""
+"""`herald db copy` killed mid-way (SIGKILL, in a real process) or losing its PostgreSQL
+connection mid-way leaves the target empty, and the same copy run again fills it whole: SQLite to
+PostgreSQL and PostgreSQL to SQLite."""
 
 from __future__ import annotations
 
@@ -9,10 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sqlalchemy import create_engine
+import psycopg
+import pytest
+from sqlalchemy import Connection, Table, create_engine
+from sqlalchemy.engine import make_url
 
+import herald.db.copy
 from herald.db.copy import copy_database, nonempty_tables
-from tests.db.filled import all_rows
+from tests.conftest import PG_ADMIN_URL
+from tests.db.filled import all_rows, herald_copy
 from tests.db.test_copy_values import _fill
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,4 +60,44 @@ def test_a_copy_killed_mid_way_leaves_nothing_and_runs_again(pg_url: str, tmp_pa
         _killed_copy(origin, target)
         assert _empty(target)
         copy_database(origin, target)
+        assert all_rows(target) == rows
+
+
+def test_a_connection_dropped_mid_way_is_said_and_leaves_nothing(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL ends the copy's connection while tables are being copied (the server
+    restarted, an administrator terminated it): to PostgreSQL, the target keeps nothing; from
+    PostgreSQL, the SQLite target keeps nothing. The command says so in a line and exits 1, and
+    the same command then copies everything."""
+    source = f"sqlite:///{tmp_path / 'a' / 'herald.db'}"
+    back = f"sqlite:///{tmp_path / 'b' / 'herald.db'}"
+    _fill(source)
+    rows = all_rows(source)
+    database = make_url(pg_url).database
+    real_count = herald.db.copy._count
+    counted = []
+
+    def count_then_drop(connection: Connection, table: Table) -> int:
+        counted.append(table.name)
+        if table.name == "content_items":  # rows of earlier tables are written by now
+            with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
+                    (database,),
+                )
+        return real_count(connection, table)
+
+    for origin, target in [(source, pg_url), (pg_url, back)]:
+        with monkeypatch.context() as patch:
+            patch.setattr(herald.db.copy, "_count", count_then_drop)
+            dropped = herald_copy(origin, target, tmp_path / "home", "--no-index")
+        assert dropped.exit_code == 1
+        assert isinstance(dropped.exception, SystemExit)
+        assert "cannot use a database" in dropped.output
+        assert "none of it" in dropped.output
+        assert _empty(target)
+        again = herald_copy(origin, target, tmp_path / "home", "--no-index")
+        assert again.exit_code == 0, again.output
         assert all_rows(target) == rows

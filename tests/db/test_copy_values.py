@@ -10,6 +10,7 @@ objects here have their keys in that order already; the values inside are what m
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,17 +18,25 @@ from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import JSON, String, create_engine, insert, text
+from sqlalchemy import JSON, String, create_engine, insert, select, text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
+from herald.core.clock import FrozenClock, isoformat_z
 from herald.db.bulk import column_formatter, line_formatter
 from herald.db.copy import copied_tables, copy_database, nonempty_tables
+from herald.db.engine import make_engine
 from herald.db.migrate import upgrade
 from herald.db.models.content import ContentEmbedding, ContentItem
 from herald.db.models.job import RateBucket
-from tests.db.filled import Filled
+from herald.ingest.normalize import parse_published_date
+from herald.ingest.pipeline import ingest_outcomes
+from herald.ingest.sources import Document, JsonLinesAdapter
+from herald.runtime import Runtime
+from tests.conftest import PG_ADMIN_URL, START
+from tests.db.filled import Filled, herald_copy, settings_for
 
 AWKWARD = (
     "tab\there, newline\nthere, CRLF\r\n, back\\slash, \\N and \\\\N and \\t literally, "
@@ -183,6 +192,14 @@ def test_a_value_postgresql_refuses_leaves_the_target_empty(pg_url: str, tmp_pat
     engine = create_engine(pg_url)
     try:
         assert nonempty_tables(engine) == []
+        # The command says so in a line (PostgreSQL's reason, no values), not a traceback.
+        result = herald_copy(f"sqlite:///{source}", pg_url, tmp_path / "home")
+        assert result.exit_code == 1
+        assert isinstance(result.exception, SystemExit)
+        assert "not copied" in result.output
+        assert "0x00" in result.output
+        assert "none of it" in result.output
+        assert nonempty_tables(engine) == []
     finally:
         engine.dispose()
 
@@ -212,3 +229,64 @@ def _pg_text(url: str) -> dict[str, list[str]]:
                 )
             ]
         return found
+
+
+# Instants at the ends of what ingestion accepts, and one a microsecond before midnight UTC.
+FAR_DATES = ["0001-01-01T00:00:00Z", "2026-11-29T23:59:59.999999Z", "9999-12-31T23:59:59.999999Z"]
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_far_instants_survive_a_postgresql_server_in_another_time_zone(
+    new_pg_database: Any, tmp_path: Path, zone: str
+) -> None:
+    """Items published at year 1 and at the end of year 9999 (UTC), ingested through the
+    pipeline, copied to a PostgreSQL database whose time zone is not UTC and back: every row
+    the same. In the server's zone the first is in year 0 (west of UTC) and the last in year
+    10000 (east of it), which no Python datetime holds: the sessions read instants in UTC."""
+    source = tmp_path / "a" / "herald.db"
+    source_url = f"sqlite:///{source}"
+    _ingest_far_dates(source_url, tmp_path / "a")
+    before = _stored(source)
+    assert len(before["content_items"]) == len(FAR_DATES)
+
+    pg = new_pg_database()
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as connection:
+        connection.execute(f"ALTER DATABASE \"{make_url(pg).database}\" SET timezone TO '{zone}'")
+    copy_database(source_url, pg)
+    engine = make_engine(pg)
+    try:
+        with engine.connect() as connection:
+            published = connection.execute(
+                select(ContentItem.published_at).order_by(ContentItem.published_at)
+            ).scalars()
+            assert [isoformat_z(at) for at in published] == [
+                isoformat_z(parse_published_date(date)) for date in FAR_DATES
+            ]
+    finally:
+        engine.dispose()
+    back = tmp_path / "b" / "herald.db"
+    copy_database(pg, f"sqlite:///{back}")
+    assert _stored(back) == before
+
+
+def _ingest_far_dates(url: str, home: Path) -> None:
+    upgrade(url)
+    lines = [
+        {
+            "url": f"https://far.example.com/{n}",
+            "media_type": "news",
+            "title": f"Far story {n}",
+            "body": f"A story dated {date}.",
+            "published_date": date,
+            "source": {"name": "Far", "domain": "far.example.com"},
+        }
+        for n, date in enumerate(FAR_DATES)
+    ]
+    content = "\n".join(json.dumps(line) for line in lines).encode()
+    runtime = Runtime(settings_for(home, url), clock=FrozenClock(START))
+    try:
+        outcomes = JsonLinesAdapter().parse(Document(content=content, origin="far"))
+        report = ingest_outcomes(runtime.sessions, outcomes, clock=runtime.clock)
+        assert report.accepted == len(FAR_DATES), report
+    finally:
+        runtime.close()

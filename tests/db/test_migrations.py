@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
+import typer
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, insert, inspect, select, text
 
+from herald.cli.serve import prepare_runtime
 from herald.db.base import Base
 from herald.db.migrate import alembic_config, head_revisions, is_up_to_date
 from herald.db.models.entity import Entity, EntityAlias
@@ -151,4 +156,51 @@ def test_source_fetch_url_is_added_to_stored_sources(database_url: str) -> None:
         assert {"url", "retention_days", "consecutive_failures"} <= names
     finally:
         command.upgrade(config, "heads")
+        engine.dispose()
+
+
+def test_a_database_a_newer_version_migrated_is_refused_by_name(
+    database_url: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After going back to an older Herald without restoring the backup, the database is at a
+    revision it does not have: upgrading, starting, copying say so and change nothing, and
+    `herald db current` does not call it pending migrations."""
+    from tests.db.filled import herald, herald_copy
+
+    engine = create_engine(database_url)
+    with engine.begin() as connection:
+        (current,) = connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
+        connection.execute(text("UPDATE alembic_version SET version_num = '0999_newer_release'"))
+    try:
+        upgraded = herald(["db", "upgrade"], home, database_url)
+        assert upgraded.exit_code == 1
+        assert "not upgraded" in upgraded.output
+        assert "0999_newer_release" in upgraded.output
+        assert "does not know" in upgraded.output
+        assert upgraded.exception is None or isinstance(upgraded.exception, SystemExit)
+
+        shown = herald(["db", "current"], home, database_url)
+        assert shown.exit_code == 0, shown.output
+        assert "does not know" in shown.output
+        assert "pending" not in shown.output
+        as_json = herald(["db", "current", "--json"], home, database_url)
+        assert json.loads(as_json.stdout)["ahead"] is True
+
+        copied = herald_copy(database_url, f"sqlite:///{tmp_path / 'copy.db'}", tmp_path)
+        assert copied.exit_code == 1
+        assert "does not know" in copied.output
+        assert "run `herald db upgrade`" not in copied.output
+
+        monkeypatch.setenv("HERALD_HOME", str(home))
+        monkeypatch.setenv("HERALD_DATABASE_URL", database_url)
+        monkeypatch.setenv("HERALD_EMBEDDING_MODEL", "herald-hashing")
+        with pytest.raises(typer.Exit):  # what `herald serve` and `herald worker` start with
+            prepare_runtime()
+
+        with engine.connect() as connection:
+            found = connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
+            assert list(found) == ["0999_newer_release"]
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": current})
         engine.dispose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from herald.cli.common import (
     JsonOption,
@@ -26,8 +27,20 @@ from herald.core.clock import SystemClock
 from herald.db.backup import BackupRefused, backup_postgresql, backup_sqlite
 from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
-from herald.db.migrate import current_revisions, head_revisions, upgrade
+from herald.db.migrate import (
+    SchemaAhead,
+    current_revisions,
+    head_revisions,
+    unknown_revisions,
+    upgrade,
+)
 from herald.search.service import get_search
+
+ONE_TRANSACTION = (
+    "The copy writes the target in one transaction: it holds all of the copy or none of it "
+    "(a target left empty takes the same command again; one that holds the rows refuses it as "
+    "not empty)."
+)
 
 app = typer.Typer(help="Database schema migrations, copies and backups.", no_args_is_help=True)
 
@@ -37,7 +50,11 @@ def upgrade_command() -> None:
     """Apply every pending migration (SQLite or PostgreSQL, whichever is configured)."""
     settings = load_settings()
     settings.home.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.resolved_database_url)
+    try:
+        upgrade(settings.resolved_database_url)
+    except SchemaAhead as exc:
+        console.print(f"[red]not upgraded:[/] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
     console.print(f"[green]database at the latest schema[/] ({_describe(settings)})")
 
 
@@ -48,15 +65,25 @@ def current_command(as_json: JsonOption = False) -> None:
     engine = make_engine(settings.resolved_database_url)
     try:
         found = sorted(current_revisions(engine))
+        ahead = sorted(unknown_revisions(engine, settings.resolved_database_url))
     finally:
         engine.dispose()
     latest = sorted(head_revisions(settings.resolved_database_url))
     if as_json:
-        print_json({"current": found, "latest": latest, "up_to_date": found == latest})
+        print_json(
+            {
+                "current": found,
+                "latest": latest,
+                "up_to_date": found == latest,
+                "ahead": bool(ahead),
+            }
+        )
         return
     current = ", ".join(found) or "(empty)"
     console.print(f"current: {current}\nlatest:  {', '.join(latest)}")
-    if found != latest:
+    if ahead:
+        console.print(f"[red]{escape(str(SchemaAhead(set(ahead))))}[/]", soft_wrap=True)
+    elif found != latest:
         console.print("[yellow]migrations are pending: run `herald db upgrade`[/]")
 
 
@@ -110,8 +137,12 @@ def copy_command(
         console.print(f"[red]not copied:[/] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(1) from None
     except OperationalError as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        console.print(f"[red]cannot use a database:[/] {escape(reason)}", soft_wrap=True)
+        console.print(f"[red]cannot use a database:[/] {escape(_reason(exc))}", soft_wrap=True)
+        console.print(ONE_TRANSACTION, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except DBAPIError as exc:  # a value or row the target refused (the first line: no values)
+        console.print(f"[red]not copied:[/] {escape(_reason(exc))}", soft_wrap=True)
+        console.print(ONE_TRANSACTION, soft_wrap=True)
         raise typer.Exit(1) from None
     indexed = _rebuild_index(target_url) if index else None
     if as_json:
@@ -137,10 +168,11 @@ def copy_command(
 @app.command("backup")
 def backup_command(
     path: Annotated[
-        Path,
+        str,
         typer.Argument(
             help="A new file for the backup, or a directory to put herald-<UTC time>.db in "
-            "(herald-<UTC time>.dump on PostgreSQL)."
+            "(herald-<UTC time>.dump on PostgreSQL); a path ending in / is a directory, made "
+            "if missing.",
         ),
     ],
     as_json: JsonOption = False,
@@ -163,18 +195,19 @@ def backup_command(
     stamp = SystemClock().now().strftime("%Y%m%dT%H%M%SZ")
     url = settings.resolved_database_url
     suffix = ".db" if settings.is_sqlite else ".dump"
-    if path.is_dir():
-        path = path / f"herald-{stamp}{suffix}"
+    destination = Path(path)
+    if destination.is_dir() or path.endswith(("/", os.sep)):
+        destination = destination / f"herald-{stamp}{suffix}"
     database = Path(make_url(url).database or "")
     try:
         if settings.is_sqlite:
-            report = backup_sqlite(database, path)
+            report = backup_sqlite(database, destination)
         else:
-            report = backup_postgresql(url, path)
+            report = backup_postgresql(url, destination)
     except BackupRefused as exc:
         console.print(f"[red]no backup:[/] {escape(str(exc))}", soft_wrap=True)
-        if not settings.is_sqlite and not path.exists():
-            console.print(escape(pg_dump_procedure(url, path)), soft_wrap=True)
+        if not settings.is_sqlite and not destination.exists():
+            console.print(escape(pg_dump_procedure(url, destination)), soft_wrap=True)
         raise typer.Exit(1) from None
     if as_json:
         print_json(
@@ -196,6 +229,11 @@ def backup_command(
     )
     if not settings.is_sqlite:
         console.print(escape(pg_restore_procedure(url, report.path)), soft_wrap=True)
+
+
+def _reason(exc: DBAPIError) -> str:
+    said = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    return said[0] if said else type(exc).__name__
 
 
 def _copy_with_progress(source_url: str, target_url: str) -> list[TableCount]:

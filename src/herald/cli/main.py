@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from herald import __version__
@@ -21,6 +20,7 @@ from herald.cli import monitors as monitors_cli
 from herald.cli import search as search_cli
 from herald.cli import webhooks as webhooks_cli
 from herald.cli.common import console, load_settings
+from herald.db.copy import describe
 
 
 class _Herald(typer.Typer):
@@ -37,7 +37,7 @@ class _Herald(typer.Typer):
 
 def print_database_error(exc: OperationalError) -> None:
     settings = load_settings()
-    where = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
+    where = describe(settings.resolved_database_url)
     reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
     console.print(
         f"[red]cannot use the database[/] {escape(where)}: {escape(reason)}\n"

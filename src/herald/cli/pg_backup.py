@@ -10,9 +10,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL
 
-from herald.db.backup import plain_url
+from herald.db.backup import plain_url, url_password
 
 
 def pg_dump_procedure(url: str, path: Path) -> str:
@@ -46,7 +46,7 @@ def pg_restore_procedure(url: str, path: Path) -> str:
         "  herald index rebuild   # on each machine\n"
         + (
             "The password is left out of these lines: give it in PGPASSWORD or ~/.pgpass.\n"
-            if make_url(url).password
+            if url_password(url)
             else ""
         )
         + "Details: docs/operations.md, Backups and restores."

@@ -12,7 +12,7 @@ import typer
 
 from herald.cli.common import console, load_settings
 from herald.cli.worker_processes import WorkerProcesses
-from herald.db.migrate import is_up_to_date, upgrade
+from herald.db.migrate import SchemaAhead, is_up_to_date, refuse_ahead, upgrade
 from herald.enrich.model_files import ModelFilesError, verify_configured_models
 from herald.logging import configure_logging
 from herald.runtime import Runtime
@@ -32,6 +32,12 @@ def prepare_runtime() -> Runtime:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(1) from exc
     runtime = Runtime(settings)
+    try:
+        refuse_ahead(runtime.engine, settings.resolved_database_url)
+    except SchemaAhead as exc:
+        runtime.close()
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from None
     if not is_up_to_date(runtime.engine, settings.resolved_database_url):
         if runtime.backend != "sqlite":
             runtime.close()

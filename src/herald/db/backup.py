@@ -72,19 +72,32 @@ def backup_sqlite(database: Path, destination: Path) -> BackupReport:
     return _report(destination, str(revision or ""), int(items or 0), started)
 
 
-def plain_url(url: URL | str) -> URL:
-    """The libpq form of a PostgreSQL URL (the driver's name and the password left out)."""
+def url_password(url: URL | str) -> str | None:
+    """The password a PostgreSQL URL gives, after the user name or as its ``password``
+    parameter."""
     given = make_url(url)
+    if given.password:
+        return str(given.password)
+    value = given.query.get("password")
+    return (value if isinstance(value, str) else value[-1]) if value else None
+
+
+def plain_url(url: URL | str) -> URL:
+    """The libpq form of a PostgreSQL URL (the driver's name and the password, in either place,
+    left out)."""
+    given = make_url(url)
+    query = {key: value for key, value in given.query.items() if key != "password"}
     return URL.create(
-        "postgresql", given.username, None, given.host, given.port, given.database, given.query
+        "postgresql", given.username, None, given.host, given.port, given.database, query
     )
 
 
 def backup_postgresql(url: str, destination: Path) -> BackupReport:
     """Dump the PostgreSQL database of ``url`` to ``destination`` (a new file) with ``pg_dump``.
 
-    The password, if the URL has one, goes to ``pg_dump`` in ``PGPASSWORD``, never on its
-    command line. The schema revision and item count are read just before the dump starts.
+    The password, if the URL has one (after the user name or as its ``password`` parameter),
+    goes to ``pg_dump`` in ``PGPASSWORD``, never on its command line. The schema revision and
+    item count are read just before the dump starts.
     """
     tools = {name: shutil.which(name) for name in ("pg_dump", "pg_restore")}
     missing = [name for name, found in tools.items() if found is None]
@@ -96,9 +109,9 @@ def backup_postgresql(url: str, destination: Path) -> BackupReport:
         )
     partial = _partial_of(destination)
     env = dict(os.environ)
-    password = make_url(url).password
+    password = url_password(url)
     if password:
-        env["PGPASSWORD"] = str(password)
+        env["PGPASSWORD"] = password
     source = plain_url(url).render_as_string(hide_password=False)
     started = time.monotonic()
     revision, items = _pg_state(url)

@@ -54,7 +54,7 @@ from herald.db import models  # noqa: F401  (every table is known to the metadat
 from herald.db.base import Base
 from herald.db.bulk import copy_target, copy_text, line_formatter
 from herald.db.engine import WRITE_OPTION, make_engine
-from herald.db.migrate import is_up_to_date, upgrade
+from herald.db.migrate import SchemaAhead, is_up_to_date, refuse_ahead, upgrade
 
 BATCH = 1000
 _SQL_NULL = "__herald_sql_null__"  # label of the flag read beside each JSON column
@@ -90,8 +90,9 @@ def copied_tables() -> list[Table]:
 
 
 def describe(url: str) -> str:
-    """The URL without its password, for messages."""
-    return make_url(url).render_as_string(hide_password=True)
+    """The URL without its password (after the user name or as a parameter), for messages."""
+    parsed = make_url(url).difference_update_query(["password"])
+    return parsed.render_as_string(hide_password=True)
 
 
 def nonempty_tables(engine: Engine) -> list[str]:
@@ -124,6 +125,10 @@ def copy_database(
     source = make_engine(source_url, pool_size=1)
     target = make_engine(target_url, pool_size=1)
     try:
+        try:
+            refuse_ahead(source, source_url)
+        except SchemaAhead as exc:
+            raise CopyRefused(f"the source: {exc}") from None
         if not is_up_to_date(source, source_url):
             raise CopyRefused(
                 f"the source database {describe(source_url)} is not at the latest schema: run "
@@ -220,25 +225,27 @@ def _copy_table(
     json_columns = [c for c in table.columns if isinstance(c.type, JSON)]
     later: list[dict[str, Any]] = []
     query = select(table, *(c.is_(None).label(_SQL_NULL + c.name) for c in json_columns))
-    result = reader.execution_options(yield_per=batch).execute(
-        query.order_by(*table.primary_key.columns)
-    )
-    keys = [c.name for c in table.primary_key.columns]
-    names = list(result.keys())
-    for rows in result.partitions(batch):
-        # Dicts made from the plain rows cost less than converting each row's mapping.
-        values = [dict(zip(names, row, strict=True)) for row in rows]
-        values = [_json_nulls_kept(row, json_columns) for row in values]
-        if self_refs:
-            later += [
-                {name: row[name] for name in keys + self_refs}
-                for row in values
-                if any(row[name] is not None for name in self_refs)
-            ]
-            values = [row | dict.fromkeys(self_refs) for row in values]
-        write(values)
-        if on_rows is not None:
-            on_rows(table.name, len(values))
+    # Streamed (a server-side cursor on PostgreSQL) for this statement only, not every later
+    # one on the connection, and closed however the reading ends.
+    with reader.execute(
+        query.order_by(*table.primary_key.columns).execution_options(yield_per=batch)
+    ) as result:
+        keys = [c.name for c in table.primary_key.columns]
+        names = list(result.keys())
+        for rows in result.partitions(batch):
+            # Dicts made from the plain rows cost less than converting each row's mapping.
+            values = [dict(zip(names, row, strict=True)) for row in rows]
+            values = [_json_nulls_kept(row, json_columns) for row in values]
+            if self_refs:
+                later += [
+                    {name: row[name] for name in keys + self_refs}
+                    for row in values
+                    if any(row[name] is not None for name in self_refs)
+                ]
+                values = [row | dict.fromkeys(self_refs) for row in values]
+            write(values)
+            if on_rows is not None:
+                on_rows(table.name, len(values))
     _restore_self_references(writer, table, self_refs, later, batch=batch)
 
 

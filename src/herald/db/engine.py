@@ -4,7 +4,9 @@ SQLite: WAL (its file cut back to 64 MiB after a burst, and started over regular
 :func:`restart_wal`), foreign keys on, a generous busy timeout, and explicit transactions:
 read units of work begin DEFERRED, write units of work begin IMMEDIATE, so two writers queue on
 the lock instead of failing on a lock upgrade.
-PostgreSQL: psycopg 3 with a bounded pool.
+PostgreSQL: psycopg 3 with a bounded pool, each session in UTC whatever the server's time zone
+(an instant is read in the session's zone, and in another one the ends of the range Herald
+stores, year 1 and the end of year 9999 UTC, fall in years no Python datetime holds).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def make_engine(
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url, echo=echo)
-    return create_engine(
+    engine = create_engine(
         url,
         echo=echo,
         connect_args=connect_args or {},
@@ -48,6 +50,17 @@ def make_engine(
         pool_pre_ping=True,
         pool_recycle=1800,
     )
+    event.listen(engine, "connect", _session_in_utc)
+    return engine
+
+
+def _session_in_utc(dbapi_connection: Any, _record: Any) -> None:
+    autocommit = dbapi_connection.autocommit
+    dbapi_connection.autocommit = True
+    try:
+        dbapi_connection.execute("SET TIME ZONE 'UTC'")
+    finally:
+        dbapi_connection.autocommit = autocommit
 
 
 def _sqlite_engine(url: str, *, echo: bool) -> Engine:
