@@ -10,10 +10,12 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column
 
 from herald.config import Settings
+from herald.errors import HeraldError
 from herald.logging import configure_logging
 from herald.runtime import Runtime
 
@@ -72,6 +74,14 @@ def id_column(header: str = "id") -> Column:
     """A table column of ids, never cut short with an ellipsis: on a narrow terminal the other
     columns wrap instead, so an id can be copied into the next command."""
     return Column(header, no_wrap=True)
+
+
+def print_refusal(exc: HeraldError) -> None:
+    """A refused command on stderr as the API words it: the code, the message and each field's
+    issue (which often names what to do next, such as the source that already fetches a feed)."""
+    console.print(f"[red]{exc.code}[/]: {escape(exc.message)}")
+    for detail in exc.details:
+        console.print(f"  {escape(detail.field)}: {escape(detail.message)}")
 
 
 def print_json(payload: Any) -> None:
