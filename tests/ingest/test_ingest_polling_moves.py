@@ -14,8 +14,9 @@ from herald.cli.main import app
 from herald.config import Settings
 from herald.core.clock import isoformat_z
 from herald.db.models.content import ContentItem
+from herald.errors import NotFound
 from herald.ingest.polling import poll_source
-from herald.ingest.source_records import add_source
+from herald.ingest.source_records import add_source, find_source, remove_source
 from herald.ingest.urls import canonical_url
 from herald.runtime import Runtime
 
@@ -297,3 +298,25 @@ def test_sources_add_of_where_a_feed_moved_names_the_source_that_fetches_it(
     assert refused.exit_code == 1
     assert "invalid_request: this feed is already a source" in refused.output
     assert f"url: source {source_id} is fetched from {NEW}" in refused.output
+
+
+def test_a_moved_feed_is_found_by_the_address_it_is_fetched_from(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    """`herald sources remove|retention` take the feed's URL: the one `sources list` shows it
+    moved to names the source too (adding that address is refused for naming it)."""
+    source_id = _moved_source(runtime, server, (301,))
+    unmoved = _add(runtime, "http://still-home.test/feed.xml")
+    with runtime.sessions.read() as session, pytest.raises(NotFound):
+        find_source(session, NEW)  # not moved yet: no source is fetched from there
+    poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    with runtime.sessions.read() as session:
+        assert find_source(session, NEW).id == source_id
+        assert find_source(session, NEW.replace("new-home", "NEW-HOME")).id == source_id
+        assert find_source(session, OLD).id == source_id
+    with runtime.sessions.write() as session:
+        assert remove_source(session, NEW).id == source_id
+    with runtime.sessions.read() as session:
+        with pytest.raises(NotFound):
+            find_source(session, NEW)
+        assert find_source(session, "http://still-home.test/feed.xml").id == unmoved
