@@ -17,9 +17,9 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.table import Table
 
-from herald.cli.common import cli_runtime, console, print_refusal, stdout
-from herald.cli.source_table import print_sources
+from herald.cli.common import cli_runtime, console, id_column, print_refusal, print_table, stdout
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
 from herald.ingest.model import SourceRef
@@ -273,7 +273,20 @@ def sources_list(
     if not views:
         stdout.print("no sources yet: `herald sources add URL --media-type news` adds a feed")
         return
-    print_sources(views)
+    table = Table(id_column(), "url", "type", "every", "next poll", "last success", "last error")
+    for view in views:
+        moved = f"\n(moved to {view.fetch_url})" if view.fetch_url != view.url else ""
+        failing = f"{view.consecutive_failures} failed in a row: " if view.last_error else ""
+        table.add_row(
+            view.id,
+            escape(view.url + moved),
+            view.media_type,
+            f"{view.interval_seconds} s",
+            isoformat_z(view.next_poll_at),
+            isoformat_z(view.last_success_at) if view.last_success_at else "never",
+            escape(failing + (view.last_error or "")),
+        )
+    print_table(table)
 
 
 @sources_app.command("retention")
