@@ -55,6 +55,7 @@ def test_list_never_shows_keys_and_revoke_takes_effect(
     assert listing.exit_code == 0
     assert created["api_key"] not in listing.stdout
     assert "w1" in listing.stdout
+    assert "state:     active" in listing.stdout  # one block per key: 80 columns cut no value
     from herald.runtime import Runtime
     from herald.workspaces.service import list_keys
 

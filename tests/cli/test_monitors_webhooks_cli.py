@@ -48,7 +48,10 @@ def test_create_backfill_and_results_of_a_monitor(served: Served, narrow_termina
     listed = as_json(served, "monitors", "list")["monitors"]
     assert [m["id"] for m in listed] == [monitor_id]
     # The table shows the whole id, to be copied into the next command, even 80 columns wide.
-    assert monitor_id in herald(served, "monitors", "list").stdout
+    shown = herald(served, "monitors", "list").stdout
+    assert monitor_id in shown
+    assert "…" not in shown  # the name, query, schedule and next run whole too
+    assert "schedule: daily at 07:00 Europe/Paris" in shown
     # Another workspace's key sees none of it: the key selects the workspace.
     assert as_json(served, "monitors", "list", key=served.other_key)["monitors"] == []
 
@@ -129,7 +132,12 @@ def test_webhook_target_test_delivery_and_attempts(served: Served, narrow_termin
 
     attempts = as_json(served, "webhooks", "deliveries")["attempts"]
     assert [(a["event_id"], a["http_status"]) for a in attempts] == [(delivery["event_id"], 200)]
-    assert delivery["event_id"] in herald(served, "webhooks", "deliveries").stdout
+    shown = herald(served, "webhooks", "deliveries").stdout
+    assert delivery["event_id"] in shown
+    # 80 columns are too few for the table: each attempt is lines of its own, nothing cut.
+    assert "…" not in shown
+    assert "event:    webhook.test" in shown
+    assert "status:   succeeded" in shown
     assert as_json(served, "webhooks", "set", "--disable")["webhook"]["enabled"] is False
     assert "new_signing_secret" not in herald(served, "webhooks", "set", "--enable").stdout
     refused = herald(served, "webhooks", "set", "--url", "http://example.com/hook", code=1)

@@ -241,3 +241,16 @@ def test_lexical_bags_and_key_idea_candidates() -> None:
     ]
     # A title-case headline gives its 2- and 3-word windows.
     assert "Ford Center" in candidate_phrases("Lohan Enters Betty Ford Center Clinic", "")
+
+
+def test_key_idea_candidates_keep_words_with_accents_whole() -> None:
+    """A letter outside ASCII is part of its word: "façade" is not cut to "fa"."""
+    phrases = candidate_phrases(
+        "Quake damages an office façade in Tecate",
+        "The demolition of the office façade near the São Paulo café began on Monday.",
+    )
+    assert "office façade" in phrases
+    assert "São Paulo" in phrases
+    assert not [p for p in phrases if p.endswith(" fa") or p.startswith("ade")]
+    # Digits and punctuation still end a run of words, as before.
+    assert "office 4B" not in candidate_phrases("", "The office 4B tower fell.")

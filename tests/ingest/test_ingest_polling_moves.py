@@ -14,8 +14,9 @@ from herald.cli.main import app
 from herald.config import Settings
 from herald.core.clock import isoformat_z
 from herald.db.models.content import ContentItem
+from herald.errors import NotFound
 from herald.ingest.polling import poll_source
-from herald.ingest.source_records import add_source
+from herald.ingest.source_records import add_source, find_source, remove_source
 from herald.ingest.urls import canonical_url
 from herald.runtime import Runtime
 
@@ -46,6 +47,16 @@ def _moved_source(runtime: Runtime, server: LoopbackServer, chain: tuple[int, ..
         _redirect(server, here, status, there)
     server.serve(NEW, fixture_bytes("rss20_liftoff.xml"), content_type=RSS)
     return _add(runtime, OLD)
+
+
+@pytest.fixture
+def cli(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """`herald` commands in the test use its database, on a terminal wide enough for one line
+    per source (no cell wrapped); the test may set ``COLUMNS`` narrower."""
+    monkeypatch.setenv("HERALD_HOME", str(settings.home))
+    monkeypatch.setenv("HERALD_DATABASE_URL", settings.resolved_database_url)
+    monkeypatch.setenv("COLUMNS", "300")
+    return monkeypatch
 
 
 @pytest.mark.parametrize("chain", [(301,), (308,), (301, 308)])
@@ -170,15 +181,11 @@ def test_a_moved_podcast_keeps_its_show_and_stores_no_episode_twice(
 
 
 def test_sources_list_shows_where_a_feed_is_fetched_and_its_failures(
-    settings: Settings,
-    monkeypatch: pytest.MonkeyPatch,
+    cli: pytest.MonkeyPatch,
     runtime: Runtime,
     server: LoopbackServer,
     internet: LoopbackInternet,
 ) -> None:
-    monkeypatch.setenv("HERALD_HOME", str(settings.home))
-    monkeypatch.setenv("HERALD_DATABASE_URL", settings.resolved_database_url)
-    monkeypatch.setenv("COLUMNS", "300")  # one line per source: the cells are not wrapped
     _redirect(server, OLD, 301, NEW)
     server.serve(NEW, fixture_bytes("rss20_liftoff.xml"), content_type=RSS)
     source_id = _add(runtime, OLD)
@@ -247,3 +254,70 @@ def test_the_address_a_source_moved_to_is_refused_as_a_new_source(
         json={"url": "http://new-home.test/rss/other.xml", "media_type": "news"},
     )
     assert other.status_code == 201
+
+
+def test_sources_list_on_a_narrow_terminal_cuts_nothing(
+    cli: pytest.MonkeyPatch,
+    runtime: Runtime,
+    server: LoopbackServer,
+    internet: LoopbackInternet,
+) -> None:
+    """At 80 columns the table would cut addresses and errors to `http:…`: each source is
+    printed as lines of its own instead, with every value whole."""
+    cli.setenv("COLUMNS", "80")
+    _redirect(server, OLD, 301, NEW)
+    server.serve(NEW, fixture_bytes("rss20_liftoff.xml"), content_type=RSS)
+    moved_id = _add(runtime, OLD)
+    poll_source(runtime.sessions, moved_id, clock=runtime.clock, fetcher=internet)
+    gone = "http://gone-home.test/feed.xml"
+    server.serve(gone, "gone", status=410, content_type="text/plain")
+    gone_id = _add(runtime, gone)
+    poll_source(runtime.sessions, gone_id, clock=runtime.clock, fetcher=internet)
+    error = stored_source(runtime, gone_id).last_error
+    assert error is not None
+    assert "gone for good" in error
+    listed = CliRunner().invoke(app, ["sources", "list"])
+    assert listed.exit_code == 0, listed.output
+    assert "…" not in listed.stdout
+    for value in (moved_id, gone_id, OLD, f"(moved to {NEW})", gone):
+        assert value in listed.stdout
+    assert f"1 failed in a row: {error}" in listed.stdout
+    next_poll = isoformat_z(stored_source(runtime, moved_id).next_poll_at)
+    assert f"next poll:    {next_poll}" in listed.stdout
+
+
+def test_sources_add_of_where_a_feed_moved_names_the_source_that_fetches_it(
+    cli: pytest.MonkeyPatch,
+    runtime: Runtime,
+    server: LoopbackServer,
+    internet: LoopbackInternet,
+) -> None:
+    source_id = _moved_source(runtime, server, (301,))
+    poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    refused = CliRunner().invoke(app, ["sources", "add", NEW, "--media-type", "news"])
+    assert refused.exit_code == 1
+    said = " ".join(refused.output.split())  # as read, whatever the width it was wrapped to
+    assert "invalid_request: this feed is already a source" in said
+    assert f"url: source {source_id} is fetched from {NEW}" in said
+
+
+def test_a_moved_feed_is_found_by_the_address_it_is_fetched_from(
+    runtime: Runtime, server: LoopbackServer, internet: LoopbackInternet
+) -> None:
+    """`herald sources remove|retention` take the feed's URL: the one `sources list` shows it
+    moved to names the source too (adding that address is refused for naming it)."""
+    source_id = _moved_source(runtime, server, (301,))
+    unmoved = _add(runtime, "http://still-home.test/feed.xml")
+    with runtime.sessions.read() as session, pytest.raises(NotFound):
+        find_source(session, NEW)  # not moved yet: no source is fetched from there
+    poll_source(runtime.sessions, source_id, clock=runtime.clock, fetcher=internet)
+    with runtime.sessions.read() as session:
+        assert find_source(session, NEW).id == source_id
+        assert find_source(session, NEW.replace("new-home", "NEW-HOME")).id == source_id
+        assert find_source(session, OLD).id == source_id
+    with runtime.sessions.write() as session:
+        assert remove_source(session, NEW).id == source_id
+    with runtime.sessions.read() as session:
+        with pytest.raises(NotFound):
+            find_source(session, NEW)
+        assert find_source(session, "http://still-home.test/feed.xml").id == unmoved

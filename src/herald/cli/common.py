@@ -10,10 +10,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.measure import Measurement
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Column
+from rich.table import Column, Table
 
 from herald.config import Settings
+from herald.errors import HeraldError
 from herald.logging import configure_logging
 from herald.runtime import Runtime
 
@@ -72,6 +75,38 @@ def id_column(header: str = "id") -> Column:
     """A table column of ids, never cut short with an ellipsis: on a narrow terminal the other
     columns wrap instead, so an id can be copied into the next command."""
     return Column(header, no_wrap=True)
+
+
+UNBOUNDED = 100_000  # a width at which a table is measured as it would be with nothing cut
+
+
+def print_table(table: Table) -> None:
+    """A table on stdout when it fits the terminal; otherwise each row as a block of lines (its
+    first cell, then ``header: value`` for every other cell that has one), so that no address,
+    time or error is cut short with an ellipsis on a narrow terminal."""
+    unbounded = stdout.options.update_width(UNBOUNDED)
+    if Measurement.get(stdout, unbounded, table).maximum <= stdout.width:
+        stdout.print(table)
+        return
+    headers = [f"{column.header}:" for column in table.columns[1:]]
+    pad = max((len(header) for header in headers), default=0) + 1
+    cells = [list(column.cells) for column in table.columns]
+    for row in range(table.row_count):
+        lines = [f"[bold]{cells[0][row]}[/]"]
+        for header, column in zip(headers, cells[1:], strict=True):
+            first, *more = str(column[row]).split("\n")
+            if first or more:
+                lines.append(f"  {header:<{pad}}{first}")
+                lines += [" " * (pad + 2) + line for line in more]
+        stdout.print(("\n" if row else "") + "\n".join(lines), highlight=False)
+
+
+def print_refusal(exc: HeraldError) -> None:
+    """A refused command on stderr as the API words it: the code, the message and each field's
+    issue (which often names what to do next, such as the source that already fetches a feed)."""
+    console.print(f"[red]{exc.code}[/]: {escape(exc.message)}")
+    for detail in exc.details:
+        console.print(f"  {escape(detail.field)}: {escape(detail.message)}")
 
 
 def print_json(payload: Any) -> None:

@@ -19,7 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from herald.cli.common import cli_runtime, console, id_column, stdout
+from herald.cli.common import cli_runtime, console, id_column, print_refusal, print_table, stdout
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
 from herald.ingest.model import SourceRef
@@ -247,7 +247,7 @@ def sources_add(
                     retention_days=retention_days,
                 )
         except HeraldError as exc:
-            console.print(f"[red]{exc.message}[/]")
+            print_refusal(exc)
             raise typer.Exit(1) from None
     if as_json:
         print(json.dumps(source_json(view)))
@@ -273,18 +273,10 @@ def sources_list(
     if not views:
         stdout.print("no sources yet: `herald sources add URL --media-type news` adds a feed")
         return
-    table = Table(
-        id_column(),
-        "url",
-        "type",
-        "every",
-        "next poll",
-        "last success",
-        "last error",
-    )
+    table = Table(id_column(), "url", "type", "every", "next poll", "last success", "last error")
     for view in views:
-        failing = f"{view.consecutive_failures} failed in a row: " if view.last_error else ""
         moved = f"\n(moved to {view.fetch_url})" if view.fetch_url != view.url else ""
+        failing = f"{view.consecutive_failures} failed in a row: " if view.last_error else ""
         table.add_row(
             view.id,
             escape(view.url + moved),
@@ -294,7 +286,7 @@ def sources_list(
             isoformat_z(view.last_success_at) if view.last_success_at else "never",
             escape(failing + (view.last_error or "")),
         )
-    stdout.print(table)
+    print_table(table)
 
 
 @sources_app.command("retention")
@@ -323,7 +315,7 @@ def sources_retention(
             with runtime.sessions.write() as session:
                 view = set_retention(session, source, value, clock=runtime.clock)
         except HeraldError as exc:
-            console.print(f"[red]{exc.message}[/]")
+            print_refusal(exc)
             raise typer.Exit(1) from None
     if as_json:
         print(json.dumps(source_json(view)))
@@ -349,7 +341,7 @@ def sources_remove(
             with runtime.sessions.write() as session:
                 view = remove_source(session, source)
         except HeraldError as exc:
-            console.print(f"[red]{exc.message}[/]")
+            print_refusal(exc)
             raise typer.Exit(1) from None
     if as_json:
         print(json.dumps(source_json(view)))

@@ -9,7 +9,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from herald.cli.common import JsonOption, cli_runtime, console, id_column, print_json, stdout
+from herald.cli.common import (
+    JsonOption,
+    cli_runtime,
+    console,
+    id_column,
+    print_json,
+    print_table,
+    stdout,
+)
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
 from herald.workspaces import service
@@ -96,7 +104,7 @@ def list_keys(
             isoformat_z(key.created_at),
             state,
         )
-    stdout.print(table)
+    print_table(table)
 
 
 @app.command("revoke")

@@ -22,6 +22,7 @@ from herald.cli.common import (
     console,
     id_column,
     print_json,
+    print_table,
     stdout,
 )
 
@@ -65,7 +66,7 @@ def list_monitors(
             _schedule(monitor.schedule),
             monitor.next_run_at.isoformat() if monitor.next_run_at else "",
         )
-    stdout.print(table)
+    print_table(table)
 
 
 @app.command("create")

@@ -21,6 +21,7 @@ from herald.cli.common import (
     console,
     id_column,
     print_json,
+    print_refusal,
     progress,
     stdout,
 )
@@ -67,9 +68,7 @@ def search(
                 clock=runtime.clock,
             )
         except HeraldError as exc:
-            console.print(f"[red]{exc.code}[/]: {escape(exc.message)}")
-            for detail in exc.details:
-                console.print(f"  {detail.field}: {escape(detail.message)}")
+            print_refusal(exc)
             raise typer.Exit(1) from None
         started = time.perf_counter()
         with runtime.sessions.read() as session:

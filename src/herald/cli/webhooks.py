@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from herald.cli.api import ApiKeyOption, BaseUrlOption, api_client, dump
-from herald.cli.common import JsonOption, console, id_column, print_json, stdout
+from herald.cli.common import JsonOption, console, id_column, print_json, print_table, stdout
 
 app = typer.Typer(
     help="The webhook target of the workspace of HERALD_API_KEY, through the API.",
@@ -110,7 +110,7 @@ def deliveries(
             escape(attempt.error or ""),
             attempt.event_id,
         )
-    stdout.print(table)
+    print_table(table)
 
 
 def _print_target(hook: WebhookConfiguration) -> None:

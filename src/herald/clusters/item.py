@@ -34,7 +34,10 @@ MAX_PHRASE_WORDS = 4
 
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
-_PHRASE_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|[^\sA-Za-z]+")
+# A word of key ideas is letters of any script ("façade", "São"), with inner ' ’ -; every other
+# run of non-space characters (digits, punctuation) is a token that ends a run of words.
+_LETTER = r"[^\W\d_]"
+_PHRASE_WORD = re.compile(rf"{_LETTER}(?:{_LETTER}|['’-])*|(?:[^\s\w]|[\d_])+")
 # Words that may not start or end a key idea although they are not stopwords.
 _WEAK = frozenset(
     (

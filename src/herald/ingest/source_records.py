@@ -224,11 +224,15 @@ def list_sources(session: Session) -> list[SourceView]:
 
 
 def find_source(session: Session, id_or_url: str) -> Source:
+    """The source with this id, or whose feed is at this URL: its configured ``url`` or, for a
+    feed that moved for good, the ``fetch_url`` it is fetched from now."""
     source = repository.get_source(session, id_or_url.strip())
     if source is None:
         try:
             forms = canonical_forms(id_or_url)
             source = repository.source_by_canonical_urls(session, forms)
+            if source is None and (moved := _source_moved_to(session, canonical_url(id_or_url))):
+                source = repository.get_source(session, moved[0])
         except InvalidUrl:
             source = None
     if source is None:
