@@ -20,6 +20,7 @@ BENCH = ROOT / "bench"
 # The scripts that read no public dataset, and what they read instead.
 NO_DATASET = {
     "clusters_scale.py": "a synthetic stream it generates",
+    "clusters_term_delete.py": "term statistics it makes up",
     "db_copy.py": "the demo corpus that ships with Herald, copied between databases it makes",
     "entities_merge.py": "the bundled seed and entities and items it makes up",
     "fairness_hostile.py": "workspaces, monitors and deliveries it makes up",
@@ -27,6 +28,7 @@ NO_DATASET = {
     "ingest_jsonl.py": "the demo corpus that ships with Herald",
     "jobs_claim.py": "queued jobs it makes up",
     "plots.py": "bench/results.json",
+    "podcast_updates.py": "the demo corpus's podcast episodes that ship with Herald",
     "storage_per_item.py": "a database that Herald or another benchmark filled",
     "webhooks_delivery.py": "events it makes up",
 }
