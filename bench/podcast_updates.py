@@ -10,7 +10,7 @@ new audio URL and runs every job that follows (enrichment, search indexing) as a
 Two ways, alternating round by round:
 
 - ``kept``: ingestion as it is: an update that changes nothing enrichment reads keeps the
-  enrichment (:mod:`herald.content.enrichment_input`);
+  enrichment (:mod:`herald.enrich.inputs`);
 - ``re-enriched``: the same updates with an enrichment queued for each episode, as every update
   was before (the whole pipeline runs again).
 

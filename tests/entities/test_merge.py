@@ -17,10 +17,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from herald.config import Settings
-from herald.content.enrichment_input import input_of_row
 from herald.core.files import sha256_file
 from herald.db.models.content import ContentEntity, ContentItem
 from herald.db.models.entity import Entity, EntityRedirect
+from herald.enrich.inputs import input_of_row
 from herald.enrich.pipeline import BatchResult, EnrichedItem
 from herald.enrich.service import store
 from herald.entities import repository

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from herald.content.enrichment_input import input_of_row
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
+from herald.enrich.inputs import input_of_row
 from herald.ingest.model import IncomingItem
 from herald.ingest.service import store_items
 from herald.ingest.sources import Document, JsonLinesAdapter

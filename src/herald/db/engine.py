@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from herald.db.size import sqlite_wal_bytes
+
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # The write-ahead log is reused from its start after each checkpoint, never shrunk: without a
 # limit, one large transaction (a rebuild, a big import, a VACUUM) leaves the file at that size
@@ -119,14 +121,8 @@ def restart_wal(engine: Engine, *, min_bytes: int = SQLITE_WAL_RESTART_BYTES) ->
     """
     if not is_sqlite(engine):
         return None
-    database = engine.url.database
-    if database and database != ":memory:":
-        try:
-            size = Path(f"{database}-wal").stat().st_size
-        except FileNotFoundError:
-            size = 0
-        if size <= min_bytes:
-            return WalRestart(restarted=False, frames=0)
+    if sqlite_wal_bytes(engine.url.database) <= min_bytes:
+        return WalRestart(restarted=False, frames=0)
     connection = engine.raw_connection()
     try:
         cursor = connection.cursor()

@@ -24,10 +24,15 @@ def wal_size_bytes(session: Session) -> int | None:
     if session.get_bind().dialect.name != "sqlite":
         return None
     rows = session.execute(text("PRAGMA database_list")).all()
-    main = next((row[2] for row in rows if row[1] == "main"), "")
-    if not main:
-        return 0  # an in-memory database
+    return sqlite_wal_bytes(next((row[2] for row in rows if row[1] == "main"), ""))
+
+
+def sqlite_wal_bytes(database: str | None) -> int:
+    """The size of the write-ahead log beside the SQLite database file ``database`` (0 while
+    there is none, or for a database in memory)."""
+    if not database or database == ":memory:":
+        return 0
     try:
-        return Path(f"{main}-wal").stat().st_size
+        return Path(f"{database}-wal").stat().st_size
     except FileNotFoundError:
         return 0

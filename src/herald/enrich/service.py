@@ -3,7 +3,7 @@
 Results of a batch are written in one transaction together with the completion of its jobs (see
 ``herald.enrich.tasks``), so a crash loses nothing and a re-run simply recomputes and overwrites:
 every write here replaces what a previous run wrote for the same item. Each item's results are
-stored with the hash of what enrichment read of it (:mod:`herald.content.enrichment_input`), so
+stored with the hash of what enrichment read of it (:mod:`herald.enrich.inputs`), so
 an update that changes none of that keeps them.
 """
 
@@ -20,10 +20,10 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from herald.content.changes import mark_changed
-from herald.content.enrichment_input import input_of_row, transcript_pieces
 from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem
 from herald.enrich.embedder import get_embedder
 from herald.enrich.embedding import vector_to_bytes
+from herald.enrich.inputs import input_of_row, transcript_pieces
 from herald.enrich.language import LanguageDetector
 from herald.enrich.ner import EntityRecognizer, Recognizer
 from herald.enrich.ner_model import TrainedRecognizer

@@ -42,7 +42,7 @@ class StoredState:
     external_id: str | None = None
     page_fetch_failures: int = 0
     language: str | None = None
-    enrichment_input: str | None = None  # herald.content.enrichment_input
+    enrichment_input: str | None = None  # herald.enrich.inputs
 
 
 def stored_states(session: Session, content_ids: Iterable[str]) -> dict[str, StoredState]:

@@ -2,7 +2,7 @@
 
 The content hash says what makes two versions of an item different: an item received again
 with the same hash is a duplicate and nothing is written. An update whose enrichment input
-(:mod:`herald.content.enrichment_input`) is the one its stored enrichment was made from keeps
+(:mod:`herald.enrich.inputs`) is the one its stored enrichment was made from keeps
 that enrichment.
 """
 
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from prometheus_client import Counter
 
-from herald.content.enrichment_input import enrichment_input
 from herald.db.content_limits import SOURCE_NAME_MAX
+from herald.enrich.inputs import enrichment_input
 from herald.ingest.articles import word_count
 from herald.ingest.model import IncomingItem
 
@@ -115,17 +115,11 @@ def content_hash(item: IncomingItem) -> str:
 
 
 def enrichment_input_of_update(row: Mapping[str, Any], state: StoredState) -> str:
-    """The enrichment input of an item once ``row`` (an update of a stored item) is written."""
-    provided = row["language_provided"]
-    return enrichment_input(
-        media_type=row["media_type"],
-        title=row["title"],
-        body=row["body"],
-        transcript_segments=row["transcript_segments"],
-        language=row.get("language", state.language) if provided else None,
-        summary=row["summary"] if row.get("summary_provided") else None,
-        source=row["source_domain"] or row["source_name"],
-    )
+    """The enrichment input of an item once ``row`` (an update of a stored item) is written:
+    a field the update leaves out keeps its stored value (a detected language; a summary that
+    enrichment wrote, which the source did not give)."""
+    kept = {"language": state.language, "summary": None, "summary_provided": False}
+    return enrichment_input(kept | dict(row))
 
 
 def keep_enrichment(

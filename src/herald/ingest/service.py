@@ -5,7 +5,7 @@
 - a new content id is **accepted** (inserted); an existing one whose content hash is unchanged is
   a **duplicate** (nothing is written, so re-ingesting a file changes nothing); a changed one is
   **updated** in place (same id, ``version`` + 1), enriched again when something enrichment
-  reads changed (:mod:`herald.content.enrichment_input`), else keeping its enrichment;
+  reads changed (:mod:`herald.enrich.inputs`), else keeping its enrichment;
 - news and wire items get an ``article_id``: the article of the best-matching earlier copy of the
   same story text (see :mod:`herald.ingest.syndication`), else their own
   (``stable_id("art", canonical_key)``);
@@ -31,7 +31,6 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from herald.content.changes import next_change_seq
-from herald.content.tombstones import identity_hashes, tombstoned_hashes, url_hash
 from herald.core.clock import Clock
 from herald.core.ids import stable_id
 from herald.core.storable import printable
@@ -56,6 +55,7 @@ from herald.ingest.rows import (
     keep_enrichment,
     stored_row,
 )
+from herald.ingest.stored_identity import keep_legacy_ids, not_tombstoned
 from herald.ingest.syndication import TextFingerprint, fingerprint
 from herald.jobs.queue import enqueue_many
 
@@ -197,10 +197,11 @@ def _store(
     states = repository.stored_states(session, [item.content_id for item in items] + legacy_ids)
     # Read after the states: a deletion committing in between (PostgreSQL) is seen here, or its
     # row was read and the update below finds it gone and reads the batch again.
-    items = _not_tombstoned(session, items, report)
+    items, tombstoned = not_tombstoned(session, items)
+    report.tombstoned += tombstoned
     if not items:
         return report
-    items = _keep_legacy_ids(items, states)
+    items = keep_legacy_ids(items, states)
 
     # Within one batch the last version of an id wins. Every entry is counted: an earlier
     # identical copy is a duplicate, an earlier different version was updated by the later one.
@@ -335,68 +336,3 @@ def _storable(items: Sequence[IncomingItem], report: IngestReport) -> list[Incom
         ref = item.url or item.external_id or item.title
         report.rejected.append(ItemError("entry", problem[1], ref=printable(ref)[:300]))
     return kept
-
-
-def _not_tombstoned(
-    session: Session, items: Sequence[IncomingItem], report: IngestReport
-) -> list[IncomingItem]:
-    """The items no operator deleted; the others are counted as ``tombstoned`` and neither
-    stored nor queued. One lookup for the batch (every identity of every item, the canonical
-    forms its URL had in earlier releases included)."""
-    if not items:
-        return []
-    hashes = [_identity_hashes(item) for item in items]
-    found = tombstoned_hashes(
-        session,
-        (h for by_url, _ in hashes for h in by_url),
-        (h for _, by_external in hashes for h in by_external),
-    )
-    if not found:
-        return list(items)
-    kept = []
-    for item, (by_url, by_external) in zip(items, hashes, strict=True):
-        if not found.isdisjoint(by_url) or not found.isdisjoint(by_external):
-            report.tombstoned += 1
-        else:
-            kept.append(item)
-    return kept
-
-
-def _identity_hashes(item: IncomingItem) -> tuple[list[str], list[str]]:
-    """The URL hashes and external-id hashes an item's tombstone may be under: its own, and
-    those of the canonical forms and external ids earlier releases gave it."""
-    by_url, by_external = identity_hashes(item.canonical_url, item.canonical_key)
-    legacy = [url_hash(canonical) for canonical in item.legacy_canonical_urls]
-    externals = [identity_hashes(None, key)[1] for key in item.legacy_keys]
-    return (
-        ([] if by_url is None else [by_url]) + legacy,
-        [h for h in (by_external, *externals) if h is not None],
-    )
-
-
-def _keep_legacy_ids(
-    items: Sequence[IncomingItem], states: Mapping[str, repository.StoredState]
-) -> list[IncomingItem]:
-    """An entry whose row was stored under one of its legacy keys (its canonical URL, before
-    entries were identified by their own id; its URL's canonical form before the text of paths
-    and queries was normalised to NFC) keeps that row's id. An entry identified by its own id
-    does not when the row belongs to another entry (another external id, or claimed by an
-    earlier entry of this batch)."""
-    out: list[IncomingItem] = []
-    claimed: dict[str, str | None] = {}
-    for item in items:
-        if item.content_id not in states:
-            by_id = item.canonical_key.startswith("ext:")
-            for key in item.legacy_keys:
-                legacy_id = content_id_for_key(key)
-                state = states.get(legacy_id)
-                if state is None:
-                    continue
-                owner = claimed.get(legacy_id, state.external_id)
-                if by_id and owner not in (None, item.external_id, *item.legacy_external_ids):
-                    continue
-                claimed[legacy_id] = item.external_id
-                item = item.rekeyed(key)
-                break
-        out.append(item)
-    return out

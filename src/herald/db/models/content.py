@@ -79,7 +79,7 @@ class ContentItem(Base):
     cluster_id: Mapped[str | None] = mapped_column(String(40), index=True)
     enriched_at: Mapped[datetime | None]
     # The hash of what enrichment read when it made the enrichment this row holds (see
-    # herald.content.enrichment_input); null until enriched, and after an update that overwrote
+    # herald.enrich.inputs); null until enriched, and after an update that overwrote
     # part of it. An update with the same input hash keeps the enrichment.
     enrichment_input: Mapped[str | None] = mapped_column(String(64))
     change_seq: Mapped[int] = mapped_column(BigInteger, default=0, index=True)

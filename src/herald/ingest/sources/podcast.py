@@ -104,23 +104,22 @@ def parse_podcast_feed(
     podcast_id = extras.podcast_guid or _derived_podcast_id(document.origin, site, show_title)
     by_guid = {item.guid: item for item in extras.items if item.guid}
     entries = list(parsed.entries)
+    guids = [_guid(entry) for entry in entries]
+    links = [entry_link(entry, site) for entry in entries]
+    audio_urls = [_audio_url(entry) for entry in entries]
     by_file = enclosure_identities(
-        [
-            None if _guid(entry) or entry_link(entry, site) else _audio_url(entry)
-            for entry in entries
-        ]
+        [None if g or k else a for g, k, a in zip(guids, links, audio_urls, strict=True)]
     )
 
-    for number, entry in enumerate(entries, start=1):
+    for number, (entry, guid, link, audio_url) in enumerate(
+        zip(entries, guids, links, audio_urls, strict=True), start=1
+    ):
         location = f"episode {number}"
         title = clean_text(detail_text(entry, "title"))
-        guid = _guid(entry)
-        link = entry_link(entry, site)
         ref = title[:120] or guid or link
         if not title:
             yield ItemError(location, "episode has no title", ref=guid or link)
             continue
-        audio_url = _audio_url(entry)
         legacy_ids: tuple[str, ...] = ()
         if not link and not guid:
             identity = by_file[number - 1]

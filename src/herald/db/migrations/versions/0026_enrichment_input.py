@@ -5,7 +5,7 @@ Revises: 0025_source_fetch_url
 Create Date: 2026-11-30 18:00:00.000000
 
 ``content_items.enrichment_input`` is the hash of what enrichment read of the item (its media
-type, title, text, given language and summary, source: ``herald.content.enrichment_input``) when
+type, title, text, given language and summary, source: ``herald.enrich.inputs``) when
 it made the enrichment the row holds, or null. An update whose input hash is the stored one (a
 new ``audio_url``, ``authors``, ...) keeps the enrichment instead of running it again. Rows
 enriched before this revision have none: their next update is enriched again, once, as before.

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
-__all__ = ["enrichment_input", "input_of_row", "transcript_pieces"]
+__all__ = ["FIELDS", "enrichment_input", "input_of_row", "transcript_pieces"]
 
 
 def transcript_pieces(
@@ -43,51 +43,37 @@ def transcript_pieces(
     ]
 
 
-def enrichment_input(
-    *,
-    media_type: str,
-    title: str,
-    body: str | None,
-    transcript_segments: Iterable[Mapping[str, Any]] | None,
-    language: str | None,
-    summary: str | None,
-    source: str,
-) -> str:
-    """The hash of what enrichment reads (``language`` and ``summary``: those the source gave,
-    else None; ``source``: the item's source domain, else its source name)."""
+# The fields of a stored item (a ``content_items`` row) that enrichment reads.
+FIELDS = (
+    "media_type",
+    "title",
+    "body",
+    "transcript_segments",
+    "language",
+    "language_provided",
+    "summary",
+    "summary_provided",
+    "source_domain",
+    "source_name",
+)
+
+
+def enrichment_input(fields: Mapping[str, Any]) -> str:
+    """The hash of what enrichment reads of an item whose stored :data:`FIELDS` are ``fields``:
+    the language and summary only where the source gave them (a detected language and a
+    generated summary are enrichment's own output), the source domain, else the source name."""
     payload = [
-        media_type,
-        title,
-        body or "",
-        transcript_pieces(transcript_segments),
-        language,
-        summary,
-        source,
+        fields["media_type"],
+        fields["title"],
+        fields["body"] or "",
+        transcript_pieces(fields["transcript_segments"]),
+        fields["language"] if fields["language_provided"] else None,
+        fields["summary"] if fields["summary_provided"] else None,
+        fields["source_domain"] or fields["source_name"],
     ]
     return hashlib.sha256(orjson.dumps(payload)).hexdigest()
 
 
-class _Stored(Protocol):
-    media_type: str
-    title: str
-    body: str
-    transcript_segments: list[dict[str, Any]] | None
-    language: str | None
-    language_provided: bool
-    summary: str | None
-    summary_provided: bool
-    source_domain: str
-    source_name: str
-
-
-def input_of_row(row: _Stored) -> str:
-    """:func:`enrichment_input` of a stored item as it stands."""
-    return enrichment_input(
-        media_type=row.media_type,
-        title=row.title,
-        body=row.body,
-        transcript_segments=row.transcript_segments,
-        language=row.language if row.language_provided else None,
-        summary=row.summary if row.summary_provided else None,
-        source=row.source_domain or row.source_name,
-    )
+def input_of_row(row: object) -> str:
+    """:func:`enrichment_input` of a stored item (a ``ContentItem``) as it stands."""
+    return enrichment_input({name: getattr(row, name) for name in FIELDS})
