@@ -20,7 +20,7 @@ from herald.content.retention import apply_retention
 from herald.core.clock import SystemClock
 from herald.db.models.content import ContentItem, ContentTombstone
 from herald.db.models.job import Job
-from herald.ingest import service
+from herald.ingest import stored_identity
 from herald.ingest.fetch import FetchPolicy, HttpFetcher
 from herald.ingest.polling import poll_source
 from herald.ingest.service import IngestReport
@@ -288,7 +288,7 @@ def test_a_deletion_committing_while_a_batch_is_stored_is_not_undone(
     content_id = client.post("/v1/admin/content", json=[item], headers=admin_auth).json()[
         "content_ids"
     ][0]
-    real = service.tombstoned_hashes
+    real = stored_identity.tombstoned_hashes
     calls: list[int] = []
 
     def then_delete(*args: object, **kwargs: object) -> set[str]:
@@ -307,7 +307,7 @@ def test_a_deletion_committing_while_a_batch_is_stored_is_not_undone(
             assert deletion.outcome().deleted == 1
         return found
 
-    monkeypatch.setattr(service, "tombstoned_hashes", then_delete)
+    monkeypatch.setattr(stored_identity, "tombstoned_hashes", then_delete)
     edited = _jsonl_item(TAKEN_DOWN, TAKEN_DOWN_BODY + " Corrected.")
     posted = client.post("/v1/admin/content", json=[edited], headers=admin_auth)
     assert posted.status_code == 200, posted.text
