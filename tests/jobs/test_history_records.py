@@ -4,7 +4,7 @@ webhook replay requests. An operator's deletion record stays: its tombstones nam
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -44,6 +44,20 @@ def _item(hour: int) -> dict[str, Any]:
         "source": {"name": f"port{hour}", "domain": f"port{hour}.example.com"},
         "body": f"The harbour authority reported cargo number {hour} on the morning tide.",
     }
+
+
+def _retention_record(id_: str, started: datetime, *, finished: bool = False) -> ContentDeletion:
+    """A record of a retention pass started at ``started``: finished then, or still running."""
+    return ContentDeletion(
+        id=id_,
+        actor="retention",
+        reason="retention",
+        selector={"published_before": isoformat_z(started)},
+        deleted_count=1 if finished else 0,
+        status="done" if finished else "running",
+        started_at=started,
+        finished_at=started if finished else None,
+    )
 
 
 def _records(runtime: Runtime) -> list[tuple[str, str]]:
@@ -93,18 +107,7 @@ def test_retention_records_and_replays_leave_after_the_history_days(
     clock.advance(timedelta(days=runtime.settings.history_days) - timedelta(hours=3))
     last_pass_at = clock.now()
     with runtime.sessions.write() as session:
-        session.add(
-            ContentDeletion(
-                id="del_recent",
-                actor="retention",
-                reason="retention",
-                selector={"published_before": isoformat_z(last_pass_at)},
-                deleted_count=1,
-                status="done",
-                started_at=last_pass_at,
-                finished_at=last_pass_at,
-            )
-        )
+        session.add(_retention_record("del_recent", last_pass_at, finished=True))
         session.add(
             WebhookReplay(
                 team_id="team_replays",
@@ -166,18 +169,7 @@ def test_a_deletion_left_running_by_a_crash_is_marked_abandoned_then_pruned(
     # Six days on, another pass is running (started an hour ago): both stay `running`.
     clock.advance(timedelta(days=6))
     with runtime.sessions.write() as session:
-        session.add(
-            ContentDeletion(
-                id="del_live",
-                actor="retention",
-                reason="retention",
-                selector={},
-                deleted_count=0,
-                status="running",
-                started_at=clock.now() - timedelta(hours=1),
-                finished_at=None,
-            )
-        )
+        session.add(_retention_record("del_live", clock.now() - timedelta(hours=1)))
     assert schedule_prune(runtime) is True
     run_jobs(runtime)
     assert _records(runtime) == [("retention", "running"), ("retention", "running")]
