@@ -9,14 +9,12 @@ transaction, stopping at the first error: the database ends with the whole dump 
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from sqlalchemy import create_engine, inspect, text
 
-from herald.db.backup import plain_url, url_password
+from herald.db.backup import plain_url, run_tool, tool_env
 from herald.db.copy import describe
 from herald.db.restore import RestoreRefused
 
@@ -31,10 +29,7 @@ def restore_postgresql(dump: Path, url: str, known: set[str]) -> tuple[str, int]
             "pg_restore was not found on PATH: install PostgreSQL's client tools (of the "
             "server's version or newer)"
         )
-    env = dict(os.environ)
-    password = url_password(url)
-    if password:
-        env["PGPASSWORD"] = password
+    env = tool_env(url)
     revision = _dump_revision(tool, dump, env)
     if not revision:
         raise RestoreRefused(f"{dump} is not a Herald dump: it has no schema revision")
@@ -111,9 +106,4 @@ def _refuse_unless_empty_and_unused(url: str) -> None:
 
 
 def _run(command: list[str], env: dict[str, str], name: str) -> str:
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603 - PostgreSQL's own tools
-    if done.returncode != 0:
-        said = done.stderr.strip().splitlines()
-        reason = said[-1] if said else f"exit status {done.returncode}"
-        raise RestoreRefused(f"{name} failed, nothing restored: {reason}")
-    return done.stdout
+    return run_tool(command, env, name, refused=RestoreRefused, outcome="nothing restored")
