@@ -189,7 +189,7 @@ def test_batches_run_until_every_old_row_is_gone(
 ) -> None:
     monkeypatch.setattr(history, "BATCH", 1)  # one row per transaction: the loops must go on
     _fill(runtime)
-    pruned = prune_history(runtime.sessions, before=START - timedelta(days=90))
+    pruned = prune_history(runtime.sessions, before=START - timedelta(days=90), now=START)
     assert (pruned.monitor_runs, pruned.webhook_deliveries, pruned.jobs) == (2, 2, 1)
     assert pruned.webhook_events == 2
     state = _state(runtime)

@@ -4,7 +4,7 @@ webhook replay requests. An operator's deletion record stays: its tombstones nam
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from herald.config import Settings
+from herald.content import deletion
 from herald.content.deletion import ContentSelector, delete_content
 from herald.content.tasks import schedule_retention
 from herald.core.clock import FrozenClock, isoformat_z
@@ -43,6 +44,20 @@ def _item(hour: int) -> dict[str, Any]:
         "source": {"name": f"port{hour}", "domain": f"port{hour}.example.com"},
         "body": f"The harbour authority reported cargo number {hour} on the morning tide.",
     }
+
+
+def _retention_record(id_: str, started: datetime, *, finished: bool = False) -> ContentDeletion:
+    """A record of a retention pass started at ``started``: finished then, or still running."""
+    return ContentDeletion(
+        id=id_,
+        actor="retention",
+        reason="retention",
+        selector={"published_before": isoformat_z(started)},
+        deleted_count=1 if finished else 0,
+        status="done" if finished else "running",
+        started_at=started,
+        finished_at=started if finished else None,
+    )
 
 
 def _records(runtime: Runtime) -> list[tuple[str, str]]:
@@ -92,18 +107,7 @@ def test_retention_records_and_replays_leave_after_the_history_days(
     clock.advance(timedelta(days=runtime.settings.history_days) - timedelta(hours=3))
     last_pass_at = clock.now()
     with runtime.sessions.write() as session:
-        session.add(
-            ContentDeletion(
-                id="del_recent",
-                actor="retention",
-                reason="retention",
-                selector={"published_before": isoformat_z(last_pass_at)},
-                deleted_count=1,
-                status="done",
-                started_at=last_pass_at,
-                finished_at=last_pass_at,
-            )
-        )
+        session.add(_retention_record("del_recent", last_pass_at, finished=True))
         session.add(
             WebhookReplay(
                 team_id="team_replays",
@@ -125,3 +129,66 @@ def test_retention_records_and_replays_leave_after_the_history_days(
     assert sorted(kept) == sorted([(report.deletion_id, "request"), ("del_recent", "retention")])
     assert tombstones == [report.deletion_id]
     assert replays == ["window"]
+
+
+def test_a_deletion_left_running_by_a_crash_is_marked_abandoned_then_pruned(
+    runtime: Runtime,
+    clock: FrozenClock,
+    client: TestClient,
+    admin_auth: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    items = [_item(hour) for hour in (1, 2, 3)]
+    response = client.post("/v1/admin/content", json=items, headers=admin_auth)
+    assert response.status_code == 200, response.text
+    run_jobs(runtime)
+
+    # A retention pass dies after its first batch committed: its record stays `running`.
+    real = deletion.delete_items
+    calls: list[int] = []
+
+    def crash_on_the_second_batch(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("the worker was killed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(deletion, "delete_items", crash_on_the_second_batch)
+    with pytest.raises(RuntimeError, match="killed"):
+        delete_content(
+            runtime.sessions,
+            ContentSelector(published_before=clock.now()),
+            actor="retention",
+            reason="retention",
+            clock=clock,
+            batch_size=1,
+        )
+    monkeypatch.setattr(deletion, "delete_items", real)
+    assert _records(runtime) == [("retention", "running")]
+
+    # Six days on, another pass is running (started an hour ago): both stay `running`.
+    clock.advance(timedelta(days=6))
+    with runtime.sessions.write() as session:
+        session.add(_retention_record("del_live", clock.now() - timedelta(hours=1)))
+    assert schedule_prune(runtime) is True
+    run_jobs(runtime)
+    assert _records(runtime) == [("retention", "running"), ("retention", "running")]
+
+    # A week and a day after the crash: abandoned, with what its committed batch deleted.
+    clock.advance(timedelta(days=2))
+    assert schedule_prune(runtime) is True
+    run_jobs(runtime)
+    with runtime.sessions.read() as session:
+        crashed = session.scalars(
+            select(ContentDeletion).where(ContentDeletion.id != "del_live")
+        ).one()
+    assert (crashed.status, crashed.deleted_count) == ("abandoned", 1)
+    assert crashed.finished_at is not None
+    assert _records(runtime) == [("retention", "abandoned"), ("retention", "running")]
+
+    # Past the history days: the crashed record goes. The other pass, abandoned in its turn,
+    # stays until its start is past the cut-off too.
+    clock.advance(timedelta(days=runtime.settings.history_days - 7))
+    assert schedule_prune(runtime) is True
+    run_jobs(runtime)
+    assert _records(runtime) == [("retention", "abandoned")]

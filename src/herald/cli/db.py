@@ -1,12 +1,15 @@
-"""`herald db ...`: schema migrations, copying a whole database to another one, backups."""
+"""`herald db ...`: schema migrations, copying a whole database to another one, backups and
+restores."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from alembic.script import ScriptDirectory
 from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.engine import make_url
@@ -29,11 +32,14 @@ from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
 from herald.db.migrate import (
     SchemaAhead,
+    alembic_config,
     current_revisions,
     head_revisions,
     unknown_revisions,
     upgrade,
 )
+from herald.db.restore import RestoreRefused, known_revisions, restore_sqlite
+from herald.db.restore_pg import restore_postgresql
 from herald.search.service import get_search
 
 ONE_TRANSACTION = (
@@ -42,7 +48,9 @@ ONE_TRANSACTION = (
     "not empty)."
 )
 
-app = typer.Typer(help="Database schema migrations, copies and backups.", no_args_is_help=True)
+app = typer.Typer(
+    help="Database schema migrations, copies, backups and restores.", no_args_is_help=True
+)
 
 
 @app.command("upgrade")
@@ -182,9 +190,7 @@ def backup_command(
 
     The backup is one consistent, self-contained file, checked before it is kept; Herald keeps
     serving and writing meanwhile. The search indexes are not in it: they are rebuilt from the
-    database on restore. To restore a SQLite backup, stop Herald, put the file in place as
-    HERALD_HOME/herald.db (removing any herald.db-wal and herald.db-shm beside it), run
-    `herald db upgrade` and `herald index rebuild`, and start Herald again.
+    database on restore: `herald db restore` puts a backup back, with Herald stopped.
 
     On PostgreSQL the dump is pg_dump's custom format (pg_dump and pg_restore must be on PATH),
     and the command prints the lines that restore it. Without them it makes no backup, exits 1
@@ -231,6 +237,81 @@ def backup_command(
         console.print(escape(pg_restore_procedure(url, report.path)), soft_wrap=True)
 
 
+@app.command("restore")
+def restore_command(
+    path: Annotated[str, typer.Argument(help="A file `herald db backup` wrote.")],
+    index: Annotated[
+        bool,
+        typer.Option(
+            "--index/--no-index",
+            help="Rebuild this machine's search index from the restored database afterwards "
+            "(--no-index: the index is deleted and the first start or search builds it).",
+        ),
+    ] = True,
+    as_json: JsonOption = False,
+) -> None:
+    """Put a backup back as the database, with every Herald process stopped.
+
+    SQLite: refused while any process has the database open. The backup is checked whole
+    (SQLite's integrity_check, a schema revision this version knows) before anything changes,
+    copied beside the database, flushed to disk and renamed into place; the database it
+    replaces is kept, with its write-ahead log, as herald.db.replaced-<UTC time>. A leftover
+    herald.db-wal is never replayed into the restored file.
+
+    PostgreSQL: the dump is loaded into the database HERALD_DATABASE_URL names, which must be
+    new and empty (createdb) with no other session connected, in one transaction.
+
+    Then the database is migrated to this version's schema, and this machine's search index
+    (HERALD_HOME/index) is deleted and rebuilt from it: it can never answer with items the
+    restored database does not hold.
+    """
+    settings = load_settings()
+    url = settings.resolved_database_url
+    known = known_revisions(ScriptDirectory.from_config(alembic_config(url)))
+    stamp = SystemClock().now().strftime("%Y%m%dT%H%M%SZ")
+    replaced: Path | None = None
+    try:
+        if settings.is_sqlite:
+            database = Path(make_url(url).database or "")
+            report = restore_sqlite(Path(path), database, known, stamp)
+            revision, items = report.schema_revision, report.content_items
+            replaced = report.replaced
+        else:
+            revision, items = restore_postgresql(Path(path), url, known)
+    except RestoreRefused as exc:
+        console.print(f"[red]not restored:[/] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
+    shutil.rmtree(settings.index_dir, ignore_errors=True)  # built from other data
+    upgrade(url)
+    indexed = _rebuild_index(url) if index else None
+    if as_json:
+        print_json(
+            {
+                "restored": path,
+                "schema_revision": revision,
+                "content_items": items,
+                "replaced": None if replaced is None else str(replaced),
+                "indexed_items": indexed,
+            }
+        )
+        return
+    console.print(
+        f"[green]restored[/] {escape(path)} ({items} items, schema {revision}) into "
+        f"{escape(_describe(settings))}, migrated to the latest schema",
+        soft_wrap=True,
+    )
+    if replaced is not None:
+        console.print(
+            f"the database it replaced is kept as {escape(str(replaced))}: delete it "
+            "(and its -wal) once the restore is confirmed",
+            soft_wrap=True,
+        )
+    if indexed is None:
+        console.print("search index deleted: it is rebuilt at the first start")
+    else:
+        console.print(f"search index rebuilt from the restored database: {indexed} items")
+
+
 def _reason(exc: DBAPIError) -> str:
     said = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
     return said[0] if said else type(exc).__name__
@@ -252,7 +333,8 @@ def _copy_with_progress(source_url: str, target_url: str) -> list[TableCount]:
 def _rebuild_index(target_url: str) -> int:
     """Empty the search index that a process on the target would use and build it again."""
     settings = load_settings()
-    if make_url(target_url).get_backend_name() == "sqlite":
+    configured = target_url == settings.resolved_database_url  # then this home's index
+    if not configured and make_url(target_url).get_backend_name() == "sqlite":
         home = Path(make_url(target_url).database or ".").resolve().parent
         settings = Settings(home=home, database_url=target_url)
     else:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from herald.metrics.children import ENVIRONMENT as METRICS_ENV
-from herald.metrics.children import ChildMetrics, forget_gauges
+from herald.metrics.children import ChildMetrics
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,11 @@ class WorkerProcesses:
         self._watcher = threading.Thread(target=self._watch, name="worker-processes", daemon=True)
         # Where the children's Prometheus client keeps their counters (one file per process).
         self._metrics_dir = Path(tempfile.mkdtemp(prefix="herald-worker-metrics-"))
+        self._metrics = ChildMetrics(self._metrics_dir, self.pids)
 
     def metrics(self) -> ChildMetrics:
         """The children's job metrics and memory, to add to the server's /metrics."""
-        return ChildMetrics(self._metrics_dir, self.pids)
+        return self._metrics
 
     def start(self) -> None:
         with self._lock:
@@ -106,5 +107,5 @@ class WorkerProcesses:
                         extra={"pid": child.pid, "code": code},
                     )
                     del self._exited_at[index]
-                    forget_gauges(self._metrics_dir, child.pid)
+                    self._metrics.child_exited(child.pid)
                     self._children[index] = self._spawn()

@@ -108,17 +108,14 @@ def backup_postgresql(url: str, destination: Path) -> BackupReport:
             "lines below where they are installed"
         )
     partial = _partial_of(destination)
-    env = dict(os.environ)
-    password = url_password(url)
-    if password:
-        env["PGPASSWORD"] = password
+    env = tool_env(url)
     source = plain_url(url).render_as_string(hide_password=False)
     started = time.monotonic()
     revision, items = _pg_state(url)
     try:
         dump = [str(tools["pg_dump"]), "--format=custom", f"--file={partial}", source]
-        _run_tool(dump, env, "pg_dump")
-        _run_tool([str(tools["pg_restore"]), "--list", str(partial)], env, "pg_restore --list")
+        run_tool(dump, env, "pg_dump")
+        run_tool([str(tools["pg_restore"]), "--list", str(partial)], env, "pg_restore --list")
         _publish(partial, destination)
     finally:
         partial.unlink(missing_ok=True)
@@ -152,12 +149,30 @@ def _report(destination: Path, revision: str, items: int, started: float) -> Bac
     )
 
 
-def _run_tool(command: list[str], env: dict[str, str], name: str) -> None:
+def tool_env(url: str) -> dict[str, str]:
+    """The environment of a PostgreSQL tool: the URL's password, if any, in ``PGPASSWORD``."""
+    env = dict(os.environ)
+    password = url_password(url)
+    if password:
+        env["PGPASSWORD"] = password
+    return env
+
+
+def run_tool(
+    command: list[str],
+    env: dict[str, str],
+    name: str,
+    *,
+    refused: type[Exception] = BackupRefused,
+    outcome: str = "no dump kept",
+) -> str:
+    """Run one of PostgreSQL's tools; its output, or ``refused`` with its last line of error."""
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603 - PostgreSQL's own tools
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()
         reason = said[-1] if said else f"exit status {done.returncode}"
-        raise BackupRefused(f"{name} failed, no dump kept: {reason}")
+        raise refused(f"{name} failed, {outcome}: {reason}")
+    return done.stdout
 
 
 def _pg_state(url: str) -> tuple[str, int]:

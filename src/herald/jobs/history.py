@@ -10,7 +10,10 @@ What it removes, oldest first and in batches of :data:`BATCH` rows per transacti
 - jobs that failed for good before the cut-off;
 - the records of retention's deletions finished before the cut-off (each pass records one per
   policy that matched, and a pass runs every hour); an operator's deletion records stay, as do
-  the tombstones that name them;
+  the tombstones that name them. A deletion record still ``running`` :data:`ABANDONED_AFTER`
+  after it started belongs to a pass or command that crashed (a retried pass records a new
+  one): it is marked ``abandoned`` (with what its committed batches deleted), and retention's
+  are deleted once they started before the cut-off;
 - webhook replay requests made before the cut-off (only the latest one is read, for the rate
   limit);
 - the removal logs (``content_removals``, how search indexes learn of hard deletes, and
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Select, and_, delete, exists, or_, select
+from sqlalchemy import Select, and_, delete, exists, or_, select, update
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 
 from herald.db.models.content import ContentDeletion
@@ -55,6 +58,10 @@ CHECK_SECONDS = 3600.0
 BATCH = 1000
 _FINISHED_RUN = ("succeeded", "failed")
 _FINISHED_DELIVERY = ("succeeded", "failed")
+# A deletion runs as one command or one job attempt (a retry records a new deletion); one still
+# running a week after it started is dead, whatever its size: a pass deletes about 50,000 items
+# in seconds, and a job's lease lapses within minutes of its worker's death.
+ABANDONED_AFTER = timedelta(days=7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +72,7 @@ class Pruned:
     jobs: int = 0
     content_deletions: int = 0  # retention's records only
     webhook_replays: int = 0
+    abandoned_deletions: int = 0  # marked, not deleted (a kind of change, not of removal)
 
     @property
     def total(self) -> int:
@@ -98,12 +106,12 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     if not days:
         return
     now = runtime.clock.now()
-    pruned = prune_history(runtime.sessions, before=now - timedelta(days=days))
+    pruned = prune_history(runtime.sessions, before=now - timedelta(days=days), now=now)
     removals = prune_removals(runtime.sessions, now=now, before=now - timedelta(days=days))
     entity_removals = prune_removals(
         runtime.sessions, now=now, before=now - timedelta(days=days), log=ENTITIES
     )
-    if pruned.total or removals.rows or entity_removals.rows:
+    if pruned.total or pruned.abandoned_deletions or removals.rows or entity_removals.rows:
         log.info(
             "pruned history",
             extra={
@@ -113,6 +121,7 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 "jobs": pruned.jobs,
                 "content_deletions": pruned.content_deletions,
                 "webhook_replays": pruned.webhook_replays,
+                "abandoned_deletions": pruned.abandoned_deletions,
                 "content_removals": removals.rows,
                 "removals_pruned_through": removals.through,
                 "entity_removals": entity_removals.rows,
@@ -120,9 +129,12 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
         )
 
 
-def prune_history(sessions: SessionFactory, *, before: datetime) -> Pruned:
-    """Delete the finished records older than ``before``, one batch per transaction."""
+def prune_history(sessions: SessionFactory, *, before: datetime, now: datetime) -> Pruned:
+    """Delete the finished records older than ``before``, one batch per transaction (after
+    marking the deletions abandoned at ``now``)."""
+    abandoned = abandon_stale_deletions(sessions, now=now)
     return Pruned(
+        abandoned_deletions=abandoned,
         monitor_runs=_prune_monitor_runs(sessions, before),
         webhook_deliveries=_prune_deliveries(sessions, before),
         webhook_events=_prune_events(sessions, before),
@@ -251,15 +263,34 @@ def _prune_failed_jobs(sessions: SessionFactory, before: datetime) -> int:
     return _delete_until_done(sessions, pick, Job.id)
 
 
+def abandon_stale_deletions(sessions: SessionFactory, *, now: datetime) -> int:
+    """Mark ``abandoned`` the deletion records still ``running`` :data:`ABANDONED_AFTER` after
+    they started; how many."""
+    with sessions.write() as session:
+        marked = session.execute(
+            update(ContentDeletion)
+            .where(
+                ContentDeletion.status == "running",
+                ContentDeletion.started_at < now - ABANDONED_AFTER,
+            )
+            .values(status="abandoned", finished_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        return int(getattr(marked, "rowcount", 0) or 0)
+
+
 def _prune_retention_records(sessions: SessionFactory, before: datetime) -> int:
-    """Retention's finished deletion records, oldest first (``ix_content_deletions_started``)."""
+    """Retention's finished deletion records, oldest first (``ix_content_deletions_started``):
+    done before the cut-off, or abandoned and started before it."""
     pick = (
         select(ContentDeletion.id)
         .where(
             ContentDeletion.started_at < before,
             ContentDeletion.reason == "retention",
-            ContentDeletion.status == "done",
-            ContentDeletion.finished_at < before,
+            or_(
+                and_(ContentDeletion.status == "done", ContentDeletion.finished_at < before),
+                ContentDeletion.status == "abandoned",
+            ),
         )
         .order_by(ContentDeletion.started_at)
         .limit(BATCH)

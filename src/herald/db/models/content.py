@@ -169,7 +169,9 @@ class ContentDeletion(Base):
     It never holds the content itself (no title, text or URL of a deleted item): the selector is
     what the operator typed (an id, a URL or a domain and date), which is already known to whoever
     asked. ``status`` is ``running`` until every batch is done; a deletion interrupted half way
-    keeps its count of the batches that committed, and running it again finishes it.
+    keeps its count of the batches that committed, and running it again finishes it (with a
+    record of its own). The history job marks one still running a week after it started
+    ``abandoned`` (:mod:`herald.jobs.history`).
     """
 
     __tablename__ = "content_deletions"
@@ -179,7 +181,7 @@ class ContentDeletion(Base):
     reason: Mapped[str] = mapped_column(String(16))  # request | retention
     selector: Mapped[dict[str, Any]] = mapped_column(JSONType)
     deleted_count: Mapped[int] = mapped_column(Integer, default=0)
-    status: Mapped[str] = mapped_column(String(16))  # running | done
+    status: Mapped[str] = mapped_column(String(16))  # running | done | abandoned
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
 
