@@ -188,6 +188,7 @@ def test_private_addresses_are_refused_unless_allowed(server: LoopbackServer) ->
         assert info.value.kind == "forbidden_address"
         assert server.hits == []  # refused before connecting
         # The refusal names the setting that admits it, with the network to list.
+        assert info.value.message.startswith("the address 127.0.0.1 (loopback); ")
         assert "HERALD_FETCH_ALLOW_NETWORKS=127.0.0.1/32" in info.value.message
     # A public name that resolves inside the network is refused the same way; link-local
     # (cloud metadata) space no setting admits, and the refusal does not suggest one.

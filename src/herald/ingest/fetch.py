@@ -398,7 +398,9 @@ def _media_type(header: str | None) -> str | None:
 
 def _forbidden_message(host: str, address: IPAddress, reason: str) -> str:
     """Why a fetch was refused, and the setting that admits the address when one can."""
-    message = f"{host} resolves to {address} ({reason})"
+    literal = host.strip("[]").lower() in (str(address), str(canonical_address(address)))
+    where = f"the address {address}" if literal else f"{host} resolves to {address}"
+    message = f"{where} ({reason})"
     if allow_list_admits(address):
         network = ipaddress.ip_network(canonical_address(address))
         message += (
