@@ -43,9 +43,9 @@ workspace.
 to stderr). Ids in a table are never cut short; every table (`search`, the lists of
 `sources`, `keys`, `monitors`, `monitors results` and `webhooks deliveries`, the runs of
 `monitors show`, `entities review`) prints each row as a block of `name: value` lines
-when the terminal is too narrow for the whole table, rather than cutting values. Long commands (`ingest`,
-`demo`, `enrich`, `entities seed` and `import`, `index rebuild`, `clusters rebuild`,
-`monitors run --wait` and `monitors backfill --wait`) show a progress bar when stderr is a
+when the terminal is too narrow for the whole table, rather than cutting values. Long
+commands (`ingest`, `demo`, `enrich`, `entities seed` and `import`, `index rebuild`,
+`clusters rebuild`, `monitors run --wait` and `monitors backfill --wait`) show a progress bar when stderr is a
 terminal, and nothing when it is a pipe or a log file (but
 `demo`, which writes a line every 15 seconds while it enriches).
 
