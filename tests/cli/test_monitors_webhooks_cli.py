@@ -74,6 +74,10 @@ def test_create_backfill_and_results_of_a_monitor(served: Served, narrow_termina
     assert len(as_json(served, "monitors", "results", monitor_id, "--limit", "1")["results"]) == 1
     results_table = herald(served, "monitors", "results", monitor_id).stdout
     assert all(r["content_item"]["id"] in results_table for r in found["results"])
+    # Too wide for 80 columns: a block of lines per result under the count, nothing cut.
+    assert results_table.startswith("2 results\n")
+    assert "…" not in results_table
+    assert "title:     Strong earthquake hits Chile, buildings damaged" in results_table
 
     shown = as_json(served, "monitors", "show", monitor_id)
     assert shown["monitor"]["id"] == monitor_id

@@ -144,10 +144,12 @@ def test_review_lists_accepts_and_rejects(
     assert (listed["id"], listed["items"], listed["sources"]) == (DRAFT.id, 2, 2)
     assert listed["display_name"] == "Zorvath Dairy"
     table = runner.invoke(app, ["entities", "review"], env=env_for(settings))
-    # The id is whole, to be copied into --accept; the other columns wrap instead.
+    # Too wide for 80 columns: a block of lines per name, every value whole (the id to be
+    # copied into --accept, the name, the time first seen), nothing cut with an ellipsis.
     assert DRAFT.id in table.stdout, table.stdout
-    assert "Zorvath" in table.stdout
-    assert "Dairy" in table.stdout
+    assert "…" not in table.stdout
+    assert "name:       Zorvath Dairy" in table.stdout
+    assert f"first seen: {listed['first_seen']}" in table.stdout
     accepted = runner.invoke(
         app, ["entities", "review", "--accept", DRAFT.id], env=env_for(settings)
     )

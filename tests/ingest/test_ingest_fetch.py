@@ -187,16 +187,21 @@ def test_private_addresses_are_refused_unless_allowed(server: LoopbackServer) ->
             fetcher.fetch(server.url("feeds.test/rss"), accept=FEED_TYPES)
         assert info.value.kind == "forbidden_address"
         assert server.hits == []  # refused before connecting
-    # A public name that resolves inside the network is refused the same way.
+        # The refusal names the setting that admits it, with the network to list.
+        assert info.value.message.startswith("the address 127.0.0.1 (loopback); ")
+        assert "HERALD_FETCH_ALLOW_NETWORKS=127.0.0.1/32" in info.value.message
+    # A public name that resolves inside the network is refused the same way; link-local
+    # (cloud metadata) space no setting admits, and the refusal does not suggest one.
     with (
         HttpFetcher(
             clock=SystemClock(),
             policy=guarded,
             resolver=lambda host: [ipaddress.ip_address("169.254.169.254")],
         ) as fetcher,
-        pytest.raises(FetchError, match=r"169\.254\.169\.254"),
+        pytest.raises(FetchError, match=r"169\.254\.169\.254") as metadata,
     ):
         fetcher.fetch("http://metadata.example/latest", accept=FEED_TYPES)
+    assert "HERALD_FETCH_ALLOW_NETWORKS" not in metadata.value.message
     allowed = FetchPolicy(
         host_interval_seconds=0,
         block_private_addresses=True,

@@ -56,6 +56,10 @@ def post(client: TestClient, auth: dict[str, str], body: Any) -> Any:
         ({"query": "x", "include_domains": ["*.example.com"]}, "invalid_request"),
         ({"query": "x", "exclude_domains": ["example.com,wire.org"]}, "invalid_request"),
         ({"query": "x", "exclude_domains": ["news..example.com"]}, "invalid_request"),
+        # A bracketed host that is no IPv6 address, or an address with a port that is not one.
+        ({"query": "x", "include_domains": ["[2001:db8::g]"]}, "invalid_request"),
+        ({"query": "x", "include_domains": ["[2001:db8::1]:http"]}, "invalid_request"),
+        ({"query": "x", "exclude_domains": ["2001:db8:::1"]}, "invalid_request"),
         ({"query": "x", "limit": 0}, "invalid_request"),
         ({"query": "x", "limit": 101}, "invalid_request"),
         ({"query": "x", "limit": "10"}, "invalid_request"),

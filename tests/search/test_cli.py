@@ -53,6 +53,20 @@ def test_search_prints_a_table_and_rebuild_reports(
     assert "European Central Bank raises interest rates" in result.stdout
     assert "news.example.com" in result.stdout
     assert "1 results" in result.stdout
+    # At 80 columns the table would cut the date and the domain short (`2026-11-…`): each
+    # result is a block of lines instead, every value whole.
+    monkeypatch.setattr(stdout, "_width", 80)
+    narrow = runner.invoke(app, ["search", "ECB interest rates"], env=env)
+    assert narrow.exit_code == 0, narrow.output
+    assert "…" not in narrow.stdout
+    published = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
+    for line in (
+        "1 results for 'ECB interest rates'",
+        f"  published: {published}",
+        "  source:    news.example.com",
+        "  title:     European Central Bank raises interest rates",
+    ):
+        assert line in narrow.stdout, narrow.stdout
 
     wire_only = runner.invoke(app, ["search", "ECB", "--media-type", "wire", "--json"], env=env)
     assert wire_only.exit_code == 0, wire_only.output

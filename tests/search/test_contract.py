@@ -16,6 +16,7 @@ from sqlalchemy import delete
 
 from herald.core.clock import FrozenClock
 from herald.db.models.content import ContentItem
+from herald.ingest.urls import host_of, registrable_domain
 from herald.runtime import Runtime
 from herald.search.request import build_content_search
 from herald.search.service import SearchService, get_search
@@ -223,6 +224,35 @@ def test_domain_filters_read_an_internationalised_name_as_stored(
         assert ids(included, corpus) == ["books"], named
         excluded = run(search_runtime, "interest rates", exclude_domains=[named])
         assert "books" not in ids(excluded, corpus), named
+
+
+def test_domain_filters_name_an_ipv6_host_however_written(
+    search_runtime: Runtime, corpus: dict[str, str]
+) -> None:
+    """A feed at an IPv6 address gives its items that address as their domain, as the link
+    writes it (here with zeros, ``2001:db8:0:0::1``); a filter naming it with brackets, a port,
+    in capitals or compressed means the same host."""
+    link = "http://[2001:DB8:0:0::1]/rates"
+    lab = put_item(
+        search_runtime,
+        link,
+        title="Laboratory feed reports interest rates rising",
+        body="A feed served from an IPv6 address reports that interest rates rose again.",
+        published_at=day(1),
+        domain=registrable_domain(host_of(link)) or "",
+    )
+    corpus = corpus | {"lab": lab}
+    for named in [
+        "[2001:db8::1]",
+        "2001:DB8::1",
+        "http://[2001:db8:0::1]:8080/feed",
+        "2001:db8:0:0::1",
+    ]:
+        included = run(search_runtime, "interest rates", include_domains=[named])
+        assert ids(included, corpus) == ["lab"], named
+        excluded = run(search_runtime, "interest rates", exclude_domains=[named])
+        assert "lab" not in ids(excluded, corpus), named
+        assert "ecb" in ids(excluded, corpus), named
 
 
 def test_entity_filter_means_linked_to_any(search_runtime: Runtime, corpus: dict[str, str]) -> None:

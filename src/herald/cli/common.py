@@ -82,12 +82,15 @@ UNBOUNDED = 100_000  # a width at which a table is measured as it would be with 
 
 def print_table(table: Table) -> None:
     """A table on stdout when it fits the terminal; otherwise each row as a block of lines (its
-    first cell, then ``header: value`` for every other cell that has one), so that no address,
-    time or error is cut short with an ellipsis on a narrow terminal."""
+    first cell, then ``header: value`` for every other cell that has one) under the table's
+    title, so that no address, time or error is cut short with an ellipsis on a narrow
+    terminal."""
     unbounded = stdout.options.update_width(UNBOUNDED)
     if Measurement.get(stdout, unbounded, table).maximum <= stdout.width:
         stdout.print(table)
         return
+    if table.title:
+        stdout.print(table.title, highlight=False)
     headers = [f"{column.header}:" for column in table.columns[1:]]
     pad = max((len(header) for header in headers), default=0) + 1
     cells = [list(column.cells) for column in table.columns]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, cast
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from herald.cli.common import (
@@ -16,6 +17,7 @@ from herald.cli.common import (
     console,
     id_column,
     print_json,
+    print_table,
     progress,
     stdout,
 )
@@ -212,16 +214,16 @@ def review(
         return
     if decided:
         for c in decided:
-            stdout.print(f"{c.id} {c.display_name} ({c.entity_kind}): {c.status}")
+            stdout.print(f"{c.id} {escape(c.display_name)} ({c.entity_kind}): {c.status}")
         return
     table = Table(id_column(), "name", "kind", "items", "sources", "first seen")
     for c in shown:
         table.add_row(
             c.id,
-            c.display_name,
+            escape(c.display_name),
             c.entity_kind,
             str(c.items),
             str(c.sources),
             c.first_seen.isoformat(timespec="seconds"),
         )
-    stdout.print(table)
+    print_table(table)

@@ -31,6 +31,7 @@ from herald.ingest.pipeline import (
     read_document,
     wait_until_processed,
 )
+from herald.ingest.polling import request_poll
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import (
     SOURCE_FORMATS,
@@ -287,6 +288,36 @@ def sources_list(
             escape(failing + (view.last_error or "")),
         )
     print_table(table)
+
+
+_POLL_SAID = {
+    "queued": "poll of source {id} queued: a running `herald serve` or `herald worker` fetches "
+    "it within seconds; `herald sources list` shows how it went",
+    "already_queued": "a poll of source {id} is queued already: it runs once",
+    "already_running": "source {id} is being polled now; `herald sources list` shows how it went",
+}
+
+
+@sources_app.command("poll")
+def sources_poll(
+    source: Annotated[str, typer.Argument(help="Source id or feed URL.")],
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help='Print {"poll": ..., "source": ...} as JSON on stdout.'),
+    ] = False,
+) -> None:
+    """Poll a source now instead of at its next slot (once, even if asked twice)."""
+    with cli_runtime() as runtime:
+        try:
+            with runtime.sessions.write() as session:
+                asked = request_poll(session, source, clock=runtime.clock)
+        except HeraldError as exc:
+            print_refusal(exc)
+            raise typer.Exit(1) from None
+    if as_json:
+        print(json.dumps({"poll": asked.poll, "source": source_json(asked.source)}))
+        return
+    console.print(_POLL_SAID[asked.poll].format(id=asked.source.id))
 
 
 @sources_app.command("retention")

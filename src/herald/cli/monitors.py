@@ -176,7 +176,7 @@ def show(
             "" if run.result_count is None else str(run.result_count),
             run.finished_at.isoformat() if run.finished_at else "",
         )
-    stdout.print(table)
+    print_table(table)
 
 
 @app.command("run")
@@ -265,18 +265,18 @@ def results(
         print_json({"monitor_id": monitor_id, "results": [dump(r) for r in found]})
         return
     table = Table(
-        "published", "score", "source", "title", id_column(), title=f"{len(found)} results"
+        id_column(), "published", "score", "source", "title", title=f"{len(found)} results"
     )
     for result in found:
         item = result.content_item
         table.add_row(
+            item.id,
             result.published_date.isoformat(),
             "" if result.score is None else f"{result.score:.3f}",
             escape((item.source.domain if item.source else None) or ""),
             escape(item.title or ""),
-            item.id,
         )
-    stdout.print(table)
+    print_table(table)
 
 
 def _finish(

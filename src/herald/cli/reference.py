@@ -39,14 +39,15 @@ two `export` lines to paste; `herald keys create --workspace NAME` makes a key f
 workspace.
 
 **Output.** Tables and messages are for people; every command that prints data also takes
-`--json`, which prints one JSON document on stdout and nothing else (messages and progress go
-to stderr). Ids in a table are never cut short; the lists of `sources`, `keys`, `monitors`
-and `webhooks deliveries` print each row as a block of `name: value` lines when the terminal
-is too narrow for the whole table, rather than cutting values. Long commands (`ingest`,
-`demo`, `enrich`, `entities seed` and `import`, `index rebuild`, `clusters rebuild`,
+`--json`, which prints one JSON document on stdout and nothing else (messages and progress go to
+stderr). Ids in a table are never cut short; every table (`search`, the lists of `sources`,
+`keys`, `monitors`, `monitors results` and `webhooks deliveries`, the runs of `monitors show`,
+`entities review`) prints each row as a block of `name: value` lines when the terminal is too
+narrow for the whole table, rather than cutting values. Long commands (`ingest`, `demo`,
+`enrich`, `entities seed` and `import`, `index rebuild`, `clusters rebuild`,
 `monitors run --wait` and `monitors backfill --wait`) show a progress bar when stderr is a
-terminal, and nothing when it is a pipe or a log file (but
-`demo`, which writes a line every 15 seconds while it enriches).
+terminal, and nothing when it is a pipe or a log file (but `demo`, which writes a line every 15
+seconds while it enriches).
 
 **Shell completion.** `herald --install-completion` installs completion of commands and
 options for your shell (bash, zsh, fish or PowerShell; open a new shell afterwards);

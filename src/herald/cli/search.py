@@ -22,6 +22,7 @@ from herald.cli.common import (
     id_column,
     print_json,
     print_refusal,
+    print_table,
     progress,
     stdout,
 )
@@ -91,25 +92,25 @@ def search(
         stdout.print_json(json.dumps({"results": out}))
         return
     table = Table(
+        id_column(),
         Column("score", justify="right"),
         "published",
         "type",
         "source",
-        Column("title", overflow="fold"),
-        id_column(),
-        title=f"{len(rows)} results for {query!r} ({elapsed:.0f} ms)",
+        "title",
+        title=f"{len(rows)} results for {escape(repr(query))} ({elapsed:.0f} ms)",
         expand=False,
     )
     for score, item in rows:
         table.add_row(
+            item.id,
             f"{score:.3f}",
             isoformat_z(item.published_at)[:10],
             item.media_type,
             escape(item.source_domain),
             escape(item.title),
-            item.id,
         )
-    stdout.print(table)
+    print_table(table)
 
 
 @index_app.command("rebuild")

@@ -39,7 +39,14 @@ import httpx
 
 from herald import __version__
 from herald.core.clock import Clock
-from herald.core.net import IPAddress, IPNetwork, forbidden_reason, system_resolver
+from herald.core.net import (
+    IPAddress,
+    IPNetwork,
+    allow_list_admits,
+    canonical_address,
+    forbidden_reason,
+    system_resolver,
+)
 from herald.core.net.failures import RequestFailed
 from herald.core.net.pinned import BoundedResolution, PinnedBackend
 from herald.errors import HeraldError
@@ -246,7 +253,7 @@ class HttpFetcher:
         for address in addresses:
             reason = forbidden_reason(address, self.policy.allow_networks)
             if reason is not None:
-                raise FetchError("forbidden_address", f"{host} resolves to {address} ({reason})")
+                raise FetchError("forbidden_address", _forbidden_message(host, address, reason))
         return addresses
 
     def fetch(
@@ -387,3 +394,18 @@ def _media_type(header: str | None) -> str | None:
     if not header:
         return None
     return header.split(";", 1)[0].strip().lower() or None
+
+
+def _forbidden_message(host: str, address: IPAddress, reason: str) -> str:
+    """Why a fetch was refused, and the setting that admits the address when one can."""
+    literal = host.strip("[]").lower() in (str(address), str(canonical_address(address)))
+    where = f"the address {address}" if literal else f"{host} resolves to {address}"
+    message = f"{where} ({reason})"
+    if allow_list_admits(address):
+        network = ipaddress.ip_network(canonical_address(address))
+        message += (
+            "; feeds, pages and transcripts on loopback or private addresses are fetched only"
+            " when the server runs with HERALD_FETCH_ALLOW_NETWORKS listing their network,"
+            f" e.g. HERALD_FETCH_ALLOW_NETWORKS={network}"
+        )
+    return message

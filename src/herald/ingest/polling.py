@@ -22,12 +22,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Literal
 
 from sqlalchemy.orm import Session
 
 from herald.content.tombstones import tombstoned_ids
 from herald.core.clock import Clock
 from herald.core.storable import printable
+from herald.db.models.ingest import Source
 from herald.db.session import SessionFactory
 from herald.ingest import repository
 from herald.ingest.fetch import FEED_TYPES, JSON_TYPES, Fetcher, FetchError, FetchResult
@@ -36,16 +38,26 @@ from herald.ingest.page_retries import may_fetch_again
 from herald.ingest.pipeline import parse_document
 from herald.ingest.service import IngestReport, store_items
 from herald.ingest.source_records import (
+    SourceView,
     configured_source_ref,
     failure_backoff,
+    find_source,
     moved_fetch_url,
     schedule_after,
+    tries_configured_url,
 )
 from herald.ingest.sources import Document
 from herald.jobs.claimed import LeaseLost
-from herald.jobs.queue import enqueue
+from herald.jobs.queue import enqueue, key_status
 
-__all__ = ["POLL_JOB", "PollOutcome", "poll_source", "schedule_due_polls"]
+__all__ = [
+    "POLL_JOB",
+    "PollOutcome",
+    "PollRequest",
+    "poll_source",
+    "request_poll",
+    "schedule_due_polls",
+]
 
 log = logging.getLogger(__name__)
 
@@ -67,18 +79,54 @@ class PollOutcome:
     error: str | None = None
 
 
+PollStatus = Literal["queued", "already_queued", "already_running"]
+
+
+@dataclass(frozen=True, slots=True)
+class PollRequest:
+    """What asking for a poll now did: ``queued``, or nothing because a poll of the source is
+    ``already_queued`` or ``already_running``."""
+
+    poll: PollStatus
+    source: SourceView
+
+
 def schedule_due_polls(session: Session, *, clock: Clock) -> list[str]:
     """Enqueue a poll for every due source and move it to its next slot (same transaction)."""
     now = clock.now()
     enqueued = []
     for source in repository.claim_due_sources(session, now=now):
-        source.next_poll_at = schedule_after(source, now)
-        source.updated_at = now
-        enqueue(
-            session, POLL_JOB, {"source_id": source.id}, clock=clock, unique_key=f"poll:{source.id}"
-        )
+        _enqueue_poll(session, source, clock)
         enqueued.append(source.id)
     return enqueued
+
+
+def request_poll(session: Session, id_or_url: str, *, clock: Clock) -> PollRequest:
+    """Queue the source's poll job now, the one the schedule queues, unless a poll of it is
+    queued or running already (asking twice polls once). Its next scheduled poll moves to an
+    interval after now, as when the schedule queues it."""
+    source = find_source(session, id_or_url)
+    source = repository.get_source(session, source.id, lock=True) or source
+    pending = key_status(session, _poll_key(source.id))
+    if pending is not None:
+        said: PollStatus = "already_running" if pending == "running" else "already_queued"
+        return PollRequest(said, SourceView.of(source))
+    _enqueue_poll(session, source, clock)
+    session.flush()
+    return PollRequest("queued", SourceView.of(source))
+
+
+def _poll_key(source_id: str) -> str:
+    return f"poll:{source_id}"
+
+
+def _enqueue_poll(session: Session, source: Source, clock: Clock) -> None:
+    now = clock.now()
+    source.next_poll_at = schedule_after(source, now)
+    source.updated_at = now
+    enqueue(
+        session, POLL_JOB, {"source_id": source.id}, clock=clock, unique_key=_poll_key(source.id)
+    )
 
 
 def poll_source(
@@ -101,6 +149,12 @@ def poll_source(
     # where it moved for good, if it did.
     url, fetch_url = source.url, source.fetch_url or source.url
     etag, modified = source.etag, source.last_modified
+    # Failing where it moved: every so often its configured address is asked instead (without
+    # the validators of the other address), and fetched from again if it answers with a feed.
+    back_home = fetch_url != url and tries_configured_url(source.consecutive_failures)
+    moved = fetch_url
+    if back_home:
+        fetch_url, etag, modified = url, None, None
     format_name, media_type = source.format, source.media_type
     configured = configured_source_ref(source)
 
@@ -113,12 +167,15 @@ def poll_source(
         )
     except FetchError as exc:
         reason = f"{exc.kind}: {exc.message}"
+        if back_home:
+            reason = f"at the configured {url} (tried again after failures at {moved}): "
+            reason += f"{exc.kind}: {exc.message}"
         if exc.http_status == 410:
             reason += " (the server reports the feed gone for good; remove the source if so)"
         return _record_failure(sessions, source_id, reason, clock, finish, exc.retry_after)
     if result.not_modified:
         with sessions.write() as session:
-            _record_success(session, source_id, result, clock, IngestReport())
+            _record_success(session, source_id, result, clock, IngestReport(), back_home)
             finish(session)
         return PollOutcome("not_modified")
 
@@ -175,7 +232,7 @@ def poll_source(
                 finish(session)  # removed while it was fetched: what it listed is not stored
                 return PollOutcome("gone")
             store_items(session, items, clock=clock, source_id=source_id, report=report)
-            _record_success(session, source_id, result, clock, report)
+            _record_success(session, source_id, result, clock, report, back_home)
             finish(session)
     except LeaseLost:
         raise  # the job is another worker's now: nothing about the source to say
@@ -197,7 +254,12 @@ def _media_type(value: str) -> MediaType:
 
 
 def _record_success(
-    session: Session, source_id: str, result: FetchResult, clock: Clock, report: IngestReport
+    session: Session,
+    source_id: str,
+    result: FetchResult,
+    clock: Clock,
+    report: IngestReport,
+    back_home: bool = False,
 ) -> None:
     source = repository.get_source(session, source_id)
     if source is None:
@@ -211,6 +273,8 @@ def _record_success(
     source.updated_at = now
     if result.moved_to is not None:  # every redirect was permanent: fetch there from now on
         source.fetch_url = moved_fetch_url(source, result.moved_to)
+    elif back_home:  # its configured address answered (directly, or by a temporary hop)
+        source.fetch_url = None
     if not result.not_modified:
         # Keep validators only from a full response: they describe what we stored.
         source.etag = result.etag

@@ -39,6 +39,7 @@ __all__ = [
     "moved_fetch_url",
     "parse_interval",
     "remove_source",
+    "tries_configured_url",
 ]
 
 SOURCE_FORMATS = ("rss", "ninjs", "jsonl", "jsonfeed")
@@ -50,6 +51,9 @@ MAX_INTERVAL_SECONDS = 7 * 86400
 # The longest pause consecutive failures put between two polls of a source (unless its own
 # interval is longer: a failing source is never polled more often than a working one).
 BACKOFF_MAX = timedelta(days=1)
+# A feed that moved for good (its ``fetch_url``) and then fails there: after every this many
+# failures in a row, one poll asks its configured address instead.
+MOVED_FAILURES_BEFORE_HOME = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +289,15 @@ def moved_fetch_url(source: Source, moved_to: str) -> str | None:
     if len(moved_to) > _URL_MAX:
         return source.fetch_url
     return None if moved_to == source.url else moved_to
+
+
+def tries_configured_url(consecutive_failures: int) -> bool:
+    """Whether the next poll of a source fetched from where its feed moved asks its configured
+    ``url`` instead: after every :data:`MOVED_FAILURES_BEFORE_HOME` failures in a row (the old
+    address may work again while the new one is gone). It becomes the address fetched from
+    again when it answers with a feed (directly or by temporary redirects; permanent ones to
+    another address make that the fetch address)."""
+    return consecutive_failures > 0 and consecutive_failures % MOVED_FAILURES_BEFORE_HOME == 0
 
 
 def schedule_after(source: Source, now: datetime) -> datetime:

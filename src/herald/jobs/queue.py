@@ -161,3 +161,16 @@ def pending_count(session: Session, *, kinds: Sequence[str] | None = None) -> in
     if kinds is not None:
         query = query.where(Job.kind.in_(kinds))
     return int(session.execute(query).scalar_one())
+
+
+def key_status(session: Session, unique_key: str) -> str | None:
+    """``"running"`` while a job with this unique key runs, else ``"queued"`` while one waits,
+    else None (a failed job does not count: it will not run again)."""
+    statuses = set(
+        session.scalars(
+            select(Job.status).where(
+                Job.unique_key == unique_key, Job.status.in_(("queued", "running"))
+            )
+        )
+    )
+    return "running" if "running" in statuses else "queued" if statuses else None

@@ -3,7 +3,7 @@
 - ``POST /v1/admin/content``: a JSON array or JSON Lines body of items in the ingestion
   format; the same validation as ``herald ingest``. Stored items are enriched and indexed by the
   worker; the response counts what happened, with the reason for every rejected entry.
-- ``/v1/admin/sources``: list, add, show and remove polled sources.
+- ``/v1/admin/sources``: list, add, show and remove polled sources, and poll one now.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from herald.db.session import SessionFactory
 from herald.errors import FieldIssue, InvalidRequest
 from herald.ingest.model import ItemError
 from herald.ingest.pipeline import ingest_outcomes, parse_document
+from herald.ingest.polling import PollStatus, request_poll
 from herald.ingest.service import IngestReport
 from herald.ingest.source_records import (
     MAX_INTERVAL_SECONDS,
@@ -336,3 +337,32 @@ def delete_source(source_id: str, admin: AdminDep, sessions: SessionsDep) -> Sou
     with sessions.write() as session:
         view = remove_source(session, source_id)
     return SourceResponse(source=_out(view), meta=current_meta())
+
+
+class SourcePollResponse(ResponseModel):
+    poll: PollStatus = Field(
+        description="`queued`: the source's poll job was queued now; `already_queued` or "
+        "`already_running`: a poll of it was waiting or running, and nothing more was queued.",
+    )
+    source: SourceOut
+    meta: Meta
+
+
+@router.post(
+    "/v1/admin/sources/{source_id}/poll",
+    response_model=SourcePollResponse,
+    status_code=202,
+    summary="Poll a source now",
+)
+def post_source_poll(source_id: str, admin: AdminDep, runtime: RuntimeDep) -> SourcePollResponse:
+    """Queue the source's poll job now instead of at its next slot. Asking again while that
+    poll waits or runs queues nothing more. The poll's outcome shows on the source
+    (`last_polled_at`, `last_error`, `last_report`)."""
+    del admin
+    with runtime.sessions.write() as session:
+        asked = request_poll(session, source_id, clock=runtime.clock)
+    return SourcePollResponse(
+        poll=asked.poll,
+        source=_out(asked.source),
+        meta=current_meta(),
+    )

@@ -169,11 +169,17 @@ class TargetPolicy:
         return tuple(checked)
 
 
+def allow_list_admits(ip: IPAddress) -> bool:
+    """Whether an operator's allow-list (``HERALD_WEBHOOK_ALLOW_NETWORKS``,
+    ``HERALD_FETCH_ALLOW_NETWORKS``) can admit ``ip``: link-local and metadata addresses it
+    never admits."""
+    return forbidden_reason(ip, (ipaddress.ip_network(canonical_address(ip)),)) is None
+
+
 def _admit_hint(ip: IPAddress) -> str:
     """How an operator admits ``ip`` (a receiver on the own network while developing), for
-    addresses the allow-list can admit; link-local and metadata addresses it never admits."""
-    own_network = ipaddress.ip_network(canonical_address(ip))
-    if forbidden_reason(ip, (own_network,)) is not None:
+    addresses the allow-list can admit."""
+    if not allow_list_admits(ip):
         return ""
     return ", unless the server's operator admits their network with HERALD_WEBHOOK_ALLOW_NETWORKS"
 
