@@ -89,6 +89,9 @@ class ProjectionSync:
         self._lock = threading.Lock()
         # PostgreSQL: below this, every change had committed (or rolled back) at the last read.
         self._floor: int | None = None
+        # The changes above the floor this sync applied, at their sequence: re-read ranges skip
+        # them without asking the projection (a long transaction holds the floor down).
+        self._seen: dict[str, int] = {}
 
     def _low(self, watermark: int) -> int:
         low = max(watermark - self.margin, 0)
@@ -127,6 +130,7 @@ class ProjectionSync:
             if self.margin:
                 self._floor = top if in_flight is None else min(top, in_flight - 1)
             new_low = self._low(top)
+            self._remember(changed, top, new_low)
             above = [seq for _, seq in changed if seq > new_low]
             self._verified = ChangeSummary(new_low, len(above), sum(above), max([new_low, *above]))
             return applied
@@ -141,15 +145,27 @@ class ProjectionSync:
                 extra={"index": self.projection.name, "applied_seq": before, "pruned": floor},
             )
             self._verified = None
+            self._seen = {}
 
     def reset(self) -> None:
         """Forget what was verified (after a rebuild cleared the projection)."""
         with self._lock:
             self._verified = None
             self._floor = None
+            self._seen = {}
+
+    def _remember(self, changed: list[tuple[str, int]], top: int, low: int) -> None:
+        if not self.margin:
+            return
+        if self.projection.applied_seq() < top:  # not applied (the index was rebuilt meanwhile)
+            self._seen = {}
+            return
+        self._seen = {cid: seq for cid, seq in self._seen.items() if seq > low}
+        self._seen.update((cid, seq) for cid, seq in changed if seq > low)
 
     def _needed(self, changed: list[tuple[str, int]], watermark: int) -> list[str]:
-        margin_rows = [(cid, seq) for cid, seq in changed if seq <= watermark]
+        seen = self._seen
+        margin_rows = [(c, seq) for c, seq in changed if seq <= watermark and seen.get(c) != seq]
         known = self.projection.known_seqs([content_key(cid) for cid, _ in margin_rows])
         needed = [cid for cid, seq in changed if seq > watermark]
         # Below the watermark, only rows whose sequence the index has not seen. A deleted item the
