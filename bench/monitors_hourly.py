@@ -134,23 +134,7 @@ def build_base(home: Path, url: str, args: argparse.Namespace, corpus: Corpus) -
     upgrade(url)
     engine = create_engine(url)
     with engine.begin() as conn:
-        conn.execute(
-            insert(Entity),
-            [
-                {
-                    "id": eid,
-                    "display_name": f"Entity {i}",
-                    "entity_kind": "company",
-                    "description": "",
-                    "aliases": [],
-                    "tags": [],
-                    "origin": "import",
-                    "created_at": NOW,
-                    "updated_at": NOW,
-                }
-                for i, eid in enumerate(synthetic.entity_ids())
-            ],
-        )
+        conn.execute(insert(Entity), synthetic.entity_rows(NOW))
     for batch in synthetic.generate(args.items, corpus.passages, corpus.vectors):
         _retime(batch, {str(r["id"]): _compress(r["published_at"], args.days) for r in batch.rows})  # type: ignore[arg-type]
         with engine.begin() as conn:

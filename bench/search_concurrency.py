@@ -26,21 +26,21 @@ import httpx
 import numpy as np
 import psycopg
 
-import search_latency as latency
+import search_bench as shared
 
 
 def start_servers(backend: str, work: Path, count: int) -> tuple[list[Any], list[str], str]:
-    env = latency.env_for(backend, work)
-    key = latency.create_key(env)
+    env = shared.env_for(backend, work)
+    key = shared.create_key(env)
     servers, bases = [], []
     for _ in range(count):
-        port = latency.free_port()
+        port = shared.free_port()
         command = ["serve", "--no-worker", "--host", "127.0.0.1", "--port", str(port)]
-        servers.append(subprocess.Popen([latency.HERALD, *command], env=env))
+        servers.append(subprocess.Popen([shared.HERALD, *command], env=env))
         bases.append(f"http://127.0.0.1:{port}")
     for server, base in zip(servers, bases, strict=True):
         with httpx.Client(base_url=base, timeout=120) as client:
-            latency.wait_until_serving(client, server)
+            shared.wait_until_serving(client, server)
     return servers, bases, key
 
 
@@ -76,8 +76,8 @@ def sessions_opened(backend: str, work: Path) -> int:
     the API processes' pools opened a new one."""
     if backend != "postgresql":
         return 0
-    name = latency.pg_database(work)
-    with psycopg.connect(latency.PG_ADMIN, autocommit=True) as conn:
+    name = shared.pg_database(work)
+    with psycopg.connect(shared.PG_ADMIN, autocommit=True) as conn:
         row = conn.execute(
             "SELECT sessions FROM pg_stat_database WHERE datname = %s", (name,)
         ).fetchone()
@@ -99,15 +99,15 @@ def measure(
             thread.join()
         time.sleep(10)
         for count in clients:
-            load_before = latency.load_average()
-            cpu_before = sum(latency.cpu_seconds(p.pid) for p in processes)
-            database_before = latency.database_cpu_seconds(backend, work)
+            load_before = shared.load_average()
+            cpu_before = sum(shared.cpu_seconds(p.pid) for p in processes)
+            database_before = shared.database_cpu_seconds(backend, work)
             sessions_before = sessions_opened(backend, work)
             client_before = time.process_time()
             wall, times = _run_clients(bases, key, queries, count)
             client_cpu = time.process_time() - client_before
-            server_cpu = sum(latency.cpu_seconds(p.pid) for p in processes) - cpu_before
-            database_cpu = latency.database_cpu_seconds(backend, work) - database_before
+            server_cpu = sum(shared.cpu_seconds(p.pid) for p in processes) - cpu_before
+            database_cpu = shared.database_cpu_seconds(backend, work) - database_before
             opened = sessions_opened(backend, work) - sessions_before
             figures = {
                 "searches_per_second": round(len(times) / wall, 1),
@@ -119,7 +119,7 @@ def measure(
                 "database_cpu_ms_per_query": round(1000 * database_cpu / len(times), 1),
                 "client_cpu_ms_per_query": round(1000 * client_cpu / len(times), 1),
                 "connections_opened": opened,
-                "load": f"{load_before} -> {latency.load_average()}",
+                "load": f"{load_before} -> {shared.load_average()}",
             }
             results[f"{servers} servers, {count} clients"] = figures
             print(f"  {backend} {servers} servers, {count} clients: {figures}", file=sys.stderr)

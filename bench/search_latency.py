@@ -44,10 +44,8 @@ and after each pass.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -57,229 +55,23 @@ from typing import Any
 
 import httpx
 import numpy as np
-import psycopg
-from sqlalchemy import create_engine, insert, text
 
 import search_scifact_data as scifact
 import search_synthetic as synthetic
-from herald.db.migrate import upgrade
-from herald.db.models.entity import Entity
 from public_data import add_data_argument
-
-PG_ADMIN = os.environ.get("HERALD_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
-HERALD = str(Path(sys.executable).with_name("herald"))
-
-
-def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-
-
-def pg_database(work: Path) -> str:
-    """One PostgreSQL database per work directory, so runs of other sizes leave it alone."""
-    digest = hashlib.sha256(str(work.resolve()).encode()).hexdigest()[:8]
-    return f"herald_bench_search_{digest}"
-
-
-def database_url(backend: str, work: Path) -> str:
-    if backend == "embedded":
-        return f"sqlite:///{work / 'embedded' / 'herald.db'}"
-    return f"postgresql+psycopg://postgres@127.0.0.1:5432/{pg_database(work)}"
-
-
-def env_for(backend: str, work: Path) -> dict[str, str]:
-    home = work / backend
-    return {
-        **os.environ,
-        "HERALD_HOME": str(home),
-        "HERALD_DATABASE_URL": database_url(backend, work),
-        "HERALD_ENTITY_SEED": "none",
-        "HERALD_LOG_LEVEL": "WARNING",
-        # 800 searches a minute from one key: the benchmark measures search, not the limit
-        "HERALD_RATE_LIMIT_PER_MINUTE": "0",
-        "HF_HUB_OFFLINE": "1",
-    }
-
-
-def load_data(
-    backend: str, work: Path, count: int, fresh: bool, data: Path, by_copy: bool = False
-) -> None:
-    home = work / backend
-    done = home / "loaded.ok"
-    if done.exists() and not fresh:
-        loaded = int(done.read_text().split()[0])
-        if loaded != count:
-            raise SystemExit(f"{home} holds {loaded:,} items: pass --items {loaded} or --fresh")
-        return
-    if backend == "postgresql" and by_copy:
-        copy_embedded_store(work, count, fresh, data)
-        return
-    (home / "index.json").unlink(missing_ok=True)
-    home.mkdir(parents=True, exist_ok=True)
-    url = database_url(backend, work)
-    if backend == "postgresql":
-        name = pg_database(work)
-        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}"')
-    else:
-        for name in ("herald.db", "herald.db-wal", "herald.db-shm"):
-            (home / name).unlink(missing_ok=True)
-    for stale in ("index",):
-        subprocess.run(["rm", "-rf", str(home / stale)], check=True)
-    upgrade(url)
-    engine = create_engine(url)
-    from herald.enrich.embedder import build_embedder
-
-    embedder = build_embedder(None)
-    passages = synthetic.passages(data)
-    vectors = synthetic.passage_vectors(passages, embedder, data)
-    started = time.monotonic()
-    now = synthetic.TODAY
-    with engine.begin() as conn:
-        if backend == "embedded":
-            conn.execute(text("PRAGMA synchronous=OFF"))
-        conn.execute(
-            insert(Entity),
-            [
-                {
-                    "id": eid,
-                    "display_name": f"Entity {i}",
-                    "entity_kind": "company",
-                    "description": "",
-                    "aliases": [],
-                    "tags": [],
-                    "origin": "import",
-                    "created_at": now,
-                    "updated_at": now,
-                }
-                for i, eid in enumerate(synthetic.entity_ids())
-            ],
-        )
-    written = 0
-    for batch in synthetic.generate(count, passages, vectors):
-        with engine.begin() as conn:
-            synthetic.write_batch(conn, batch, embedder.model_name, embedded_at=now)
-        written += len(batch.rows)
-        if written % 100_000 == 0:
-            rate = written / (time.monotonic() - started)
-            print(f"  {backend}: {written:,} items written ({rate:,.0f}/s)", file=sys.stderr)
-    if backend == "postgresql":
-        with engine.begin() as conn:
-            conn.execute(text(f"SELECT setval('content_change_seq', {count})"))
-            conn.execute(text("ANALYZE"))
-    engine.dispose()
-    seconds = time.monotonic() - started
-    done.write_text(f"{count} items written in {seconds:.0f} s\n")
-
-
-def copy_embedded_store(work: Path, count: int, fresh: bool, data: Path) -> None:
-    """Fill the PostgreSQL store with the SQLite store's rows through ``herald db copy``
-    (the SQLite store is built first if missing); the index is built afterwards, as usual."""
-    load_data("embedded", work, count, fresh, data)
-    home = work / "postgresql"
-    (home / "index.json").unlink(missing_ok=True)
-    subprocess.run(["rm", "-rf", str(home / "index")], check=True)
-    home.mkdir(parents=True, exist_ok=True)
-    name = pg_database(work)
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = database_url("postgresql", work)
-    started = time.monotonic()
-    subprocess.run(
-        [HERALD, "db", "copy", "--from", database_url("embedded", work), "--to", url, "--no-index"],
-        env=env_for("postgresql", work),
-        check=True,
-    )
-    with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
-        conn.execute("ANALYZE")
-    seconds = time.monotonic() - started
-    (home / "loaded.ok").write_text(
-        f"{count} items copied from the embedded store in {seconds:.0f} s\n"
-    )
-
-
-def rebuild_index(backend: str, work: Path, count: int) -> dict[str, Any]:
-    """Build the index with `herald index rebuild` once; later runs reuse it (and its figures)."""
-    home = work / backend
-    record = home / "index.json"
-    if record.exists():
-        built: dict[str, Any] = json.loads(record.read_text())
-        built["reused"] = True
-        return built
-    started = time.monotonic()
-    cpu = os.times()
-    subprocess.run([HERALD, "index", "rebuild"], env=env_for(backend, work), check=True)
-    seconds = time.monotonic() - started
-    after = os.times()
-    cpu_seconds = after.children_user + after.children_system
-    cpu_seconds -= cpu.children_user + cpu.children_system
-    size = sum(f.stat().st_size for f in (home / "index").rglob("*") if f.is_file())
-    if backend == "postgresql":
-        with psycopg.connect(database_url(backend, work).replace("+psycopg", "")) as conn:
-            row = conn.execute(
-                "SELECT pg_total_relation_size('content_search_documents')"
-            ).fetchone()
-            assert row is not None
-            size += int(row[0])
-    built = {
-        "items": count,
-        "seconds": seconds,
-        "cpu_seconds": cpu_seconds,
-        "items_per_second": count / seconds,
-        "bytes": size,
-        "load": load_average(),
-    }
-    record.write_text(json.dumps(built))
-    return built
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (from /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def database_cpu_seconds(backend: str, work: Path) -> float:
-    """CPU time so far of the PostgreSQL server processes connected to the bench database
-    (0 for SQLite, which runs inside the server process)."""
-    if backend != "postgresql":
-        return 0.0
-    name = pg_database(work).encode()
-    total = 0.0
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and name in (proc / "cmdline").read_bytes():
-                total += cpu_seconds(int(proc.name))
-        except OSError:  # exited meanwhile
-            continue
-    return total
-
-
-def resident_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def machine() -> str:
-    model = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        "unknown CPU",
-    )
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} cores ({model}), {memory:.0f} GiB, shared with other engineers' jobs"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from search_bench import (
+    HERALD,
+    cpu_seconds,
+    create_key,
+    database_cpu_seconds,
+    env_for,
+    free_port,
+    load_average,
+    machine,
+    resident_mib,
+    wait_until_serving,
+)
+from search_store import load_data, rebuild_index
 
 
 def make_queries(count: int, data: Path, seed: int = 7) -> list[dict[str, Any]]:
@@ -343,32 +135,6 @@ def breakdown(queries: list[dict[str, Any]], times: list[float]) -> dict[str, st
         f"p95 {np.percentile(values, 95):.1f} ms"
         for name, values in sorted(groups.items())
     }
-
-
-def create_key(env: dict[str, str]) -> str:
-    """A new API key of the store that ``env`` names."""
-    created = subprocess.run(
-        [HERALD, "keys", "create", "--workspace", "bench", "--json"],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return str(json.loads(created.stdout)["api_key"])
-
-
-def wait_until_serving(client: httpx.Client, server: subprocess.Popen[bytes]) -> None:
-    """Until the server answers its health check (at most 10 minutes: a large index opens)."""
-    deadline = time.monotonic() + 600
-    while True:
-        try:
-            if client.get("/healthz").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline or server.poll() is not None:
-            raise RuntimeError("the server did not start")
-        time.sleep(0.5)
 
 
 def measure(backend: str, work: Path, queries: list[dict[str, Any]]) -> dict[str, Any]:

@@ -134,6 +134,24 @@ def entity_ids() -> list[str]:
     return [stable_id("ent", f"synthetic:{i}") for i in range(N_ENTITIES)]
 
 
+def entity_rows(now: datetime) -> list[dict[str, Any]]:
+    """The entities' rows, as the items link them (imported companies, "Entity <i>")."""
+    return [
+        {
+            "id": eid,
+            "display_name": f"Entity {i}",
+            "entity_kind": "company",
+            "description": "",
+            "aliases": [],
+            "tags": [],
+            "origin": "import",
+            "created_at": now,
+            "updated_at": now,
+        }
+        for i, eid in enumerate(entity_ids())
+    ]
+
+
 @dataclass
 class SyntheticBatch:
     rows: list[dict[str, object]]

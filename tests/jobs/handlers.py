@@ -103,3 +103,26 @@ def hangs_once(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 )
             )
         ctx.finish(session, jobs)
+
+
+hold_started = threading.Event()
+hold_release = threading.Event()
+
+
+@job_handler("test.holds")
+def holds(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
+    """Its first run waits until the test releases it (at most 30 s); every run creates the
+    workspace it names."""
+    first = not hold_started.is_set()
+    calls.extend(job.payload["name"] for job in jobs)
+    hold_started.set()
+    if first:
+        hold_release.wait(30)
+    with ctx.runtime.sessions.write() as session:
+        for job in jobs:
+            session.add(
+                Team(
+                    id=new_id("team"), name=job.payload["name"], created_at=ctx.runtime.clock.now()
+                )
+            )
+        ctx.finish(session, jobs)

@@ -4,13 +4,16 @@ after another committed N+1 and a search caught up past it. The next search must
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from herald.content.changes import mark_changed
+from herald.content.changes import IN_FLIGHT_LOCK_BASE, PG_SEQUENCE, mark_changed
 from herald.content.deletion import ContentSelector, delete_content
 from herald.content.repository import get_items
+from herald.db.migrate import MIGRATIONS_DIR
 from herald.db.models.content import ContentItem, ContentRemoval
 from herald.runtime import Runtime
 from herald.search.projection import POSTGRES_MARGIN
@@ -116,3 +119,80 @@ def test_a_late_commit_survives_a_large_deletion_committed_meanwhile(
     assert len(removals) == filler
     assert late_seq < min(seq for (seq,) in removals)  # really committed below them
     assert titles(runtime, "deal ends") == ["Harbour strike ends after pay deal"]
+
+
+def test_a_late_commit_behind_more_numbers_than_the_margin_is_applied(
+    search_runtime: Runtime,
+) -> None:
+    """A busy database draws more change numbers than the margin while one transaction is open
+    (an ingestion of a few thousand items beside a deletion waiting for a lock): that
+    transaction's change must still reach the index when it commits."""
+    runtime = search_runtime
+    slow = put_item(
+        runtime,
+        "https://example.com/slow",
+        title="Harbour strike halts container traffic",
+        body="Dock workers walked out over pay, stopping container traffic at the harbour.",
+        published_at=NOW - timedelta(days=1),
+    )
+    assert titles(runtime, "harbour strike") == ["Harbour strike halts container traffic"]
+    with Session(runtime.engine) as late:
+        row = late.get(ContentItem, slow)
+        assert row is not None
+        row.title = "Harbour strike ends after pay deal"
+        late_seq = mark_changed(late, [slow])  # drawn now, committed last
+        with runtime.sessions.write() as others:  # the numbers other writers drew meanwhile
+            others.execute(
+                text("SELECT nextval(:name) FROM generate_series(1, :count)"),
+                {"name": PG_SEQUENCE, "count": 2 * POSTGRES_MARGIN},
+            )
+        fast = put_item(
+            runtime,
+            "https://example.com/fast",
+            title="Ferry timetable changes for winter",
+            body="The ferry company published its winter timetable with fewer crossings.",
+            published_at=NOW - timedelta(days=1),
+        )
+        assert titles(runtime, "ferry winter timetable") == ["Ferry timetable changes for winter"]
+        late.commit()
+    with runtime.sessions.read() as session:
+        fast_seq = session.get(ContentItem, fast).change_seq  # type: ignore[union-attr]
+    assert late_seq < fast_seq - POSTGRES_MARGIN  # really committed far below the watermark
+    assert titles(runtime, "deal ends") == ["Harbour strike ends after pay deal"]
+
+
+def test_a_late_removal_behind_more_numbers_than_the_margin_is_applied(
+    search_runtime: Runtime,
+) -> None:
+    """The same for a row deleted outright (its number drawn by the database's trigger)."""
+    runtime = search_runtime
+    gone = put_item(
+        runtime,
+        "https://example.com/gone",
+        title="Harbour strike halts container traffic",
+        body="Dock workers walked out over pay, stopping container traffic at the harbour.",
+        published_at=NOW - timedelta(days=1),
+    )
+    assert titles(runtime, "harbour strike") == ["Harbour strike halts container traffic"]
+    with Session(runtime.engine) as late:
+        late.execute(text("DELETE FROM content_items WHERE id = :id"), {"id": gone})
+        with runtime.sessions.write() as others:
+            others.execute(
+                text("SELECT nextval(:name) FROM generate_series(1, :count)"),
+                {"name": PG_SEQUENCE, "count": 2 * POSTGRES_MARGIN},
+            )
+        put_item(
+            runtime,
+            "https://example.com/fast",
+            title="Ferry timetable changes for winter",
+            body="The ferry company published its winter timetable with fewer crossings.",
+            published_at=NOW - timedelta(days=1),
+        )
+        assert titles(runtime, "ferry winter timetable") == ["Ferry timetable changes for winter"]
+        late.commit()
+    assert titles(runtime, "harbour strike") == []
+
+
+def test_the_trigger_locks_numbers_with_the_codes_key() -> None:
+    source = Path(MIGRATIONS_DIR, "versions", "0027_removal_seq_in_flight.py").read_text()
+    assert f"pg_advisory_xact_lock_shared({IN_FLIGHT_LOCK_BASE} + seq)" in source

@@ -39,7 +39,7 @@ def enrich(
             total = pending_count(session, kinds=[ENRICH_KIND])
         worker = Worker(runtime)
         done = 0
-        with progress() as bar:
+        with progress() as bar, worker.renewing_leases():
             task = bar.add_task("enriching", total=total)
             while True:
                 count = worker.run_once()

@@ -6,9 +6,11 @@ applied and catch up with ``change_seq > watermark``.
 
 PostgreSQL draws from a database sequence. Sequence values are taken at write time but become
 visible at commit, so a reader can see 11 before a concurrent transaction commits 10: readers on
-PostgreSQL must re-read a margin below their watermark (see the search area). SQLite has a single
-writer, so ``max + 1`` inside the write transaction is gap-free and ordered; the maximum covers
-``content_removals`` too, where a trigger records each deleted row with the next number.
+PostgreSQL re-read a margin below their watermark, and below the lowest number a transaction
+still holds uncommitted (each holds an advisory lock on its numbers; see the search area).
+SQLite has a single writer, so ``max + 1`` inside the write transaction is gap-free and
+ordered; the maximum covers ``content_removals`` too, where a trigger records each deleted row
+with the next number.
 """
 
 from __future__ import annotations
@@ -21,13 +23,21 @@ from sqlalchemy.orm import Session
 from herald.db.models.content import ContentItem, ContentRemoval
 
 PG_SEQUENCE = "content_change_seq"
+# PostgreSQL: a transaction holds a shared advisory lock on each number it draws until it ends,
+# ``IN_FLIGHT_LOCK_BASE + number`` (a bigint key), so readers can find the lowest number still
+# uncommitted, however long ago it was drawn (herald.search.feed.in_flight_floor).
+IN_FLIGHT_LOCK_BASE = 0x4845_0000_0000_0000
+_DRAW = text(
+    f"SELECT n, pg_advisory_xact_lock_shared({IN_FLIGHT_LOCK_BASE} + n)"
+    f" FROM (SELECT nextval('{PG_SEQUENCE}') AS n) AS drawn"
+)
 
 
 def next_change_seq(session: Session) -> int:
     """A new change sequence number, for rows this transaction writes: stamp them with it as
     they are written (a bulk insert), or use :func:`mark_changed` on rows already written."""
     if session.get_bind().dialect.name == "postgresql":
-        return int(session.execute(text(f"SELECT nextval('{PG_SEQUENCE}')")).scalar_one())
+        return int(session.execute(_DRAW).one()[0])
     session.flush()
     items = session.execute(select(func.max(ContentItem.change_seq))).scalar_one()
     removals = session.execute(select(func.max(ContentRemoval.change_seq))).scalar_one()

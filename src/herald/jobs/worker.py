@@ -22,7 +22,8 @@ import socket
 import threading
 import traceback
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -99,9 +100,32 @@ class Worker:
         for lane, count in self.lane_threads.items():
             for index in range(count):
                 self._start_loop(lane, new_worker_id(f"{lane}-{index}"))
-        heartbeat = threading.Thread(target=self._heartbeat, name="lease-heartbeat", daemon=True)
+        heartbeat = threading.Thread(
+            target=self._heartbeat, args=(self.stop_event,), name="lease-heartbeat", daemon=True
+        )
         heartbeat.start()
         self._threads.append(heartbeat)
+
+    @contextmanager
+    def renewing_leases(self) -> Iterator[None]:
+        """Renew the leases of the jobs run from the caller's thread (:meth:`drain`,
+        :meth:`run_once`) while the block runs, as :meth:`start` does for its loops: without
+        it a job that runs longer than its lease is taken over and run again by a worker
+        process beside this one (``herald ingest`` waiting for its items, ``herald enrich``)."""
+        stop = threading.Event()
+        heartbeat = threading.Thread(
+            target=self._heartbeat,
+            args=(stop,),
+            kwargs={"watchdog": False},
+            name="lease-heartbeat",
+            daemon=True,
+        )
+        heartbeat.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            heartbeat.join()
 
     def _start_loop(self, lane: str, worker_id: str) -> None:
         thread = threading.Thread(
@@ -155,13 +179,14 @@ class Worker:
         return len(batch)
 
     def drain(self, lane: str = "default", *, max_jobs: int = 1_000_000) -> int:
-        """Process due jobs until none is left (tests, ``herald ingest``)."""
+        """Process due jobs until none is left (tests, ``herald ingest``), their leases renewed."""
         done = 0
-        while done < max_jobs:
-            count = self.run_once(lane)
-            if count == 0:
-                return done
-            done += count
+        with self.renewing_leases():
+            while done < max_jobs:
+                count = self.run_once(lane)
+                if count == 0:
+                    return done
+                done += count
         return done
 
     def _process(self, batch: list[ClaimedJob], worker_id: str) -> None:
@@ -282,13 +307,14 @@ class Worker:
                 self._start_loop(attempt.lane, new_worker_id(f"{attempt.lane}-r"))
         return len(overrunning)
 
-    def _heartbeat(self) -> None:
+    def _heartbeat(self, stop: threading.Event, *, watchdog: bool = True) -> None:
         lease = self.runtime.settings.job_lease_seconds
-        while not self.stop_event.wait(max(lease / 3, 1.0)):
-            try:
-                self.stop_overrunning()
-            except Exception:
-                log.exception("job watchdog failed")
+        while not stop.wait(max(lease / 3, 1.0)):
+            if watchdog:
+                try:
+                    self.stop_overrunning()
+                except Exception:
+                    log.exception("job watchdog failed")
             with self._in_flight_lock:
                 snapshot = {w: sorted(ids) for w, ids in self._in_flight.items() if ids}
             for worker_id, ids in snapshot.items():

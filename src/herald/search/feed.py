@@ -15,6 +15,7 @@ import numpy as np
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from herald.content.changes import IN_FLIGHT_LOCK_BASE
 from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem, ContentRemoval
 from herald.search.documents import IndexedItem
 
@@ -69,6 +70,24 @@ def latest_change(session: Session) -> int:
     applied a higher one was built from another state of the data, newer than this one: the
     database was restored from a backup or copied from an earlier state since."""
     return int(session.execute(_LATEST).scalar_one())
+
+
+_IN_FLIGHT = text(
+    "SELECT min(((classid::bigint - :high) << 32) + objid::bigint) FROM pg_locks"
+    " WHERE locktype = 'advisory' AND objsubid = 1"
+    " AND classid::bigint >= :high AND classid::bigint < :high + 65536"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+
+
+def in_flight_floor(session: Session) -> int | None:
+    """PostgreSQL: the lowest change number drawn by a transaction still running (it holds an
+    advisory lock on it until it ends, :data:`herald.content.changes.IN_FLIGHT_LOCK_BASE`), None
+    when none is; None on SQLite, whose writers commit in sequence order."""
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    value = session.execute(_IN_FLIGHT, {"high": IN_FLIGHT_LOCK_BASE >> 32}).scalar_one()
+    return None if value is None else int(value)
 
 
 def changed_since(session: Session, low: int) -> list[tuple[str, int]]:

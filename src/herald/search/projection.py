@@ -7,10 +7,14 @@ leaves the same index. A search first runs :meth:`ProjectionSync.catch_up`, whos
 one indexed aggregate query, so a write is visible to every process as soon as it has committed.
 
 PostgreSQL hands out sequence numbers before commit, so a transaction may commit number 10 after
-another committed 11. Projections therefore watch a ``margin`` below their watermark: the count and
-sum of sequences above ``watermark - margin`` change when such a late commit lands, and the rows
-there are re-read; the ones an index already holds at the same sequence are skipped. SQLite has
-one writer at a time, its sequences commit in order, and its margin is 0.
+another committed 11. Projections therefore watch a range below their watermark: the count and
+sum of sequences in it change when such a late commit lands, and the rows there are re-read; the
+ones an index already holds at the same sequence are skipped. The range starts at the lowest of:
+``watermark - margin``, the lowest number a transaction still held uncommitted at this process's
+last read (each holds an advisory lock on its numbers until it ends, so one open for any time,
+while any number of others commit, is still caught), and this process's own last watermark (a
+process sharing an index with others re-reads what they applied since). SQLite has one writer at
+a time, its sequences commit in order, and its margin is 0.
 
 The removal log is pruned after ``HERALD_HISTORY_DAYS`` (:mod:`herald.db.removal_logs`). A
 projection whose watermark is below the highest removal pruned has missed deletions it can no
@@ -30,7 +34,14 @@ from sqlalchemy.orm import Session
 
 from herald.db.removal_logs import pruned_through
 from herald.search.documents import content_key
-from herald.search.feed import Change, ChangeSummary, changed_since, load_changes, summarize
+from herald.search.feed import (
+    Change,
+    ChangeSummary,
+    changed_since,
+    in_flight_floor,
+    load_changes,
+    summarize,
+)
 from herald.search.lexical import LexicalIndex
 from herald.search.vectors import VectorIndex
 
@@ -76,9 +87,18 @@ class ProjectionSync:
         self.embedding_model = embedding_model
         self._verified: ChangeSummary | None = None
         self._lock = threading.Lock()
+        # PostgreSQL: below this, every change had committed (or rolled back) at the last read.
+        self._floor: int | None = None
+        # The changes above the floor this sync applied, at their sequence: re-read ranges skip
+        # them without asking the projection (a long transaction holds the floor down).
+        self._seen: dict[str, int] = {}
+
+    def _low(self, watermark: int) -> int:
+        low = max(watermark - self.margin, 0)
+        return low if self._floor is None else min(low, self._floor)
 
     def is_current(self, session: Session, memo: dict[int, ChangeSummary] | None = None) -> bool:
-        low = max(self.projection.applied_seq() - self.margin, 0)
+        low = self._low(self.projection.applied_seq())
         if memo is None:
             return summarize(session, low) == self._verified
         if low not in memo:
@@ -97,7 +117,8 @@ class ProjectionSync:
             self.projection.refresh()
             self._drop_if_too_old(session)
             watermark = self.projection.applied_seq()
-            low = max(watermark - self.margin, 0)
+            low = self._low(watermark)
+            in_flight = in_flight_floor(session) if self.margin else None  # before the read
             changed = changed_since(session, low)
             needed = self._needed(changed, watermark)
             top = max([watermark] + [seq for _, seq in changed])
@@ -106,7 +127,10 @@ class ProjectionSync:
                 applied = self.projection.apply(
                     self._batches(session, needed), top, since=watermark
                 )
-            new_low = max(top - self.margin, 0)
+            if self.margin:
+                self._floor = top if in_flight is None else min(top, in_flight - 1)
+            new_low = self._low(top)
+            self._remember(changed, top, new_low)
             above = [seq for _, seq in changed if seq > new_low]
             self._verified = ChangeSummary(new_low, len(above), sum(above), max([new_low, *above]))
             return applied
@@ -121,14 +145,27 @@ class ProjectionSync:
                 extra={"index": self.projection.name, "applied_seq": before, "pruned": floor},
             )
             self._verified = None
+            self._seen = {}
 
     def reset(self) -> None:
         """Forget what was verified (after a rebuild cleared the projection)."""
         with self._lock:
             self._verified = None
+            self._floor = None
+            self._seen = {}
+
+    def _remember(self, changed: list[tuple[str, int]], top: int, low: int) -> None:
+        if not self.margin:
+            return
+        if self.projection.applied_seq() < top:  # not applied (the index was rebuilt meanwhile)
+            self._seen = {}
+            return
+        self._seen = {cid: seq for cid, seq in self._seen.items() if seq > low}
+        self._seen.update((cid, seq) for cid, seq in changed if seq > low)
 
     def _needed(self, changed: list[tuple[str, int]], watermark: int) -> list[str]:
-        margin_rows = [(cid, seq) for cid, seq in changed if seq <= watermark]
+        seen = self._seen
+        margin_rows = [(c, seq) for c, seq in changed if seq <= watermark and seen.get(c) != seq]
         known = self.projection.known_seqs([content_key(cid) for cid, _ in margin_rows])
         needed = [cid for cid, seq in changed if seq > watermark]
         # Below the watermark, only rows whose sequence the index has not seen. A deleted item the

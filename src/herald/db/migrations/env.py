@@ -1,9 +1,15 @@
-"""Alembic environment: runs migrations on the URL given by herald.db.migrate."""
+"""Alembic environment: runs migrations on the URL given by herald.db.migrate.
+
+On PostgreSQL every pending migration runs in one transaction that first takes an advisory
+lock: an upgrade started while another runs (two machines deploying at once) waits for it, then
+finds the database at the latest schema and applies nothing, instead of failing half-way on the
+tables and revision the other one created.
+"""
 
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import pool
+from sqlalchemy import pool, text
 
 from herald.db import models  # noqa: F401  (registers every table)
 from herald.db.base import Base
@@ -11,6 +17,8 @@ from herald.db.engine import make_engine
 
 config = context.config
 target_metadata = Base.metadata
+# The PostgreSQL advisory lock that serialises upgrades ("herald" and 3).
+_UPGRADE_LOCK = 0x6865_7261_6C64_0003
 
 
 def run_migrations_offline() -> None:
@@ -41,6 +49,10 @@ def run_migrations_online() -> None:
             compare_type=True,
         )
         with context.begin_transaction():
+            if connection.dialect.name == "postgresql":
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _UPGRADE_LOCK}
+                )
             context.run_migrations()
     engine.dispose()
 
