@@ -25,6 +25,9 @@ from typing import Any
 from herald.enrich.ner_words import Mode, casing_ids, mode, windows
 
 SPLITS = {"train": "train.txt", "dev": "valid.txt"}
+# A word tagged X is not scored: the dataset does not say whether it is part of a name the way
+# CoNLL-2003 would (scripts/gum_to_conll.py: a nationality GUM marks as no mention).
+UNSCORED = "X"
 TYPES = ("PER", "ORG", "LOC", "MISC")
 FINE_TYPES = ("PER", "ORG", "LOC", "NORP", "EVENT", "PRODUCT", "MISC")
 
@@ -65,6 +68,9 @@ EXTRA_TYPES: dict[str, dict[str, str]] = {
         "creative-work": "MISC",
         "product": "MISC",
     },
+    # Named entities of GUM's openly licensed genres, mapped onto CoNLL's types by
+    # scripts/gum_to_conll.py (Zeldes 2017; annotations CC BY 4.0).
+    "gum": {t: t for t in TYPES},
 }
 
 
@@ -114,7 +120,7 @@ def read_tagged(path: Path, types: dict[str, str] | None = None) -> list[Documen
         parts = line.split()
         words.append(parts[0])
         tag = parts[-1]
-        if types is not None and tag != "O":
+        if types is not None and tag not in ("O", UNSCORED):
             kind = types.get(tag[2:])
             tag = f"{tag[:2]}{kind}" if kind else "O"
         tags.append(tag)
@@ -125,11 +131,11 @@ def read_tagged(path: Path, types: dict[str, str] | None = None) -> list[Documen
 def _bio(iob1: list[str]) -> list[str]:
     out: list[str] = []
     for i, tag in enumerate(iob1):
-        if tag == "O":
-            out.append("O")
+        if tag in ("O", UNSCORED):
+            out.append(tag)
             continue
         kind = tag[2:]
-        previous = iob1[i - 1][2:] if i and iob1[i - 1] != "O" else None
+        previous = iob1[i - 1][2:] if i and iob1[i - 1] not in ("O", UNSCORED) else None
         starts = tag.startswith("B-") or previous != kind
         out.append(("B-" if starts else "I-") + kind)
     return out
@@ -225,7 +231,8 @@ def examples(
             pieces = [
                 tokenizer.encode(w.lower(), add_special_tokens=False).ids or [100] for w in words
             ]
-            encoded.append((pieces, casing, [index.get(t, 0) for t in sentence.tags]))
+            labels = [-100 if t == UNSCORED else index.get(t, 0) for t in sentence.tags]
+            encoded.append((pieces, casing, labels))
         lengths = [sum(len(p) for p in e[0]) for e in encoded]
         for first, stop, _ in windows(lengths, max_pieces - 2, 0):
             ids, casing, labels = [101], [0], [-100]
