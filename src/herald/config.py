@@ -27,6 +27,8 @@ class Settings(StorageSettings):
         env_file_encoding="utf-8",
         extra="ignore",
         frozen=True,
+        # An error quotes no input: the settings hold the database URLs, passwords included.
+        hide_input_in_errors=True,
     )
 
     host: str = Field(default="127.0.0.1", description="Address `herald serve` binds to.")

@@ -66,3 +66,26 @@ def test_access_log_never_has_a_feed_token(client: TestClient, auth: dict[str, s
     assert [line["status"] for line in access] == [200, 404]
     assert token not in json.dumps(ours)
     assert [line["path"] for line in access] == ["/feeds/{token}"] * 2
+
+
+def test_access_log_has_no_feed_token_from_a_path_that_misses_the_route(
+    client: TestClient, auth: dict[str, str]
+) -> None:
+    # Feed readers and proxies add a slash or a suffix to the URL they were given; the answer is
+    # a redirect or a 404, and the token in the path is still a credential.
+    monitor = client.post(
+        "/v1/monitors", json={"name": "watch", "search": {"query": "solar"}}, headers=auth
+    ).json()
+    feed_url = client.post(f"/v1/monitors/{monitor['id']}/feed", headers=auth).json()["feed_url"]
+    token = feed_url.rsplit("/", 1)[1]
+    with _json_log() as stream:
+        assert client.get(feed_url + "/", follow_redirects=False).status_code == 307
+        assert client.get(feed_url + "/entries").status_code == 404
+        assert client.get(f"/feeds//{token}").status_code == 404
+        assert client.get(f"http://testserver//feeds/{token}").status_code == 404
+    ours = [json.loads(line) for line in stream.getvalue().splitlines()]
+    ours = [line for line in ours if line["logger"].startswith("herald")]  # not the test client's
+    access = [line for line in ours if line["logger"] == "herald.access"]
+    assert len(access) == 4
+    assert token not in json.dumps(ours)
+    assert {line["path"] for line in access} == {"/feeds/{token}"}

@@ -156,3 +156,16 @@ def test_a_key_no_header_can_carry_is_refused_in_one_line(command: list[str]) ->
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit)  # refused, not crashed
     assert "printable ASCII" in result.output
+
+
+def test_an_unreachable_api_is_named_without_the_credentials_in_its_url() -> None:
+    # A reverse proxy in front of Herald may ask for Basic credentials, given in the base URL.
+    result = runner.invoke(
+        app,
+        ["monitors", "list", "--base-url", "http://proxyuser:pr0xy-s3cret@127.0.0.1:9"],
+        env={"HERALD_API_KEY": "hk_example"},
+    )
+    assert result.exit_code == 1, result.output
+    assert "cannot reach Herald at http://***@127.0.0.1:9" in result.stderr
+    assert "pr0xy-s3cret" not in result.output
+    assert "proxyuser" not in result.output

@@ -404,6 +404,25 @@ def test_connection_errors_are_retried_for_reads_only() -> None:
     assert len(post.requests) == 1
 
 
+def test_connection_errors_never_show_the_credentials_of_the_base_url() -> None:
+    # The Basic credentials of a proxy in front of Herald, given in the base URL, are sent as
+    # the proxy asks; the error (printed by the CLI, shown to an agent by `herald mcp`) hides them.
+    for error in (httpx.ConnectError("refused"), httpx.ConnectTimeout("slow")):
+        failing = scripted(error)
+        client = herald_client.Client(
+            base_url="http://proxyuser:pr0xy-s3cret@herald.test",
+            api_key=KEY,
+            transport=httpx.MockTransport(failing),
+            max_retries=0,
+        )
+        with client, pytest.raises(herald_client.APIConnectionError) as info:
+            client.monitors.get("mon_1")
+        assert failing.requests[0].headers["authorization"].startswith("Basic ")
+        assert "GET http://***@herald.test/v1/monitors/mon_1 (" in info.value.message
+        assert "pr0xy-s3cret" not in str(info.value)
+        assert "proxyuser" not in str(info.value)
+
+
 def test_backoff_doubles_with_jitter_up_to_the_cap() -> None:
     policy = RetryPolicy(initial_delay=0.5, max_delay=3.0, rng=random.Random(7))
     for attempt, base in enumerate([0.5, 1.0, 2.0, 3.0, 3.0]):

@@ -41,3 +41,23 @@ def test_without_a_replica_reads_run_on_the_primary(runtime: Runtime) -> None:
 
     assert runtime.reads.run(read) == 1
     assert runtime.reads.run(read, primary=True) == 1
+
+
+def test_a_settings_error_never_shows_the_passwords_of_the_database_urls(tmp_path: Path) -> None:
+    # The error is printed by every command and logged by a service that fails to start;
+    # pydantic shortens the input it quotes, so no part of a password may show either.
+    def shows(error: ValidationError, password: str) -> bool:
+        return any(password[i : i + 5] in str(error) for i in range(len(password) - 4))
+
+    with pytest.raises(ValidationError) as refused:
+        Settings(home=tmp_path, database_read_url="postgresql://herald:Rep1icaPW@replica/herald")
+    assert "HERALD_DATABASE_READ_URL needs PostgreSQL" in str(refused.value)
+    assert not shows(refused.value, "Rep1icaPW")
+    with pytest.raises(ValidationError) as bad_network:
+        Settings(
+            home=tmp_path,
+            webhook_allow_networks="10.0.0.0/33",
+            database_url="postgresql://herald:Pr1maryPW@db/herald",
+        )
+    assert "10.0.0.0/33" in str(bad_network.value)  # the validator's own message names it
+    assert not shows(bad_network.value, "Pr1maryPW")

@@ -71,6 +71,18 @@ def test_each_unit_runs_an_existing_herald_command(unit: Path) -> None:
     assert parsed["Install"]["WantedBy"] == "multi-user.target"
 
 
+@pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
+def test_each_unit_keeps_what_herald_writes_from_other_local_users(unit: Path) -> None:
+    # The SQLite database holds every webhook signing secret, and the index the content.
+    assert read_unit(unit)["Service"]["UMask"] == "0077"
+
+
+def test_the_data_directory_is_made_private_at_install() -> None:
+    install = (ROOT / "docs" / "deployment.md").read_text()
+    assert "useradd --system --home /var/lib/herald --create-home herald\n" in install
+    assert "\nchmod 700 /var/lib/herald" in install  # useradd leaves it readable by everyone
+
+
 def test_api_units_serve_on_loopback_without_jobs_and_workers_run_jobs() -> None:
     api = shlex.split(read_unit(DEPLOY / "systemd" / "herald-api@.service")["Service"]["ExecStart"])
     assert api[1:] == ["serve", "--no-worker", "--host", "127.0.0.1", "--port", "%i"]

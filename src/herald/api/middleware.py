@@ -344,6 +344,10 @@ async def _unstorable_in_body(
 
 # Path parameters that are credentials (a monitor's secret feed URL): never logged.
 _SECRET_PATH_PARAMS = frozenset({"token"})
+# Where those secrets sit in paths, for requests that miss the route (a feed URL with a slash
+# or a suffix added is a redirect or a 404, and still carries the token).
+_FEED_PATH_PREFIX = "feeds/"
+_FEED_PATH_LOGGED = "/feeds/{token}"
 
 
 def _loggable_path(scope: Scope, template: str) -> str | None:
@@ -351,4 +355,6 @@ def _loggable_path(scope: Scope, template: str) -> str | None:
     if _SECRET_PATH_PARAMS & set(scope.get("path_params") or ()):
         return template
     path: str | None = scope.get("path")
+    if path is not None and path.lstrip("/").startswith(_FEED_PATH_PREFIX):
+        return _FEED_PATH_LOGGED
     return path

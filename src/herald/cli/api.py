@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from rich.markup import escape
 
 from herald.cli.common import console, load_settings, progress
+from herald.core.net import without_credentials
 
 BaseUrlOption = Annotated[
     str | None,
@@ -82,7 +83,8 @@ def api_client(base_url: str | None, api_key: str | None) -> Iterator[herald_cli
         raise typer.Exit(1) from None
     except herald_client.APIConnectionError as exc:
         console.print(
-            f"[red]cannot reach Herald at {escape(base_url)}[/]: {escape(exc.message)}\n"
+            f"[red]cannot reach Herald at {escape(without_credentials(base_url))}[/]: "
+            f"{escape(exc.message)}\n"
             "Is `herald serve` running there? Set HERALD_BASE_URL (or --base-url) to its address."
         )
         raise typer.Exit(1) from None

@@ -32,6 +32,7 @@ from sqlalchemy.engine import URL, make_url
 from herald.core.files import fsync_path
 
 BUSY_TIMEOUT_MS = 30_000
+OWNER_ONLY = 0o600  # the mode of a backup file
 
 
 class BackupRefused(Exception):
@@ -123,12 +124,17 @@ def backup_postgresql(url: str, destination: Path) -> BackupReport:
 
 
 def _partial_of(destination: Path) -> Path:
-    """Where a backup to ``destination`` (a new file) is written until it is complete."""
+    """Where a backup to ``destination`` (a new file) is written until it is complete: an empty
+    file readable by its owner only, whatever the umask, since a backup holds every secret of
+    the database (webhook signing secrets, key hashes). SQLite and ``pg_dump`` write into it and
+    keep its mode, and so does the rename."""
     if destination.exists():
         raise BackupRefused(f"{destination} already exists: give a new file name")
     destination.parent.mkdir(parents=True, exist_ok=True)
     partial = destination.with_name(destination.name + ".partial")
     partial.unlink(missing_ok=True)
+    os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OWNER_ONLY))
+    os.chmod(partial, OWNER_ONLY)  # the umask may have taken bits from the mode asked for
     return partial
 
 

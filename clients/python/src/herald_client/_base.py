@@ -46,6 +46,12 @@ def sendable_key(key: str) -> bool:
     return key.isascii() and key.isprintable()
 
 
+def shown_url(url: httpx.URL) -> str:
+    """``url`` as messages show it: its user information (the Basic credentials of a proxy in
+    front of Herald, given in the base URL) as ``***``."""
+    return str(url.copy_with(userinfo=b"***")) if url.userinfo else str(url)
+
+
 class BaseClient:
     """Configuration and the I/O-free halves of a call. See ``Client`` / ``AsyncClient``."""
 
@@ -198,7 +204,7 @@ class BaseClient:
 
     @staticmethod
     def _connection_error(request: httpx.Request, error: httpx.TransportError) -> HeraldError:
-        target = f"{request.method} {request.url}"
+        target = f"{request.method} {shown_url(request.url)}"
         if isinstance(error, httpx.TimeoutException):
             return APITimeoutError(f"timed out: {target} ({error!r})", request=request)
         return APIConnectionError(f"connection failed: {target} ({error!r})", request=request)

@@ -42,7 +42,12 @@ from herald.core.net.client import (
     TimedOut,
     TlsFailed,
 )
-from herald.core.net.urls import HttpsTarget, check_target_url, parse_https_url
+from herald.core.net.urls import (
+    HttpsTarget,
+    check_target_url,
+    parse_https_url,
+    without_credentials,
+)
 
 __all__ = [
     "ALWAYS_FORBIDDEN",
@@ -68,4 +73,5 @@ __all__ = [
     "parse_allow_networks",
     "parse_https_url",
     "system_resolver",
+    "without_credentials",
 ]

@@ -86,9 +86,14 @@ def _refuse_odd_ipv4(url: str, host: str) -> ipaddress.IPv4Address | None:
 _USERINFO = re.compile(r"^((?:[^:/?#]*:)?//)[^/?#]*@")
 
 
+def without_credentials(url: str) -> str:
+    """``url`` as messages show it: any user information (credentials) replaced by ``***``."""
+    return _USERINFO.sub(r"\1***@", url, count=1)
+
+
 def _invalid(url: str, why: str) -> InvalidWebhookUrl:
     """The refusal quotes the URL, with any credentials in it replaced by ``***``."""
-    shown = _USERINFO.sub(r"\1***@", url, count=1)
+    shown = without_credentials(url)
     shown = shown if len(shown) <= 200 else shown[:200] + "…"
     return InvalidWebhookUrl(f"Webhook URL {shown!r} is not allowed: {why}")
 
