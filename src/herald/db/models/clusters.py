@@ -107,7 +107,7 @@ class ClusterState(Base):
 class ClusterArticleKeys(Base):
     """The keys each counted article added to ``cluster_term_stats`` (per bag), so an update
     moves its counts to the new version's keys and a deletion takes away exactly what was added.
-    Articles counted before revision 0027 have no row: their current keys are used."""
+    Articles counted before revision 0028 have no row: their current keys are used."""
 
     __tablename__ = "cluster_article_keys"
 

@@ -1,7 +1,7 @@
 """cluster article keys: what each counted article added to the clustering statistics
 
-Revision ID: 0027_cluster_article_keys
-Revises: 0026_enrichment_input
+Revision ID: 0028_cluster_article_keys
+Revises: 0027_removal_seq_in_flight
 Create Date: 2026-11-30 20:10:00.000000
 
 ``cluster_article_keys`` holds, per counted article, the keys it added to ``cluster_term_stats``.
@@ -22,8 +22,8 @@ from alembic import op
 
 from herald.db.base import JSONType
 
-revision: str = "0027_cluster_article_keys"
-down_revision: str | Sequence[str] | None = "0026_enrichment_input"
+revision: str = "0028_cluster_article_keys"
+down_revision: str | Sequence[str] | None = "0027_removal_seq_in_flight"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
