@@ -6,7 +6,8 @@ so a cluster that loses a member is closed: its working profile is dropped (as w
 of the clustering horizon), and what the API shows is recomputed from the members that remain.
 New copies of a remaining article still join it; other new items found a new story. A cluster
 with no member left is deleted. The stream's document frequencies forget an article whose last
-copy is deleted (a word only it used leaves ``cluster_term_stats`` with it).
+copy is deleted: the keys recorded for it leave ``cluster_term_stats``
+(:mod:`herald.clusters.article_keys`), and a word only it used leaves with them.
 
 The clustering epoch goes up in the same transaction: every process's in-memory clusterer
 reloads from the database at its next batch, so none keeps (or writes back) a profile holding
@@ -23,17 +24,15 @@ from datetime import datetime
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from herald.clusters import repository
-from herald.clusters.evidence import bag_keys
+from herald.clusters import article_keys, repository
 from herald.clusters.features import abstract_for
-from herald.clusters.refresh import text_item
 from herald.clusters.service import status_for
 from herald.db.models.clusters import (
     ClusterState,
     StoryCluster,
     StoryClusterMember,
 )
-from herald.db.models.content import ContentEntity, ContentItem
+from herald.db.models.content import ContentItem
 
 _CHUNK = 900  # stay under SQLite's bound-parameter limit
 
@@ -121,28 +120,19 @@ def _uncount(
     )
     decrements: dict[tuple[str, str], int] = {}
     documents = dict(state.documents or {})
-    for article_id, content_id in last.items():
-        if article_id in remaining:
-            continue
-        for bag, keys in _keys_of(session, content_id).items():
+    gone = [article_id for article_id in last if article_id not in remaining]
+    counted = article_keys.recorded(session, gone)
+    for article_id in gone:
+        # What was counted for it; an article counted before the record: its current keys.
+        keys = counted.get(article_id) or article_keys.keys_of(session, last[article_id])
+        for bag, found in keys.items():
             documents[bag] = max(int(documents.get(bag, 0)) - 1, 0)
-            for key in keys:
+            for key in found:
                 decrements[(bag, key)] = decrements.get((bag, key), 0) + 1
     repository.subtract_statistics(session, decrements, sequence=sequence)
+    article_keys.forget(session, gone)
+    article_keys.delete_zero_counts(session)  # every process reloads: see the epoch below
     state.documents = documents
-
-
-def _keys_of(session: Session, content_id: str) -> dict[str, set[str]]:
-    row = session.get(ContentItem, content_id)
-    if row is None:
-        return {}
-    entities = session.execute(
-        select(ContentEntity.entity_id, ContentEntity.salience).where(
-            ContentEntity.content_id == content_id
-        )
-    ).all()
-    item = text_item(row, [(e, float(salience)) for e, salience in entities])
-    return bag_keys(item)
 
 
 def _texts_of(session: Session, ids: Sequence[str]) -> set[str]:

@@ -14,6 +14,7 @@ from herald.core.dates import Window
 from herald.core.pagination import PageRequest
 from herald.db.dialect import insert_for
 from herald.db.models.clusters import (
+    ClusterArticleKeys,
     ClusterState,
     ClusterTermStat,
     StoryCluster,
@@ -242,9 +243,17 @@ def subtract_statistics(
 
     One update per bag and amount (almost every key loses one document) and chunk of keys, and
     the delete looks only at the keys just decremented, by primary key: a deletion batch never
-    reads the whole table. Counts never go below zero elsewhere (they are only ever added to),
-    so no other key can be at zero.
+    reads the whole table. The counts an update left at zero (:func:`lower_statistics`) go with
+    :func:`herald.clusters.article_keys.delete_zero_counts`.
     """
+    lower_statistics(session, decrements, sequence=sequence)
+    delete_emptied_statistics(session, decrements)
+
+
+def lower_statistics(
+    session: Session, decrements: Mapping[tuple[str, str], int], *, sequence: int
+) -> None:
+    """Take document counts away, leaving the rows (at zero too) for every process to read."""
     by_amount: dict[tuple[str, int], list[str]] = {}
     for (bag, key), count in sorted(decrements.items()):
         by_amount.setdefault((bag, count), []).append(key)
@@ -259,7 +268,6 @@ def subtract_statistics(
                 .values(documents=ClusterTermStat.documents - count, changed_seq=sequence)
                 .execution_options(synchronize_session=False)
             )
-    delete_emptied_statistics(session, decrements)
 
 
 def delete_emptied_statistics(session: Session, pairs: Iterable[tuple[str, str]]) -> None:
@@ -312,6 +320,7 @@ def reset(session: Session) -> None:
     session.execute(delete(StoryClusterMember))
     session.execute(delete(StoryCluster))
     session.execute(delete(ClusterTermStat))
+    session.execute(delete(ClusterArticleKeys))
 
 
 # -- reading for the API -------------------------------------------------------------------------

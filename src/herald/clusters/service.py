@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
-from herald.clusters import repository
+from herald.clusters import article_keys, repository
 from herald.clusters.evidence import bag_keys
 from herald.clusters.features import story_item
 from herald.clusters.item import StoryItem
@@ -116,6 +116,8 @@ class _Batch:
     increments: dict[tuple[str, str], int]
     closed: list[StoryCluster]  # clusters out of the horizon that gained a copy
     moves: dict[str, str] = field(default_factory=dict)  # content id -> cluster it moved to
+    decrements: dict[tuple[str, str], int] = field(default_factory=dict)  # updated articles
+    counted: dict[str, article_keys.Keys] = field(default_factory=dict)  # article -> its keys
 
 
 def cluster_items(
@@ -139,11 +141,13 @@ def cluster_items(
         stored = repository.items_to_cluster(session, content_ids)
         batch = _Batch(now, {}, [], {}, {}, [])
         # Already clustered items come back after a new version of them was enriched.
-        profiles, closed = refresh_members(
-            session, clusterer, [cid for cid in content_ids if cid not in stored]
-        )
+        again = [cid for cid in content_ids if cid not in stored]
+        profiles, closed = refresh_members(session, clusterer, again)
         batch.changed.update(profiles)
         batch.closed.extend(closed)
+        batch.decrements, batch.increments, batch.counted = article_keys.follow_updates(
+            session, clusterer, again
+        )
         for content_id in dict.fromkeys(content_ids):
             found = stored.get(content_id)
             if found is None or found.vector is None:
@@ -195,9 +199,11 @@ def _cluster_one(
         profile.created_at = row.created_at  # when Herald first saw the story: rebuild-stable
         outcome.created += 1
     if not assignment.syndicated:
-        for bag, keys in bag_keys(item).items():
+        counted = bag_keys(item)
+        for bag, keys in counted.items():
             for key in keys:
                 batch.increments[(bag, key)] = batch.increments.get((bag, key), 0) + 1
+        batch.counted[item.article_id] = article_keys.as_recorded(counted)
     batch.changed[profile.cluster_id] = profile
     if assignment.split_from is not None:
         # Members of another story moved into this new one (see herald.clusters.online).
@@ -285,6 +291,8 @@ def _write(
     repository.set_content_clusters(session, batch.contents)
     repository.move_members(session, batch.moves)  # after the inserts: may move their rows
     repository.add_statistics(session, batch.increments, sequence=sequence)
+    repository.lower_statistics(session, batch.decrements, sequence=sequence)
+    article_keys.record(session, batch.counted)
     state.sequence = sequence
     state.documents = {bag: stats.documents for bag, stats in clusterer.statistics.items()}
     state.next_seq = clusterer.next_seq

@@ -16,6 +16,8 @@ What it removes, oldest first and in batches of :data:`BATCH` rows per transacti
   are deleted once they started before the cut-off;
 - webhook replay requests made before the cut-off (only the latest one is read, for the rate
   limit);
+- the request buckets of API keys (PostgreSQL's shared rate limits) untouched since the cut-off:
+  a bucket idle for a minute is full, as if it had no row;
 - the removal logs (``content_removals``, how search indexes learn of hard deletes, and
   ``entity_removals``, how entity views do) up to the number reached at the cut-off
   (:mod:`herald.db.removal_logs`).
@@ -36,7 +38,7 @@ from sqlalchemy import Select, and_, delete, exists, or_, select, update
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 
 from herald.db.models.content import ContentDeletion
-from herald.db.models.job import Job
+from herald.db.models.job import Job, RateBucket
 from herald.db.models.monitor import Monitor, MonitorRun
 from herald.db.models.webhook_ops import WebhookReplay
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
@@ -72,6 +74,7 @@ class Pruned:
     jobs: int = 0
     content_deletions: int = 0  # retention's records only
     webhook_replays: int = 0
+    rate_buckets: int = 0
     abandoned_deletions: int = 0  # marked, not deleted (a kind of change, not of removal)
 
     @property
@@ -83,6 +86,7 @@ class Pruned:
             + self.jobs
             + self.content_deletions
             + self.webhook_replays
+            + self.rate_buckets
         )
 
 
@@ -121,6 +125,7 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 "jobs": pruned.jobs,
                 "content_deletions": pruned.content_deletions,
                 "webhook_replays": pruned.webhook_replays,
+                "rate_buckets": pruned.rate_buckets,
                 "abandoned_deletions": pruned.abandoned_deletions,
                 "content_removals": removals.rows,
                 "removals_pruned_through": removals.through,
@@ -141,6 +146,7 @@ def prune_history(sessions: SessionFactory, *, before: datetime, now: datetime) 
         jobs=_prune_failed_jobs(sessions, before),
         content_deletions=_prune_retention_records(sessions, before),
         webhook_replays=_prune_replays(sessions, before),
+        rate_buckets=_prune_rate_buckets(sessions, before),
     )
 
 
@@ -312,3 +318,16 @@ def _prune_replays(sessions: SessionFactory, before: datetime) -> int:
         )
         deleted += _delete_until_done(sessions, pick, WebhookReplay.id)
     return deleted
+
+
+def _prune_rate_buckets(sessions: SessionFactory, before: datetime) -> int:
+    """Request buckets (PostgreSQL's shared rate limits: one per API key ever used, revoked ones
+    too) untouched since the cut-off. A bucket left alone for a minute is full again, exactly as
+    if it had no row, so deleting it changes no verdict."""
+    pick = (
+        select(RateBucket.bucket)
+        .where(RateBucket.updated_at < before.timestamp())
+        .order_by(RateBucket.bucket)
+        .limit(BATCH)
+    )
+    return _delete_until_done(sessions, pick, RateBucket.bucket)

@@ -4,9 +4,11 @@
 clustering horizon, the clusterer's working profile (``profile``, ``index_keys``); both are
 dropped once the cluster falls out of the horizon, which keeps old clusters small.
 ``cluster_term_stats`` holds the stream's document frequencies per bag (terms, names, numbers,
-entities). ``cluster_state`` is a single row: the clustering lock (every clustering transaction
-locks it), the change sequence that lets each process's in-memory clusterer catch up with the
-others' writes (``changed_seq`` on clusters and statistics), and the rebuild flag.
+entities), and ``cluster_article_keys`` what each counted article added to them
+(:mod:`herald.clusters.article_keys`). ``cluster_state`` is a single row: the clustering lock
+(every clustering transaction locks it), the change sequence that lets each process's in-memory
+clusterer catch up with the others' writes (``changed_seq`` on clusters and statistics), and the
+rebuild flag.
 See docs/clusters.md.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from herald.db.base import Base, JSONType
@@ -76,6 +78,18 @@ class ClusterTermStat(Base):
     documents: Mapped[int] = mapped_column(Integer)
     changed_seq: Mapped[int] = mapped_column(BigInteger, index=True)
 
+    # Counts an update left at zero stay until the next deletion (which reloads every process's
+    # statistics) deletes them through this index.
+    __table_args__ = (
+        Index(
+            "ix_cluster_term_stats_emptied",
+            "bag",
+            "key",
+            sqlite_where=text("documents <= 0"),
+            postgresql_where=text("documents <= 0"),
+        ),
+    )
+
 
 class ClusterState(Base):
     __tablename__ = "cluster_state"
@@ -88,3 +102,14 @@ class ClusterState(Base):
     watermark: Mapped[datetime | None]
     rebuilding: Mapped[bool] = mapped_column(Boolean, default=False)
     updated_at: Mapped[datetime]
+
+
+class ClusterArticleKeys(Base):
+    """The keys each counted article added to ``cluster_term_stats`` (per bag), so an update
+    moves its counts to the new version's keys and a deletion takes away exactly what was added.
+    Articles counted before revision 0028 have no row: their current keys are used."""
+
+    __tablename__ = "cluster_article_keys"
+
+    article_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    keys: Mapped[dict[str, list[str]]] = mapped_column(JSONType)

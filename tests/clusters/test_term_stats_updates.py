@@ -1,0 +1,94 @@
+"""The document counts of ``cluster_term_stats`` follow the articles kept, through updates.
+
+An article's keys are counted when its first copy is clustered. An update changes the item's
+text (and so its keys); the counts must follow the new version, and deleting the item must take
+away what is counted for it: after churn (items stored, updated, deleted) the table holds what
+the live articles' keys give, no more, so it does not grow with updates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select, update
+
+from herald.clusters.article_keys import keys_of
+from herald.content.deletion import ContentSelector, delete_content
+from herald.db.models.clusters import ClusterTermStat, StoryClusterMember
+from herald.db.models.content import ContentItem
+from herald.runtime import Runtime
+from tests.clusters.helpers import drain_clustering, queue_clustering, store_stories
+
+START = datetime(2026, 11, 24, 6, 0, tzinfo=UTC)
+
+
+def _expected(runtime: Runtime) -> Counter[tuple[str, str]]:
+    """Each live article's keys (from one of its copies), counted once."""
+    with runtime.sessions.read() as session:
+        articles: dict[str, str] = {}
+        for content_id, article_id in session.execute(
+            select(StoryClusterMember.content_id, StoryClusterMember.article_id).order_by(
+                StoryClusterMember.content_id
+            )
+        ):
+            articles.setdefault(article_id, content_id)
+        counts: Counter[tuple[str, str]] = Counter()
+        for content_id in articles.values():
+            for bag, keys in keys_of(session, content_id).items():
+                counts.update((bag, key) for key in keys)
+        return counts
+
+
+def _rows(runtime: Runtime) -> dict[tuple[str, str], int]:
+    with runtime.sessions.read() as session:
+        rows = session.execute(
+            select(ClusterTermStat.bag, ClusterTermStat.key, ClusterTermStat.documents)
+        )
+        return {(bag, key): documents for bag, key, documents in rows}
+
+
+def _stored(runtime: Runtime) -> Counter[tuple[str, str]]:
+    """The counts (a count an update left at zero equals an absent one)."""
+    return Counter({pair: n for pair, n in _rows(runtime).items() if n})
+
+
+def _rewrite(runtime: Runtime, content_id: str, n: int) -> None:
+    """A new version of the item with other words, clustered again as after its enrichment."""
+    with runtime.sessions.write() as session:
+        session.execute(
+            update(ContentItem)
+            .where(ContentItem.id == content_id)
+            .values(
+                title=f"Zanzibar quorum{n} vote delayed over ballot{n} dispute",
+                body=f"Officials in Xylotown{n} postponed the count of {1000 + n} ballots.",
+                version=ContentItem.version + 1,
+            )
+        )
+    queue_clustering(runtime, [content_id])
+    drain_clustering(runtime)
+
+
+def test_counts_follow_updated_items_and_leave_with_them(runtime: Runtime) -> None:
+    ids = [cid for story in store_stories(runtime, start=START).values() for cid in story]
+    queue_clustering(runtime, ids)
+    drain_clustering(runtime)
+    assert _stored(runtime) == _expected(runtime)
+    for n, content_id in enumerate(ids[::2]):
+        _rewrite(runtime, content_id, n)
+    # The counts follow the new versions (the old words are not counted any more).
+    assert _stored(runtime) == _expected(runtime)
+    half = ids[: len(ids) // 2]
+    for content_id in half:
+        delete_content(
+            runtime.sessions, ContentSelector(content_id=content_id), actor="t", clock=runtime.clock
+        )
+    assert _stored(runtime) == _expected(runtime)
+    assert min(_rows(runtime).values()) > 0  # a deletion takes the zeros updates left
+    delete_content(
+        runtime.sessions,
+        ContentSelector(published_before=START + timedelta(days=365)),
+        actor="t",
+        clock=runtime.clock,
+    )
+    assert _rows(runtime) == {}  # nothing left behind by the updated items
