@@ -20,6 +20,7 @@ BENCH = ROOT / "bench"
 # The scripts that read no public dataset, and what they read instead.
 NO_DATASET = {
     "change_numbers.py": "a database it makes, with one item",
+    "churn_years.py": "the demo corpus's news texts that ship with Herald",
     "clusters_scale.py": "a synthetic stream it generates",
     "clusters_term_delete.py": "term statistics it makes up",
     "db_copy.py": "the demo corpus that ships with Herald, copied between databases it makes",
