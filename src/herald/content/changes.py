@@ -20,13 +20,14 @@ from collections.abc import Sequence
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from herald.db.models.content import ContentItem, ContentRemoval
+from herald.db.models.content import (
+    IN_FLIGHT_LOCK_BASE,
+    PG_SEQUENCE,
+    ContentItem,
+    ContentRemoval,
+)
 
-PG_SEQUENCE = "content_change_seq"
-# PostgreSQL: a transaction holds a shared advisory lock on each number it draws until it ends,
-# ``IN_FLIGHT_LOCK_BASE + number`` (a bigint key), so readers can find the lowest number still
-# uncommitted, however long ago it was drawn (herald.search.feed.in_flight_floor).
-IN_FLIGHT_LOCK_BASE = 0x4845_0000_0000_0000
+__all__ = ["IN_FLIGHT_LOCK_BASE", "PG_SEQUENCE", "mark_changed", "next_change_seq"]
 _DRAW = text(
     f"SELECT n, pg_advisory_xact_lock_shared({IN_FLIGHT_LOCK_BASE} + n)"
     f" FROM (SELECT nextval('{PG_SEQUENCE}') AS n) AS drawn"

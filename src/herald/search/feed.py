@@ -15,8 +15,13 @@ import numpy as np
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from herald.content.changes import IN_FLIGHT_LOCK_BASE
-from herald.db.models.content import ContentEmbedding, ContentEntity, ContentItem, ContentRemoval
+from herald.db.models.content import (
+    IN_FLIGHT_LOCK_BASE,
+    ContentEmbedding,
+    ContentEntity,
+    ContentItem,
+    ContentRemoval,
+)
 from herald.search.documents import IndexedItem
 
 _CHUNK = 900  # SQLite's bound-parameter limit is 999
@@ -82,7 +87,7 @@ _IN_FLIGHT = text(
 
 def in_flight_floor(session: Session) -> int | None:
     """PostgreSQL: the lowest change number drawn by a transaction still running (it holds an
-    advisory lock on it until it ends, :data:`herald.content.changes.IN_FLIGHT_LOCK_BASE`), None
+    advisory lock on it until it ends, :data:`herald.db.models.content.IN_FLIGHT_LOCK_BASE`), None
     when none is; None on SQLite, whose writers commit in sequence order."""
     if session.get_bind().dialect.name != "postgresql":
         return None

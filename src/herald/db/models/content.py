@@ -29,6 +29,13 @@ from herald.db.content_limits import (
     SOURCE_NAME_MAX,
 )
 
+# PostgreSQL draws change numbers (``change_seq``) from this sequence. A transaction holds a
+# shared advisory lock on each number it draws until it ends, ``IN_FLIGHT_LOCK_BASE + number`` (a
+# bigint key), so readers can find the lowest number still uncommitted, however long ago it was
+# drawn (herald.content.changes draws them, herald.search.feed.in_flight_floor reads the locks).
+PG_SEQUENCE = "content_change_seq"
+IN_FLIGHT_LOCK_BASE = 0x4845_0000_0000_0000
+
 
 class ContentItem(Base):
     """One item as one outlet published it. Shared by all workspaces.

@@ -25,7 +25,7 @@ down_revision: str | Sequence[str] | None = "0026_enrichment_input"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# The key is herald.content.changes.IN_FLIGHT_LOCK_BASE plus the number (kept literal: a
+# The key is herald.db.models.content.IN_FLIGHT_LOCK_BASE plus the number (kept literal: a
 # migration does not change when the code does).
 _LOCKED = """
 CREATE OR REPLACE FUNCTION herald_record_content_removal() RETURNS trigger AS $$
