@@ -12,8 +12,27 @@ from pathlib import Path
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 DEFAULT_HOME = Path.home() / ".herald"
+
+
+SUPPORTED_URLS = "Herald supports sqlite:/// and postgresql:// URLs"
+
+
+def _check_supported_url(value: str) -> None:
+    """Refuse a database URL Herald cannot use, naming only its scheme (never the rest: it may
+    hold a password)."""
+    try:
+        url = make_url(value)
+    except ArgumentError:
+        raise ValueError(f"{SUPPORTED_URLS}, and this is not a URL") from None
+    backend, driver = url.get_backend_name(), url.get_driver_name()
+    if backend == "sqlite" or (backend == "postgresql" and driver == "psycopg"):
+        return
+    scheme = value.split("://", 1)[0]
+    raise ValueError(f"{SUPPORTED_URLS} (PostgreSQL through psycopg), not {scheme}")
 
 
 class StorageSettings(BaseSettings):
@@ -27,7 +46,9 @@ class StorageSettings(BaseSettings):
         default=None,
         description=(
             "SQLAlchemy URL of the state database. Unset: SQLite at HOME/herald.db. "
-            "A PostgreSQL URL (postgresql+psycopg://user@host/db) moves the state to PostgreSQL."
+            "A PostgreSQL URL (postgresql+psycopg://user@host/db) moves the state to PostgreSQL. "
+            "Only SQLite (sqlite:///PATH) and PostgreSQL through psycopg (postgresql://, "
+            "postgres:// or postgresql+psycopg://) are supported."
         ),
     )
     database_read_url: str | None = Field(
@@ -68,7 +89,8 @@ class StorageSettings(BaseSettings):
         # Accept the URLs people paste from other tools; Herald talks to PostgreSQL via psycopg 3.
         for prefix in ("postgres://", "postgresql://"):
             if value.startswith(prefix):
-                return "postgresql+psycopg://" + value[len(prefix) :]
+                value = "postgresql+psycopg://" + value[len(prefix) :]
+        _check_supported_url(value)
         return value
 
     @model_validator(mode="after")

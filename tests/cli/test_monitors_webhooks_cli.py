@@ -119,8 +119,11 @@ def test_webhook_target_test_delivery_and_attempts(served: Served, narrow_termin
         "configured": False, "url": None, "enabled": False, "signing_secret": None,
         "disabled_reason": None, "disabled_at": None,  # never paused
     }  # fmt: skip
+    untargeted = herald(served, "webhooks", "test", code=1)
+    assert "not_found (404): this workspace has no webhook target" in untargeted.stderr
+    assert "create one with `herald webhooks set https://...`" in untargeted.stderr
     url = served.receiver.url("/herald", host="127.0.0.1")
-    set_once = as_json(served, "webhooks", "set", "--url", url)
+    set_once = as_json(served, "webhooks", "set", url)  # the URL as an argument, or --url
     assert set_once["webhook"]["url"] == url
     assert set_once["new_signing_secret"].startswith("whsec_")
     shown = herald(served, "webhooks", "show").stdout
@@ -146,6 +149,8 @@ def test_webhook_target_test_delivery_and_attempts(served: Served, narrow_termin
     assert "new_signing_secret" not in herald(served, "webhooks", "set", "--enable").stdout
     refused = herald(served, "webhooks", "set", "--url", "http://example.com/hook", code=1)
     assert "invalid_webhook_url" in refused.stderr
+    twice = herald(served, "webhooks", "set", url, "--url", url + "/other", code=2)
+    assert "give the URL once" in twice.stderr
 
 
 @pytest.mark.parametrize("command", [["monitors", "list"], ["mcp"]])

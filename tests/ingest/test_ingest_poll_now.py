@@ -5,6 +5,7 @@ databases, the feed on a real loopback server)."""
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 
 import pytest
@@ -127,3 +128,53 @@ def test_the_cli_queues_a_poll(
     missing = runner.invoke(app, ["sources", "poll", "src_nosuchsource"])
     assert missing.exit_code == 1
     assert "not_found" in missing.stderr
+
+
+def _worker_until(runtime: Runtime, stop: threading.Event) -> None:
+    """A worker running polls only (the enrichment a poll queues needs the models: slow)."""
+    while not stop.is_set():
+        with runtime.sessions.write() as session:
+            session.execute(Job.__table__.delete().where(Job.kind != POLL_JOB))
+        if not Worker(runtime).run_once():
+            stop.wait(0.05)
+
+
+def test_the_cli_waits_for_the_poll_and_says_how_it_went(
+    runtime: Runtime,
+    settings: Settings,
+    server: LoopbackServer,
+    internet: LoopbackInternet,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HERALD_HOME", str(settings.home))
+    monkeypatch.setenv("HERALD_DATABASE_URL", settings.resolved_database_url)
+    source_id = _add(runtime)
+    runner = CliRunner()
+    # No worker: the wait ends at the timeout, with the poll still queued.
+    alone = runner.invoke(app, ["sources", "poll", source_id, "--wait", "--timeout", "1"])
+    assert alone.exit_code == 1, alone.output
+    assert f"the poll of source {source_id} is still queued after 1 s" in alone.stderr
+
+    # A worker on the real clock, as the command's jobs are queued by it.
+    working = Runtime(settings)
+    working.service("ingest.fetcher", lambda: internet)
+    stop = threading.Event()
+    worker = threading.Thread(target=_worker_until, args=(working, stop))
+    worker.start()
+    try:
+        # The feed is not there yet: the poll fails, and says why.
+        failed = runner.invoke(app, ["sources", "poll", source_id, "--wait", "--timeout", "30"])
+        assert failed.exit_code == 1, failed.output
+        assert f"poll of source {source_id} failed: " in failed.stderr
+        assert "404" in failed.stderr
+        server.serve(FEED, fixture_bytes("rss20_liftoff.xml"), content_type="application/rss+xml")
+        stored = runner.invoke(app, ["sources", "poll", FEED, "--wait", "--timeout", "30"])
+    finally:
+        stop.set()
+        worker.join(30)
+        working.close()
+    assert stored.exit_code == 0, stored.output
+    report = stored_source(runtime, source_id).last_report
+    assert report is not None
+    assert report["accepted"] > 0
+    assert f"poll of source {source_id}: {report['accepted']} accepted, 0 updated" in stored.stderr

@@ -51,8 +51,11 @@ def local_base_url(host: str, port: int) -> str:
 
 
 @contextmanager
-def api_client(base_url: str | None, api_key: str | None) -> Iterator[herald_client.Client]:
-    """A client of the API; an API error ends the command with its code and message (exit 1)."""
+def api_client(
+    base_url: str | None, api_key: str | None, *, not_found: str | None = None
+) -> Iterator[herald_client.Client]:
+    """A client of the API; an API error ends the command with its code and message (exit 1),
+    and a 404 also with ``not_found`` (the command that creates what was missing)."""
     if not api_key:
         console.print(
             "[red]set HERALD_API_KEY (or --api-key) to an API key of the workspace[/] "
@@ -74,6 +77,8 @@ def api_client(base_url: str | None, api_key: str | None) -> Iterator[herald_cli
         console.print(f"[red]{exc.code}[/] ({exc.status_code}): {escape(exc.message)}")
         for detail in exc.details or []:
             console.print(f"  {escape(detail.field)}: {escape(detail.message)}")
+        if not_found is not None and exc.status_code == 404:
+            console.print(escape(not_found))
         raise typer.Exit(1) from None
     except ValidationError as exc:  # refused by the client before sending: reads like the API's
         console.print("[red]invalid_request[/]: the request has invalid fields")

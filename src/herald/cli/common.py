@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.measure import Measurement
@@ -44,6 +45,18 @@ EntitiesOption = Annotated[
 
 def load_settings() -> Settings:
     return Settings()
+
+
+def settings_error_lines(exc: ValidationError) -> list[str]:
+    """One line per invalid setting: its variable and the rule it breaks (the settings quote no
+    input, so no password is printed)."""
+    lines = []
+    for error in exc.errors(include_url=False, include_input=False):
+        message = error["msg"].removeprefix("Value error, ")
+        if error["loc"]:
+            message = f"HERALD_{str(error['loc'][0]).upper()}: {message}"
+        lines.append(message)
+    return lines
 
 
 @contextmanager

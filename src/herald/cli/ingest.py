@@ -20,6 +20,7 @@ from rich.progress import (
 from rich.table import Table
 
 from herald.cli.common import cli_runtime, console, id_column, print_refusal, print_table, stdout
+from herald.cli.source_poll import wait_for_poll
 from herald.core.clock import isoformat_z
 from herald.errors import HeraldError
 from herald.ingest.model import SourceRef
@@ -305,8 +306,15 @@ def sources_poll(
         bool,
         typer.Option("--json", help='Print {"poll": ..., "source": ...} as JSON on stdout.'),
     ] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait until the poll has run and say how it went.")
+    ] = False,
+    timeout: Annotated[
+        float, typer.Option(min=1, help="With --wait: give up after this many seconds.")
+    ] = 120.0,
 ) -> None:
-    """Poll a source now instead of at its next slot (once, even if asked twice)."""
+    """Poll a source now instead of at its next slot (once, even if asked twice). With --wait,
+    exits 1 when the poll failed or has not run within the timeout."""
     with cli_runtime() as runtime:
         try:
             with runtime.sessions.write() as session:
@@ -314,10 +322,12 @@ def sources_poll(
         except HeraldError as exc:
             print_refusal(exc)
             raise typer.Exit(1) from None
-    if as_json:
-        print(json.dumps({"poll": asked.poll, "source": source_json(asked.source)}))
-        return
-    console.print(_POLL_SAID[asked.poll].format(id=asked.source.id))
+        if as_json:
+            print(json.dumps({"poll": asked.poll, "source": source_json(asked.source)}))
+        else:
+            console.print(_POLL_SAID[asked.poll].format(id=asked.source.id))
+        if wait:
+            raise typer.Exit(wait_for_poll(runtime, asked.source.id, timeout=timeout))
 
 
 @sources_app.command("retention")

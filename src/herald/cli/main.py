@@ -6,6 +6,7 @@ import sys
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.markup import escape
 from sqlalchemy.exc import OperationalError
 
@@ -19,13 +20,14 @@ from herald.cli import mcp as mcp_cli
 from herald.cli import monitors as monitors_cli
 from herald.cli import search as search_cli
 from herald.cli import webhooks as webhooks_cli
-from herald.cli.common import console, load_settings
+from herald.cli.common import console, load_settings, settings_error_lines
 from herald.db.copy import describe
 
 
 class _Herald(typer.Typer):
     """The app, with a plain message instead of a traceback when the database is unreachable
-    (the first error of many installations; docs/troubleshooting.md)."""
+    (the first error of many installations; docs/troubleshooting.md) or a setting is invalid
+    (one line per setting, exit code 2 as for a usage error)."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -33,6 +35,12 @@ class _Herald(typer.Typer):
         except OperationalError as exc:
             print_database_error(exc)
             sys.exit(1)
+        except ValidationError as exc:
+            if exc.title != "Settings":
+                raise
+            for line in settings_error_lines(exc):
+                console.print(f"[red]{escape(line)}[/]", soft_wrap=True)
+            sys.exit(2)
 
 
 def print_database_error(exc: OperationalError) -> None:

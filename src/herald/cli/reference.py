@@ -106,6 +106,8 @@ def settings_reference() -> str:
         "set in the environment wins over the same one in `.env`, and `.env` wins over the "
         "defaults below. `make run` writes `HERALD_HOME` into the checkout's `.env`, so "
         "`make run` and a `herald` command run in the checkout use the same data directory. "
+        "A setting that breaks its rule stops every command, `herald serve` included, with one "
+        "line naming the variable and the rule, and exit code 2. "
         "Generated from `herald.config.Settings`.\n\n"
     )
     lines.append("| variable | default | meaning |\n|---|---|---|\n")

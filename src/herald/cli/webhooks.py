@@ -14,6 +14,8 @@ from rich.table import Table
 from herald.cli.api import ApiKeyOption, BaseUrlOption, api_client, dump
 from herald.cli.common import JsonOption, console, id_column, print_json, print_table, stdout
 
+CREATE_TARGET = "create one with `herald webhooks set https://...`"
+
 app = typer.Typer(
     help="The webhook target of the workspace of HERALD_API_KEY, through the API.",
     no_args_is_help=True,
@@ -35,7 +37,17 @@ def show(
 
 @app.command("set")
 def set_target(
-    url: Annotated[str | None, typer.Option(help="The HTTPS URL deliveries are POSTed to.")] = None,
+    url: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[URL]",
+            help="The HTTPS URL deliveries are POSTed to (or --url).",
+            show_default=False,
+        ),
+    ] = None,
+    url_option: Annotated[
+        str | None, typer.Option("--url", help="The HTTPS URL deliveries are POSTed to.")
+    ] = None,
     enabled: Annotated[
         bool | None,
         typer.Option(
@@ -50,8 +62,12 @@ def set_target(
 ) -> None:
     """Create or change the target. The first time, the signing secret is printed: store it,
     it is never shown again."""
+    if url is not None and url_option is not None and url != url_option:
+        console.print("[red]give the URL once: as an argument or with --url[/]")
+        raise typer.Exit(2)
+    url = url or url_option
     if url is None and enabled is None:
-        console.print("[red]give --url and/or --enable/--disable[/]")
+        console.print("[red]give a URL and/or --enable/--disable[/]")
         raise typer.Exit(2)
     with api_client(base_url, api_key) as client:
         answer = client.webhooks.put(url=url, enabled=enabled)
@@ -71,7 +87,7 @@ def send_test(
     """Send a signed `webhook.test` event to the target now and show how the delivery went.
 
     Exits 1 when the delivery did not succeed at once (it is retried like any other)."""
-    with api_client(base_url, api_key) as client:
+    with api_client(base_url, api_key, not_found=CREATE_TARGET) as client:
         delivery = client.webhooks.test()
     if as_json:
         print_json(dump(delivery))
@@ -115,7 +131,7 @@ def deliveries(
 
 def _print_target(hook: WebhookConfiguration) -> None:
     if not hook.configured:
-        stdout.print("no webhook target: `herald webhooks set --url https://...` adds one")
+        stdout.print(f"no webhook target: {CREATE_TARGET}")
         return
     secret = hook.signing_secret
     stdout.print(f"url: {hook.url}", highlight=False)

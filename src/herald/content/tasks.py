@@ -18,8 +18,7 @@ from sqlalchemy.orm import Session
 
 from herald.content.retention import apply_retention
 from herald.db.models.ingest import Source
-from herald.db.models.job import Job
-from herald.jobs.queue import enqueue
+from herald.jobs.enqueueing import enqueue_once
 from herald.jobs.registry import RetryPolicy, job_handler, periodic
 
 if TYPE_CHECKING:
@@ -41,9 +40,10 @@ def schedule_retention(runtime: Runtime) -> bool:
     with runtime.sessions.write() as session:
         if not runtime.settings.retention_days and not _a_source_limits(session):
             return False
-        if session.scalar(select(Job.id).where(Job.unique_key == key).limit(1)) is not None:
-            return False
-        return enqueue(session, RETENTION_JOB, {}, clock=runtime.clock, unique_key=key) is not None
+        return (
+            enqueue_once(session, RETENTION_JOB, {}, clock=runtime.clock, unique_key=key)
+            is not None
+        )
 
 
 def _a_source_limits(session: Session) -> bool:

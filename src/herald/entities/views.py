@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from herald.db.in_flight import ENTITY_REMOVAL_LOCK_BASE, lowest_in_flight
 from herald.db.removal_logs import ENTITIES, pruned_through
 from herald.entities import repository, table_changes
 from herald.entities.model import EntityRecord
@@ -30,8 +31,10 @@ class SyncedView:
     batch, reading its 40,000 versions each time about 60 ms.
 
     Deleted rows (a merged entity, a candidate whose items were all deleted) are read from the
-    removal log (``entity_removals``, written by a trigger) above the last number read, and a
-    margin below it on PostgreSQL (numbers are taken before commit); an id stored again since
+    removal log (``entity_removals``, written by a trigger) above the last number read; on
+    PostgreSQL (numbers are taken before commit) also a margin below it, and from the lowest
+    number a deletion still held uncommitted at the last read (:mod:`herald.db.in_flight`),
+    however many removals were numbered after it; an id stored again since
     (discovered anew) stays. The view keeps no set of the ids it loaded. The log is pruned after
     ``HERALD_HISTORY_DAYS`` (:mod:`herald.db.removal_logs`): a view that read no removal since
     the ones pruned is emptied (``reset``) and built again from the database.
@@ -53,6 +56,8 @@ class SyncedView:
         # Inside the last margin window: the ids seen at each timestamp.
         self._seen: dict[datetime, set[str]] = {}
         self._removed = 0  # the highest entity removal number read
+        # PostgreSQL: read removals above this next time too (a deletion was still uncommitted).
+        self._removal_floor: int | None = None
         self._lock = threading.Lock()
 
     def catch_up(self, session: Session) -> int:
@@ -69,6 +74,7 @@ class SyncedView:
                     self._reset()
                 self._signature = None
                 self._seen = {}
+                self._removal_floor = None
             if self._signature is not None and signature[2:4] != self._signature[2:4]:
                 # A merge leaves a redirect (other deletions are read from the removal log).
                 if self._remove is not None:
@@ -105,7 +111,13 @@ class SyncedView:
         margin = 0
         if session.get_bind().dialect.name == "postgresql":
             margin = self.POSTGRES_REMOVAL_MARGIN
-        removals = table_changes.entity_removals_since(session, max(self._removed - margin, 0))
+        low = max(self._removed - margin, 0)
+        if self._removal_floor is not None:
+            low = min(low, self._removal_floor)
+        in_flight = lowest_in_flight(session, ENTITY_REMOVAL_LOCK_BASE)  # before the read
+        removals = table_changes.entity_removals_since(session, low)
+        self._removed = max([self._removed, *(seq for _, seq in removals)])
+        self._removal_floor = None if in_flight is None else min(self._removed, in_flight - 1)
         if not removals:
             return
         ids = [entity_id for entity_id, _ in removals]
@@ -114,4 +126,3 @@ class SyncedView:
             for entity_id in ids:
                 if entity_id not in stored:
                     self._remove(entity_id)
-        self._removed = max(self._removed, *(seq for _, seq in removals))

@@ -116,6 +116,11 @@ def request_poll(session: Session, id_or_url: str, *, clock: Clock) -> PollReque
     return PollRequest("queued", SourceView.of(source))
 
 
+def pending_poll(session: Session, source_id: str) -> str | None:
+    """``"running"`` while a poll of the source runs, ``"queued"`` while one waits, else None."""
+    return key_status(session, _poll_key(source_id))
+
+
 def _poll_key(source_id: str) -> str:
     return f"poll:{source_id}"
 

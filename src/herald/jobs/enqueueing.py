@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, text
+from sqlalchemy import insert, select, text
 from sqlalchemy.orm import Session
 
 from herald.core.clock import Clock
@@ -17,7 +17,7 @@ from herald.db.dialect import insert_for
 from herald.db.models.job import Job
 from herald.jobs.registry import get_kind
 
-__all__ = ["QUEUED_PREDICATE", "enqueue", "enqueue_many"]
+__all__ = ["QUEUED_PREDICATE", "enqueue", "enqueue_many", "enqueue_once"]
 
 QUEUED_PREDICATE = text("status = 'queued'")
 
@@ -86,6 +86,25 @@ def enqueue(
     if job_id is not None:
         session.info["herald_jobs_enqueued"] = True
     return job_id
+
+
+# PostgreSQL: enqueue_once holds the two-int advisory lock (this, hashtext(key)) while it checks.
+_ONCE_LOCK = text("SELECT pg_advisory_xact_lock(18513, hashtext(:key))")
+
+
+def enqueue_once(
+    session: Session, kind: str, payload: dict[str, Any], *, clock: Clock, unique_key: str
+) -> int | None:
+    """Add a job unless one with ``unique_key`` exists in any state (queued, running or done);
+    returns its id, or None. The unique key alone drops only a job equal to one still queued:
+    once a worker claims the first, a second process that had checked before could add it again.
+    On PostgreSQL the check and the insert hold a lock on the key until the caller's transaction
+    ends; SQLite's write transactions run one at a time."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(_ONCE_LOCK, {"key": unique_key})
+    if session.scalar(select(Job.id).where(Job.unique_key == unique_key).limit(1)) is not None:
+        return None
+    return enqueue(session, kind, payload, clock=clock, unique_key=unique_key)
 
 
 def enqueue_many(

@@ -44,7 +44,7 @@ from herald.db.models.webhook_ops import WebhookReplay
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
 from herald.db.models.workspace import Team
 from herald.db.removal_logs import ENTITIES, prune_removals
-from herald.jobs.queue import enqueue
+from herald.jobs.enqueueing import enqueue_once
 from herald.jobs.registry import RetryPolicy, job_handler, periodic
 
 if TYPE_CHECKING:
@@ -97,9 +97,9 @@ def schedule_prune(runtime: Runtime) -> bool:
         return False
     key = f"history:{runtime.clock.now().date().isoformat()}"
     with runtime.sessions.write() as session:
-        if session.scalar(select(Job.id).where(Job.unique_key == key).limit(1)) is not None:
-            return False
-        return enqueue(session, HISTORY_JOB, {}, clock=runtime.clock, unique_key=key) is not None
+        return (
+            enqueue_once(session, HISTORY_JOB, {}, clock=runtime.clock, unique_key=key) is not None
+        )
 
 
 @job_handler(HISTORY_JOB, retry=RetryPolicy(max_attempts=3, delays=(300.0, 1800.0)))

@@ -15,6 +15,7 @@ import numpy as np
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from herald.db.in_flight import lowest_in_flight
 from herald.db.models.content import (
     IN_FLIGHT_LOCK_BASE,
     ContentEmbedding,
@@ -77,22 +78,11 @@ def latest_change(session: Session) -> int:
     return int(session.execute(_LATEST).scalar_one())
 
 
-_IN_FLIGHT = text(
-    "SELECT min(((classid::bigint - :high) << 32) + objid::bigint) FROM pg_locks"
-    " WHERE locktype = 'advisory' AND objsubid = 1"
-    " AND classid::bigint >= :high AND classid::bigint < :high + 65536"
-    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-)
-
-
 def in_flight_floor(session: Session) -> int | None:
     """PostgreSQL: the lowest change number drawn by a transaction still running (it holds an
     advisory lock on it until it ends, :data:`herald.db.models.content.IN_FLIGHT_LOCK_BASE`), None
     when none is; None on SQLite, whose writers commit in sequence order."""
-    if session.get_bind().dialect.name != "postgresql":
-        return None
-    value = session.execute(_IN_FLIGHT, {"high": IN_FLIGHT_LOCK_BASE >> 32}).scalar_one()
-    return None if value is None else int(value)
+    return lowest_in_flight(session, IN_FLIGHT_LOCK_BASE)
 
 
 def changed_since(session: Session, low: int) -> list[tuple[str, int]]:
