@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError
 from herald import __version__
 from herald.cli import clusters as clusters_cli
 from herald.cli import content as content_cli
-from herald.cli import db, demo, ingest, keys, serve
+from herald.cli import db, demo, ingest, keys, serve, sources
 from herald.cli import enrich as enrich_cli
 from herald.cli import entities as entities_cli
 from herald.cli import mcp as mcp_cli
@@ -92,7 +92,7 @@ app.add_typer(db.app, name="db")
 app.add_typer(keys.app, name="keys")
 app.command("demo")(demo.demo)
 app.command("ingest")(ingest.ingest)
-app.add_typer(ingest.sources_app, name="sources")
+app.add_typer(sources.sources_app, name="sources")
 app.add_typer(content_cli.app, name="content")
 app.add_typer(entities_cli.app, name="entities")
 app.command("enrich")(enrich_cli.enrich)
