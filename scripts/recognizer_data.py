@@ -71,6 +71,8 @@ EXTRA_TYPES: dict[str, dict[str, str]] = {
     # Named entities of GUM's openly licensed genres, mapped onto CoNLL's types by
     # scripts/gum_to_conll.py (Zeldes 2017; annotations CC BY 4.0).
     "gum": {t: t for t in TYPES},
+    # The same with people's names unscored: GUM cuts them otherwise than CoNLL-2003 does.
+    "gum-places-orgs": {"PER": UNSCORED, "ORG": "ORG", "LOC": "LOC", "MISC": "MISC"},
 }
 
 
@@ -122,7 +124,7 @@ def read_tagged(path: Path, types: dict[str, str] | None = None) -> list[Documen
         tag = parts[-1]
         if types is not None and tag not in ("O", UNSCORED):
             kind = types.get(tag[2:])
-            tag = f"{tag[:2]}{kind}" if kind else "O"
+            tag = UNSCORED if kind == UNSCORED else f"{tag[:2]}{kind}" if kind else "O"
         tags.append(tag)
     close_sentence()
     return [d for d in docs if d.sentences]
