@@ -17,6 +17,18 @@ from herald.jobs.worker import JobContext, PermanentJobError
 calls: list[str] = []
 
 
+def _create_teams(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
+    """The workspace each job's payload names, created as the jobs finish (one transaction)."""
+    with ctx.runtime.sessions.write() as session:
+        for job in jobs:
+            session.add(
+                Team(
+                    id=new_id("team"), name=job.payload["name"], created_at=ctx.runtime.clock.now()
+                )
+            )
+        ctx.finish(session, jobs)
+
+
 @job_handler("test.create_team", retry=RetryPolicy(max_attempts=3, delays=(10.0, 60.0)))
 def create_team(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     """Creates a workspace named by the payload: an observable, transactional side effect."""
@@ -30,14 +42,7 @@ def create_team(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
         if marker and job.payload.get("slow") and not Path(marker).exists():
             Path(marker).write_text(str(os.getpid()))
             time.sleep(job.payload.get("sleep", 60))  # killed (or stopped) here by crash tests
-    with ctx.runtime.sessions.write() as session:
-        for job in jobs:
-            session.add(
-                Team(
-                    id=new_id("team"), name=job.payload["name"], created_at=ctx.runtime.clock.now()
-                )
-            )
-        ctx.finish(session, jobs)
+    _create_teams(ctx, jobs)
 
 
 batches: list[list[str]] = []
@@ -118,11 +123,4 @@ def holds(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
     hold_started.set()
     if first:
         hold_release.wait(30)
-    with ctx.runtime.sessions.write() as session:
-        for job in jobs:
-            session.add(
-                Team(
-                    id=new_id("team"), name=job.payload["name"], created_at=ctx.runtime.clock.now()
-                )
-            )
-        ctx.finish(session, jobs)
+    _create_teams(ctx, jobs)

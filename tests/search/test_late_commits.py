@@ -37,8 +37,8 @@ def titles(runtime: Runtime, query: str) -> list[str]:
         return [items[h.content_id].title for h in hits]
 
 
-def test_a_late_commit_below_the_watermark_is_applied(search_runtime: Runtime) -> None:
-    runtime = search_runtime
+def _slow_item(runtime: Runtime) -> str:
+    """The item whose change each test commits late, found by search as first stored."""
     slow = put_item(
         runtime,
         "https://example.com/slow",
@@ -47,6 +47,12 @@ def test_a_late_commit_below_the_watermark_is_applied(search_runtime: Runtime) -
         published_at=NOW - timedelta(days=1),
     )
     assert titles(runtime, "harbour strike") == ["Harbour strike halts container traffic"]
+    return slow
+
+
+def test_a_late_commit_below_the_watermark_is_applied(search_runtime: Runtime) -> None:
+    runtime = search_runtime
+    slow = _slow_item(runtime)
     with Session(runtime.engine) as late:
         row = late.get(ContentItem, slow)
         assert row is not None
@@ -128,14 +134,7 @@ def test_a_late_commit_behind_more_numbers_than_the_margin_is_applied(
     (an ingestion of a few thousand items beside a deletion waiting for a lock): that
     transaction's change must still reach the index when it commits."""
     runtime = search_runtime
-    slow = put_item(
-        runtime,
-        "https://example.com/slow",
-        title="Harbour strike halts container traffic",
-        body="Dock workers walked out over pay, stopping container traffic at the harbour.",
-        published_at=NOW - timedelta(days=1),
-    )
-    assert titles(runtime, "harbour strike") == ["Harbour strike halts container traffic"]
+    slow = _slow_item(runtime)
     with Session(runtime.engine) as late:
         row = late.get(ContentItem, slow)
         assert row is not None

@@ -125,6 +125,17 @@ def print_refusal(exc: HeraldError) -> None:
         console.print(f"  {escape(detail.field)}: {escape(detail.message)}")
 
 
+@contextmanager
+def refusal_exits() -> Iterator[None]:
+    """Inside it, a refused command (:class:`HeraldError`) prints as :func:`print_refusal` and
+    exits with status 1."""
+    try:
+        yield
+    except HeraldError as exc:
+        print_refusal(exc)
+        raise typer.Exit(1) from None
+
+
 def print_json(payload: Any) -> None:
     """One JSON document on stdout, plain (no colours), for scripts and `jq`."""
     print(json.dumps(payload, default=str))

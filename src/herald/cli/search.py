@@ -21,14 +21,13 @@ from herald.cli.common import (
     console,
     id_column,
     print_json,
-    print_refusal,
     print_table,
     progress,
+    refusal_exits,
     stdout,
 )
 from herald.content.repository import get_items
 from herald.core.clock import isoformat_z
-from herald.errors import HeraldError
 from herald.search.request import DEFAULT_LIMIT, build_content_search
 from herald.search.service import discard_unusable_index, get_search
 from herald.search.status import index_status
@@ -56,7 +55,7 @@ def search(
     Without dates the window is the last 60 days through today (UTC).
     """
     with cli_runtime() as runtime:
-        try:
+        with refusal_exits():
             request = build_content_search(
                 query=query,
                 start_date=start_date,
@@ -68,9 +67,6 @@ def search(
                 limit=limit,
                 clock=runtime.clock,
             )
-        except HeraldError as exc:
-            print_refusal(exc)
-            raise typer.Exit(1) from None
         started = time.perf_counter()
         with runtime.sessions.read() as session:
             hits = get_search(runtime).search(session, request)

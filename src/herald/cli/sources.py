@@ -9,10 +9,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from herald.cli.common import cli_runtime, console, id_column, print_refusal, print_table, stdout
+from herald.cli.common import cli_runtime, console, id_column, print_table, refusal_exits, stdout
 from herald.cli.source_poll import wait_for_poll
 from herald.core.clock import isoformat_z
-from herald.errors import HeraldError
 from herald.ingest.polling import request_poll
 from herald.ingest.source_records import (
     SOURCE_FORMATS,
@@ -55,24 +54,20 @@ def sources_add(
     ] = False,
 ) -> None:
     """Add a source; a running worker polls it within a minute, then on its interval."""
-    with cli_runtime() as runtime:
-        try:
-            seconds = parse_interval(interval) if interval else runtime.settings.source_poll_seconds
-            with runtime.sessions.write() as session:
-                view = add_source(
-                    session,
-                    url=url,
-                    media_type=media_type,
-                    clock=runtime.clock,
-                    interval_seconds=seconds,
-                    format_name=format_name,
-                    name=name,
-                    domain=domain,
-                    retention_days=retention_days,
-                )
-        except HeraldError as exc:
-            print_refusal(exc)
-            raise typer.Exit(1) from None
+    with cli_runtime() as runtime, refusal_exits():
+        seconds = parse_interval(interval) if interval else runtime.settings.source_poll_seconds
+        with runtime.sessions.write() as session:
+            view = add_source(
+                session,
+                url=url,
+                media_type=media_type,
+                clock=runtime.clock,
+                interval_seconds=seconds,
+                format_name=format_name,
+                name=name,
+                domain=domain,
+                retention_days=retention_days,
+            )
     if as_json:
         print(json.dumps(source_json(view)))
         return
@@ -138,12 +133,8 @@ def sources_poll(
     """Poll a source now instead of at its next slot (once, even if asked twice). With --wait,
     exits 1 when the poll failed or has not run within the timeout."""
     with cli_runtime() as runtime:
-        try:
-            with runtime.sessions.write() as session:
-                asked = request_poll(session, source, clock=runtime.clock)
-        except HeraldError as exc:
-            print_refusal(exc)
-            raise typer.Exit(1) from None
+        with refusal_exits(), runtime.sessions.write() as session:
+            asked = request_poll(session, source, clock=runtime.clock)
         if as_json:
             print(json.dumps({"poll": asked.poll, "source": source_json(asked.source)}))
         else:
@@ -173,13 +164,8 @@ def sources_retention(
         value = int(days)
     else:
         raise typer.BadParameter("a number of days, or `default`", param_hint="DAYS")
-    with cli_runtime() as runtime:
-        try:
-            with runtime.sessions.write() as session:
-                view = set_retention(session, source, value, clock=runtime.clock)
-        except HeraldError as exc:
-            print_refusal(exc)
-            raise typer.Exit(1) from None
+    with cli_runtime() as runtime, refusal_exits(), runtime.sessions.write() as session:
+        view = set_retention(session, source, value, clock=runtime.clock)
     if as_json:
         print(json.dumps(source_json(view)))
         return
@@ -199,13 +185,8 @@ def sources_remove(
     ] = False,
 ) -> None:
     """Remove a source (its items stay)."""
-    with cli_runtime() as runtime:
-        try:
-            with runtime.sessions.write() as session:
-                view = remove_source(session, source)
-        except HeraldError as exc:
-            print_refusal(exc)
-            raise typer.Exit(1) from None
+    with cli_runtime() as runtime, refusal_exits(), runtime.sessions.write() as session:
+        view = remove_source(session, source)
     if as_json:
         print(json.dumps(source_json(view)))
         return

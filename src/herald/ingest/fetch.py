@@ -28,8 +28,6 @@ import ipaddress
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import ClassVar, Protocol
 from urllib.parse import urlsplit
@@ -52,6 +50,7 @@ from herald.core.net.pinned import BoundedResolution, PinnedBackend
 from herald.errors import HeraldError
 from herald.ingest.bounded_body import ACCEPT_ENCODING, BodyTooLarge, UnreadableBody, read_bounded
 from herald.ingest.deadline import DeadlineBackend, fetch_deadline
+from herald.ingest.http_headers import charset_of, media_type_of, retry_after
 
 __all__ = [
     "FEED_TYPES",
@@ -64,7 +63,6 @@ __all__ = [
     "FetchResult",
     "Fetcher",
     "HttpFetcher",
-    "retry_after",
 ]
 
 FEED_TYPES: tuple[str, ...] = (
@@ -308,7 +306,7 @@ class HttpFetcher:
                     http_status=response.status_code,
                     retry_after=wait,
                 )
-            content_type = _media_type(response.headers.get("content-type"))
+            content_type = media_type_of(response.headers.get("content-type"))
             if content_type and accepted and content_type not in accepted:
                 raise FetchError(
                     "content_type",
@@ -364,36 +362,6 @@ _PERMANENT_REDIRECTS = frozenset({301, 308})
 def _moved_for_good(history: Sequence[httpx.Response]) -> bool:
     """Whether the redirects that led to a response were all permanent (and there were some)."""
     return bool(history) and all(hop.status_code in _PERMANENT_REDIRECTS for hop in history)
-
-
-def charset_of(header: str | None) -> str | None:
-    """The ``charset`` parameter of a Content-Type header (``text/xml; charset="koi8-r"``)."""
-    for param in (header or "").split(";")[1:]:
-        name, _, value = param.partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip("\"'").lower() or None
-    return None
-
-
-def retry_after(header: str | None, now: datetime) -> float | None:
-    """The seconds a ``Retry-After`` header asks for: delta-seconds (``120``) or an HTTP date
-    (``Wed, 21 Oct 2026 07:28:00 GMT``); None when absent or unreadable, 0 for a past date."""
-    value = (header or "").strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if moment.tzinfo is None:  # "-0000": UTC, by RFC 5322
-        moment = moment.replace(tzinfo=UTC)
-    return max(0.0, (moment - now).total_seconds())
-
-
-def _media_type(header: str | None) -> str | None:
-    if not header:
-        return None
-    return header.split(";", 1)[0].strip().lower() or None
 
 
 def _forbidden_message(host: str, address: IPAddress, reason: str) -> str:

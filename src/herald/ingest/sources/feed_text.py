@@ -13,7 +13,7 @@ from typing import Any
 
 from herald.ingest.articles import html_to_text
 from herald.ingest.cleaning import clean_text
-from herald.ingest.fetch import charset_of
+from herald.ingest.http_headers import charset_of
 
 __all__ = ["as_text", "detail_text", "header_charset"]
 
