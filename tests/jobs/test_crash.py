@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -54,6 +55,30 @@ def wait_for(predicate: object, timeout: float) -> None:
             return
         time.sleep(0.1)
     raise AssertionError("timed out")
+
+
+def stop_outside_a_write(pid: int, runtime: Runtime) -> None:
+    """SIGSTOP the process at a moment it holds no SQLite write lock.
+
+    A process paused inside a write transaction (a lease renewal, say) holds SQLite's one write
+    lock, and every other writer waits until it resumes: SQLite's own limit, not what these
+    tests are about. So on SQLite the stop is retried until the database takes a write."""
+    for _ in range(50):
+        os.kill(pid, signal.SIGSTOP)
+        if runtime.sessions.engine.dialect.name != "sqlite":
+            return
+        database = str(runtime.sessions.engine.url.database)
+        probe = sqlite3.connect(database, timeout=1, isolation_level=None)
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.rollback()
+            return
+        except sqlite3.OperationalError:
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.05)
+        finally:
+            probe.close()
+    raise AssertionError("the worker always held the write lock")
 
 
 @pytest.mark.slow
@@ -121,7 +146,7 @@ def test_a_worker_stopped_past_its_lease_cannot_commit_when_resumed(
             wait_for(marker.exists, 90)
         except AssertionError:  # say what the worker did instead
             raise AssertionError(log.read_bytes()[-4000:].decode(errors="replace")) from None
-        os.kill(first.pid, signal.SIGSTOP)  # no heartbeat either: the lease runs out
+        stop_outside_a_write(first.pid, runtime)  # no heartbeat either: the lease runs out
         time.sleep(6)  # past the 5 s lease
         second = start_worker(runtime, marker)
 

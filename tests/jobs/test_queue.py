@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from datetime import timedelta
 
@@ -325,3 +326,30 @@ def test_many_workers_share_turns_fairly(runtime: Runtime) -> None:
         thread.join()
     assert "quiet" in order[:5]
     assert len(order) == 12
+
+
+def test_an_idle_lane_is_polled_without_taking_the_write_lock(runtime: Runtime) -> None:
+    """While another connection holds the write lock (SQLite's only one), a poll of a lane with
+    no job returns at once instead of waiting for it; a lane with a job still claims."""
+    polled: list[int] = []
+    if runtime.sessions.engine.dialect.name == "sqlite":
+        blocker = sqlite3.connect(str(runtime.sessions.engine.url.database), isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        try:
+            poll = threading.Thread(
+                target=lambda: polled.append(Worker(runtime).run_once("clusters"))
+            )
+            poll.start()
+            poll.join(10)  # waiting for the lock would take the busy timeout, far longer
+            assert polled == [0]
+        finally:
+            blocker.rollback()
+            blocker.close()
+    with runtime.sessions.read() as session:
+        assert not queue.lane_has_jobs(session, "default")
+    enqueue(runtime, "test.create_team", {"name": "waiting"})
+    with runtime.sessions.read() as session:
+        assert queue.lane_has_jobs(session, "default")
+        assert not queue.lane_has_jobs(session, "clusters")
+    assert Worker(runtime).run_once("default") == 1
+    assert team_names(runtime) == ["waiting"]

@@ -160,6 +160,17 @@ class _ClaimPlan:
 _LINES_PER_READ = 32
 
 
+def lane_has_jobs(session: Session, lane: str) -> bool:
+    """Whether ``lane`` holds a queued or running job at all: two probes of the claim index.
+
+    Workers ask this in a read transaction before they claim, so an idle lane's poll never takes
+    SQLite's single write lock (which every other writer would wait for, more so if the polling
+    process is paused while it holds it). A superset of what a claim can take: when it says yes,
+    the claim decides."""
+    found = exists().where(Job.lane == lane, Job.status.in_(("queued", "running")))
+    return bool(session.execute(select(found)).scalar())
+
+
 @functools.lru_cache(maxsize=64)
 def _claim_plan(
     postgres: bool, lane: str, kind: str | None, runnable: tuple[str, ...], reach: int

@@ -22,6 +22,7 @@ from herald.db.models.job import Job
 from herald.jobs.claimed import ClaimedJob as ClaimedJob
 from herald.jobs.claimed import LeaseLost as LeaseLost
 from herald.jobs.claiming import claim as claim
+from herald.jobs.claiming import lane_has_jobs as lane_has_jobs
 from herald.jobs.enqueueing import enqueue as enqueue
 from herald.jobs.enqueueing import enqueue_many as enqueue_many
 from herald.jobs.registry import get_kind, known_kinds

@@ -149,6 +149,9 @@ class Worker:
         if not kinds_in_lane(lane):
             return 0
         settings = self.runtime.settings
+        with self.runtime.sessions.read() as session:
+            if not queue.lane_has_jobs(session, lane):
+                return 0  # an idle lane's poll takes no write lock
         with self.runtime.sessions.write() as session:
             first = queue.claim(
                 session,
