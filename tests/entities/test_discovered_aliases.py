@@ -52,3 +52,21 @@ def test_a_new_organisation_keeps_the_short_form_the_item_names_it_by() -> None:
 def test_a_shorter_name_that_is_not_the_names_beginning_is_no_alias() -> None:
     text = FIRM.replace("Harwick shares", "Tooling shares").replace("and Harwick", "and Tooling")
     assert all("Tooling" not in d.aliases for d in new_entities(text))
+
+
+AGENCY = (
+    "The U.S. Fisheries Department said on Tuesday that cod catches fell again. The Fisheries"
+    " Department will publish its survey next month."
+)
+
+
+def test_a_new_organisation_keeps_its_name_without_the_country_the_item_uses() -> None:
+    (agency,) = [d for d in new_entities(AGENCY) if d.display_name.endswith("Fisheries Department")]
+    assert "Fisheries Department" in agency.aliases
+    assert "United States Fisheries Department" in agency.aliases
+
+
+def test_the_name_without_the_country_is_no_alias_when_the_item_never_uses_it() -> None:
+    text = AGENCY.replace("The Fisheries Department will", "It will")
+    (agency,) = [d for d in new_entities(text) if d.display_name.endswith("Fisheries Department")]
+    assert "Fisheries Department" not in agency.aliases

@@ -127,7 +127,7 @@ def discovered(group: Group, group_kind: str, name: str) -> EntityRecord:
         id=entity_id_for(kind, name, f"discovered:{kind}:{alias_key(name)}"),
         display_name=name,
         entity_kind=kind,
-        aliases=(*_national_aliases(name), *_short_forms(group, name))
+        aliases=(*_national_aliases(group, name), *_short_forms(group, name))
         if kind in ORG_KINDS
         else _nicknamed(group, name),
         origin="discovered",
@@ -190,15 +190,17 @@ def _short_forms(group: Group, name: str) -> tuple[str, ...]:
     return tuple(s for s in spellings if s != name and shortens(s))
 
 
-def _national_aliases(name: str) -> tuple[str, ...]:
+def _national_aliases(group: Group, name: str) -> tuple[str, ...]:
     """Other names of a discovered organisation named with its country's abbreviation: "U.S.
     Environmental Protection Agency" is also the "United States Environmental Protection
-    Agency" and, with three words or more left, the "Environmental Protection Agency"."""
+    Agency" and, with three words or more left or when the item names it so, the
+    "Environmental Protection Agency" ("Agriculture Department" of "U.S. Agriculture
+    Department")."""
     first, _, rest = name.partition(" ")
     full = _NATIONAL_PREFIXES.get(alias_key(first))
     if full is None or not rest:
         return ()
     aliases = [f"{full} {rest}"]
-    if len(rest.split()) >= 3:
+    if len(rest.split()) >= 3 or alias_key(rest) in {alias_key(s) for s in group.surfaces}:
         aliases.append(rest)
     return tuple(aliases)

@@ -103,8 +103,11 @@ def refused_as(kb: KnowledgeBase, doc: Document, group: Group, kind: str, name: 
         return True
     if words[0] in VESSEL_PREFIXES or is_quoted(doc.text, group):
         return True  # a ship's prefix ("INS Sukanya") or a work's title ("'Catching Fire'")
-    if "and" in words[: of_at(words)] and words[-1].lower() not in NAMING_WORDS:
-        return True  # two names joined ("Lopez and Carrasquillo", "North and South Korea")
+    joined = {"and", "&"} & set(words[: of_at(words)])
+    if joined and words[-1].lower().strip(".") not in NAMING_WORDS:
+        # two names joined ("Lopez and Carrasquillo", "North and South Korea", "Romeo &
+        # Juliet"), unless the last word says what the whole names ("Schroder Wertheim & Co")
+        return True
     if len(words) > 1 and words[-1].lower() in HONOUR_ENDINGS:
         return True  # an award ("MacArthur Fellowship", "Most Valuable Player Award")
     if (

@@ -124,9 +124,10 @@ def titled_surname(words: Sequence[str]) -> bool:
 
 
 def of_at(words: Sequence[str]) -> int:
-    """Where "of" joins a name's head to what it is of ("School" of "Morehouse School of
-    Medicine"), or the name's length."""
-    return next((i for i, w in enumerate(words) if w == "of" and i > 0), len(words))
+    """Where "of" or "for" joins a name's head to what it is of or for ("School" of "Morehouse
+    School of Medicine", "Organisation" of "Organisation for Security and Cooperation in
+    Europe"), or the name's length."""
+    return next((i for i, w in enumerate(words) if w in ("of", "for") and i > 0), len(words))
 
 
 def head_word(name: str) -> str:
@@ -145,16 +146,13 @@ def without_title(name: str) -> str:
 
 
 def looks_like_a_name(name: str) -> bool:
-    """Capitalised words but for connecting ones, five at most; eight when a word saying what
-    is named comes before "of" ("Medical Association of the State of Alabama"; not "Union of
-    Concerned Scientists' Scientific Integrity Program", two names)."""
+    """Capitalised words but for connecting ones, five at most; eight when its head word says
+    what is named ("Medical Association of the State of Alabama", "State Law and Order
+    Restoration Council"; not "Union of Concerned Scientists' Scientific Integrity Program",
+    two names)."""
     words = name.split()
     longest = 5
-    if (
-        of_at(words) < len(words)
-        and head_word(name) in NAMING_WORDS
-        and not any(POSSESSIVE.search(w) for w in words[:-1])
-    ):
+    if head_word(name) in NAMING_WORDS and not any(POSSESSIVE.search(w) for w in words[:-1]):
         longest = 8
     if not 1 <= len(words) <= longest or len(name) < 2 or len(name) > 80 or "," in name:
         return False

@@ -10,7 +10,8 @@ import re
 from herald.entities import wordlists
 from herald.entities.names import alias_key
 
-COMPANY_WORDS = wordlists.words("company_words")
+# A company's words: its trade's ("Airlines") and its legal form ("Inc", "Co").
+COMPANY_WORDS = wordlists.words("company_words") | wordlists.words("corporate_suffixes")
 # Last words of a firm's name (no person's name ends so: "Gordon Advisors", "Smith Associates").
 FIRM_ENDINGS = wordlists.words("firm_endings")
 # Last words of organisation and place names: a first name before them does not make a person.
