@@ -221,3 +221,25 @@ def test_format_detection() -> None:
     )
     assert detect_format(b'[{"uri": "u", "headlines": [], "bodies": []}]', "x") == "ninjs"
     assert detect_format(b'[{"media_type": "news"}]', "x") == "jsonl"
+
+
+def test_an_entry_missing_several_required_fields_names_them_all() -> None:
+    raw = _news()
+    for name in ("title", "published_date", "url"):
+        del raw[name]
+    raw["source"] = {"name": "Los Angeles Times"}
+    with pytest.raises(ItemRejected) as info:
+        item_from_mapping(raw)
+    assert info.value.field == "title"
+    assert info.value.reason == (
+        "missing required fields: title, published_date, source.domain, url (or external_id)"
+    )
+
+
+def test_a_podcast_missing_its_transcript_and_title_names_both() -> None:
+    raw = _podcast()
+    del raw["transcript_segments"]
+    del raw["title"]
+    raw.pop("transcript", None)
+    with pytest.raises(ItemRejected, match="missing required fields: title, transcript"):
+        item_from_mapping(raw)

@@ -26,6 +26,7 @@ from herald.ingest.model import (
     storage_problem,
 )
 from herald.ingest.people import person_name, split_authors, unique_names
+from herald.ingest.required import missing_fields, refusal
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
 from herald.ingest.zones import UnknownTimeZone, with_named_zone
 
@@ -93,6 +94,9 @@ def item_from_mapping(obj: object) -> IncomingItem:
     unknown = sorted(k for k in data if k not in ALLOWED_FIELDS)
     if unknown:
         raise ItemRejected(f"unknown field {unknown[0]!r}", field=unknown[0])
+    missing = missing_fields(data)
+    if len(missing) > 1:  # one alone gets its own message below
+        raise ItemRejected(refusal(missing), field=missing[0])
 
     media_type = _required_str(data, "media_type")
     if media_type not in MEDIA_TYPES:
