@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from herald.cli.demo import NEXT_STEPS
 from herald.cli.main import app
 from herald.config import Settings
 
@@ -87,6 +89,19 @@ def test_it_prints_the_first_search_and_the_docs_for_the_configured_address(
     assert "API docs: http://127.0.0.1:9123/docs" in printed
     assert "Web console: http://127.0.0.1:9123/console (sign in with the key above)" in printed
     assert "docs/quickstart.md" in printed
+    for line in NEXT_STEPS:  # the next steps, spelled out as commands
+        assert line in printed
+
+
+def test_the_next_steps_printed_are_commands_herald_takes() -> None:
+    for line in NEXT_STEPS:
+        words = shlex.split(line)
+        assert words[0] == "herald"
+        words = [w for w in words[1:] if not w.startswith("https://")]  # refused offline
+        result = runner.invoke(app, [*words, "--help"])
+        assert result.exit_code == 0, result.output
+        for option in (w for w in words if w.startswith("--")):
+            assert option in result.output
 
 
 def test_a_server_on_every_interface_is_shown_at_loopback(settings: Settings) -> None:

@@ -110,8 +110,27 @@ def demo(
         )
     console.print(f"Web console: {base}/console (sign in with the key above)", highlight=False)
     console.print(f"API docs: {base}/docs", highlight=False)
-    console.print("Next: docs/quickstart.md (the Python client, a monitor, a signed webhook)")
+    console.print(
+        "Next, with the same two lines exported: a monitor (a saved search run every day) and "
+        "the HTTPS endpoint its matches are delivered to, signed:",
+        soft_wrap=True,
+    )
+    for line in NEXT_STEPS:
+        console.print(f"  {line}", soft_wrap=True, highlight=False)
+    console.print(
+        "The quickstart of Herald's documentation (docs/quickstart.md in its source) walks "
+        "through them with the Python client.",
+        soft_wrap=True,
+    )
     console.rule()
+
+
+# A monitor and a webhook target, as a newcomer types them after the first search.
+NEXT_STEPS = (
+    'herald monitors create "Earthquakes" --query earthquake --frequency daily --run-time 07:00',
+    "herald webhooks set https://YOUR-ENDPOINT.example/herald",
+    "herald webhooks test",
+)
 
 
 def base_url(runtime: Runtime) -> str:
