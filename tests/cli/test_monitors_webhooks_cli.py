@@ -104,6 +104,14 @@ def test_api_errors_end_the_command_with_the_code_and_message(served: Served) ->
         served, "monitors", "create", "Bad", "--query", "x", "--timezone", "Mars/Olympus", code=1
     )
     assert "invalid_timezone" in bad_zone.stderr
+    # Refused by the client before it is sent, in the words the API would use.
+    weekly = herald(
+        served, "monitors", "create", "W", "--query", "x", "--frequency", "weekly", code=1
+    )
+    assert " ".join(weekly.stderr.split()) == (
+        "invalid_request (not sent): schedule.frequency must be 'hourly' or 'daily'"
+        " schedule.frequency: must be 'hourly' or 'daily'"
+    )
     result = runner.invoke(app, ["monitors", "list"], env=served.env() | {"HERALD_API_KEY": ""})
     assert result.exit_code == 2
     assert "HERALD_API_KEY" in result.stderr
@@ -120,8 +128,10 @@ def test_webhook_target_test_delivery_and_attempts(served: Served, narrow_termin
         "disabled_reason": None, "disabled_at": None,  # never paused
     }  # fmt: skip
     untargeted = herald(served, "webhooks", "test", code=1)
-    assert "not_found (404): this workspace has no webhook target" in untargeted.stderr
-    assert "create one with `herald webhooks set https://...`" in untargeted.stderr
+    assert " ".join(untargeted.stderr.split()) == (
+        "not_found (404): this workspace has no webhook target; create one with"
+        " `herald webhooks set https://...`"
+    )  # the command's hint, not the API's ("PUT /v1/webhooks")
     url = served.receiver.url("/herald", host="127.0.0.1")
     set_once = as_json(served, "webhooks", "set", url)  # the URL as an argument, or --url
     assert set_once["webhook"]["url"] == url
