@@ -6,7 +6,7 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from herald.clusters.service import CLUSTER_KIND
 from herald.clusters.tasks import CLUSTER_LANE
@@ -104,3 +104,19 @@ def clusters(runtime: Runtime) -> list[StoryCluster]:
 def members(runtime: Runtime) -> list[StoryClusterMember]:
     with runtime.sessions.read() as session:
         return list(session.scalars(select(StoryClusterMember).order_by(StoryClusterMember.id)))
+
+
+def rewrite(runtime: Runtime, content_id: str, n: int) -> None:
+    """A new version of the item with other words, clustered again as after its enrichment."""
+    with runtime.sessions.write() as session:
+        session.execute(
+            update(ContentItem)
+            .where(ContentItem.id == content_id)
+            .values(
+                title=f"Zanzibar quorum{n} vote delayed over ballot{n} dispute",
+                body=f"Officials in Xylotown{n} postponed the count of {1000 + n} ballots.",
+                version=ContentItem.version + 1,
+            )
+        )
+    queue_clustering(runtime, [content_id])
+    drain_clustering(runtime)

@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from herald.clusters.article_keys import keys_of
 from herald.content.deletion import ContentSelector, delete_content
 from herald.db.models.clusters import ClusterTermStat, StoryClusterMember
-from herald.db.models.content import ContentItem
 from herald.runtime import Runtime
-from tests.clusters.helpers import drain_clustering, queue_clustering, store_stories
+from tests.clusters.helpers import drain_clustering, queue_clustering, rewrite, store_stories
 
 START = datetime(2026, 11, 24, 6, 0, tzinfo=UTC)
 
@@ -53,29 +52,13 @@ def _stored(runtime: Runtime) -> Counter[tuple[str, str]]:
     return Counter({pair: n for pair, n in _rows(runtime).items() if n})
 
 
-def _rewrite(runtime: Runtime, content_id: str, n: int) -> None:
-    """A new version of the item with other words, clustered again as after its enrichment."""
-    with runtime.sessions.write() as session:
-        session.execute(
-            update(ContentItem)
-            .where(ContentItem.id == content_id)
-            .values(
-                title=f"Zanzibar quorum{n} vote delayed over ballot{n} dispute",
-                body=f"Officials in Xylotown{n} postponed the count of {1000 + n} ballots.",
-                version=ContentItem.version + 1,
-            )
-        )
-    queue_clustering(runtime, [content_id])
-    drain_clustering(runtime)
-
-
 def test_counts_follow_updated_items_and_leave_with_them(runtime: Runtime) -> None:
     ids = [cid for story in store_stories(runtime, start=START).values() for cid in story]
     queue_clustering(runtime, ids)
     drain_clustering(runtime)
     assert _stored(runtime) == _expected(runtime)
     for n, content_id in enumerate(ids[::2]):
-        _rewrite(runtime, content_id, n)
+        rewrite(runtime, content_id, n)
     # The counts follow the new versions (the old words are not counted any more).
     assert _stored(runtime) == _expected(runtime)
     half = ids[: len(ids) // 2]

@@ -20,6 +20,7 @@ from herald.cli import mcp as mcp_cli
 from herald.cli import monitors as monitors_cli
 from herald.cli import search as search_cli
 from herald.cli import webhooks as webhooks_cli
+from herald.cli import workspaces as workspaces_cli
 from herald.cli.common import console, load_settings, settings_error_lines
 from herald.db.copy import describe
 
@@ -90,6 +91,7 @@ app.command("serve")(serve.serve)
 app.command("worker")(serve.worker)
 app.add_typer(db.app, name="db")
 app.add_typer(keys.app, name="keys")
+app.add_typer(workspaces_cli.app, name="workspaces")
 app.command("demo")(demo.demo)
 app.command("ingest")(ingest.ingest)
 app.add_typer(sources.sources_app, name="sources")

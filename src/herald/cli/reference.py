@@ -24,8 +24,9 @@ CLI_INTRO = """
 **Two kinds of commands.** Most commands work on the data directory and database of the
 machine they run on, found through the same settings as `herald serve` (`HERALD_HOME`,
 `HERALD_DATABASE_URL`, read from the environment or a `.env` file in the current directory:
-[configuration.md](configuration.md)): `db`, `keys`, `demo`, `ingest`, `sources`, `entities`,
-`enrich`, `search`, `index` and `clusters`. They are the operator's tools and need no API key.
+[configuration.md](configuration.md)): `db`, `keys`, `workspaces`, `demo`, `ingest`, `sources`,
+`entities`, `enrich`, `search`, `index` and `clusters`. They are the operator's tools and need no
+API key.
 
 `herald monitors` and `herald webhooks` act for one workspace, so they call the HTTP API of a
 running server, like any client: the server is `HERALD_BASE_URL` (or `--base-url`; unset, the

@@ -25,6 +25,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from herald.clusters import article_keys, repository
+from herald.clusters.evidence import BAG_NAMES
 from herald.clusters.features import abstract_for
 from herald.clusters.service import status_for
 from herald.db.models.clusters import (
@@ -125,8 +126,10 @@ def _uncount(
     for article_id in gone:
         # What was counted for it; an article counted before the record: its current keys.
         keys = counted.get(article_id) or article_keys.keys_of(session, last[article_id])
-        for bag, found in keys.items():
+        # It was counted in every bag, with keys there or not (DocumentFrequencies.observe).
+        for bag in set(BAG_NAMES) | set(keys):
             documents[bag] = max(int(documents.get(bag, 0)) - 1, 0)
+        for bag, found in keys.items():
             for key in found:
                 decrements[(bag, key)] = decrements.get((bag, key), 0) + 1
     repository.subtract_statistics(session, decrements, sequence=sequence)

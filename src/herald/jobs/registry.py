@@ -29,6 +29,7 @@ HANDLER_MODULES: tuple[str, ...] = (
     "herald.search.tasks",
     "herald.webhooks.tasks",
     "herald.webhooks.auto_pause",
+    "herald.workspaces.tasks",
 )
 
 
