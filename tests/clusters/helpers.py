@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
 
+from herald.clusters.article_keys import keys_of
 from herald.clusters.service import CLUSTER_KIND
 from herald.clusters.tasks import CLUSTER_LANE
 from herald.db.models.clusters import StoryCluster, StoryClusterMember
@@ -120,3 +122,21 @@ def rewrite(runtime: Runtime, content_id: str, n: int) -> None:
         )
     queue_clustering(runtime, [content_id])
     drain_clustering(runtime)
+
+
+def expected_keys(runtime: Runtime) -> tuple[Counter[tuple[str, str]], int]:
+    """Each clustered article's current keys (from one of its copies), counted once, by bag and
+    key; and how many articles are clustered."""
+    with runtime.sessions.read() as session:
+        articles: dict[str, str] = {}
+        for content_id, article_id in session.execute(
+            select(StoryClusterMember.content_id, StoryClusterMember.article_id).order_by(
+                StoryClusterMember.content_id
+            )
+        ):
+            articles.setdefault(article_id, content_id)
+        counts: Counter[tuple[str, str]] = Counter()
+        for content_id in articles.values():
+            for bag, keys in keys_of(session, content_id).items():
+                counts.update((bag, key) for key in keys)
+        return counts, len(articles)

@@ -16,7 +16,6 @@ from sqlalchemy import delete, func, select
 from typer.testing import CliRunner
 
 from herald.cli.main import app
-from herald.clusters.article_keys import keys_of
 from herald.clusters.evidence import BAG_NAMES
 from herald.clusters.recount import RECOUNT_KIND, needs_recount, recount
 from herald.clusters.tasks import schedule_recount
@@ -32,28 +31,16 @@ from herald.db.models.job import Job
 from herald.jobs.worker import Worker
 from herald.runtime import Runtime
 from tests.clusters.factories import make_enriched_item
-from tests.clusters.helpers import drain_clustering, queue_clustering, rewrite, store_stories
+from tests.clusters.helpers import (
+    drain_clustering,
+    expected_keys,
+    queue_clustering,
+    rewrite,
+    store_stories,
+)
 
 START = datetime(2026, 11, 24, 6, 0, tzinfo=UTC)
 runner = CliRunner()
-
-
-def _expected(runtime: Runtime) -> tuple[Counter[tuple[str, str]], int]:
-    """Each clustered article's current keys (from one of its copies), counted once; and how
-    many articles are clustered."""
-    with runtime.sessions.read() as session:
-        articles: dict[str, str] = {}
-        for content_id, article_id in session.execute(
-            select(StoryClusterMember.content_id, StoryClusterMember.article_id).order_by(
-                StoryClusterMember.content_id
-            )
-        ):
-            articles.setdefault(article_id, content_id)
-        counts: Counter[tuple[str, str]] = Counter()
-        for content_id in articles.values():
-            for bag, keys in keys_of(session, content_id).items():
-                counts.update((bag, key) for key in keys)
-        return counts, len(articles)
 
 
 def _stored(runtime: Runtime) -> tuple[Counter[tuple[str, str]], dict[str, int]]:
@@ -68,7 +55,7 @@ def _stored(runtime: Runtime) -> tuple[Counter[tuple[str, str]], dict[str, int]]
 
 
 def _assert_exact(runtime: Runtime) -> None:
-    expected, articles = _expected(runtime)
+    expected, articles = expected_keys(runtime)
     counts, documents = _stored(runtime)
     assert counts == expected
     assert documents == dict.fromkeys(BAG_NAMES, articles)
@@ -88,7 +75,7 @@ def _clustered_before_0028(runtime: Runtime) -> list[str]:
     delete_content(
         runtime.sessions, ContentSelector(content_id=ids[1]), actor="t", clock=runtime.clock
     )
-    expected, _ = _expected(runtime)
+    expected, _ = expected_keys(runtime)
     assert _stored(runtime)[0] != expected  # the drift the recount is for
     return [cid for cid in ids if cid != ids[1]]
 

@@ -13,30 +13,18 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from herald.clusters.article_keys import keys_of
 from herald.content.deletion import ContentSelector, delete_content
-from herald.db.models.clusters import ClusterTermStat, StoryClusterMember
+from herald.db.models.clusters import ClusterTermStat
 from herald.runtime import Runtime
-from tests.clusters.helpers import drain_clustering, queue_clustering, rewrite, store_stories
+from tests.clusters.helpers import (
+    drain_clustering,
+    expected_keys,
+    queue_clustering,
+    rewrite,
+    store_stories,
+)
 
 START = datetime(2026, 11, 24, 6, 0, tzinfo=UTC)
-
-
-def _expected(runtime: Runtime) -> Counter[tuple[str, str]]:
-    """Each live article's keys (from one of its copies), counted once."""
-    with runtime.sessions.read() as session:
-        articles: dict[str, str] = {}
-        for content_id, article_id in session.execute(
-            select(StoryClusterMember.content_id, StoryClusterMember.article_id).order_by(
-                StoryClusterMember.content_id
-            )
-        ):
-            articles.setdefault(article_id, content_id)
-        counts: Counter[tuple[str, str]] = Counter()
-        for content_id in articles.values():
-            for bag, keys in keys_of(session, content_id).items():
-                counts.update((bag, key) for key in keys)
-        return counts
 
 
 def _rows(runtime: Runtime) -> dict[tuple[str, str], int]:
@@ -56,17 +44,17 @@ def test_counts_follow_updated_items_and_leave_with_them(runtime: Runtime) -> No
     ids = [cid for story in store_stories(runtime, start=START).values() for cid in story]
     queue_clustering(runtime, ids)
     drain_clustering(runtime)
-    assert _stored(runtime) == _expected(runtime)
+    assert _stored(runtime) == expected_keys(runtime)[0]
     for n, content_id in enumerate(ids[::2]):
         rewrite(runtime, content_id, n)
     # The counts follow the new versions (the old words are not counted any more).
-    assert _stored(runtime) == _expected(runtime)
+    assert _stored(runtime) == expected_keys(runtime)[0]
     half = ids[: len(ids) // 2]
     for content_id in half:
         delete_content(
             runtime.sessions, ContentSelector(content_id=content_id), actor="t", clock=runtime.clock
         )
-    assert _stored(runtime) == _expected(runtime)
+    assert _stored(runtime) == expected_keys(runtime)[0]
     assert min(_rows(runtime).values()) > 0  # a deletion takes the zeros updates left
     delete_content(
         runtime.sessions,

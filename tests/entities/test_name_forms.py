@@ -4,6 +4,8 @@ Herald's own recogniser and linker."""
 
 from __future__ import annotations
 
+import pytest
+
 from herald.entities.linking import EntityLinker
 from herald.entities.model import EntityDraft
 from tests.enrich.models import fresh_knowledge_base, trained_recognizer
@@ -15,12 +17,23 @@ def new_entities(text: str) -> dict[str, EntityDraft]:
     return {d.display_name: d for d in result.new_entities}
 
 
-def test_a_firm_ending_in_a_legal_form_after_an_ampersand_is_a_company() -> None:
-    text = (
-        "Harlow Pemberton & Co said on Monday it advised the buyer. Shares of the bank rose after"
-        " Harlow Pemberton & Co confirmed the fee."
-    )
-    firm = new_entities(text).get("Harlow Pemberton & Co")
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        (  # after an ampersand, which otherwise joins two names
+            "Harlow Pemberton & Co said on Monday it advised the buyer. Shares of the bank rose"
+            " after Harlow Pemberton & Co confirmed the fee.",
+            "Harlow Pemberton & Co",
+        ),
+        (  # a legal form is no person's last name
+            "Brandt Chemical Co said it would build a plant in Texas. Brandt Chemical Co shares"
+            " rose 2 percent.",
+            "Brandt Chemical Co",
+        ),
+    ],
+)
+def test_a_name_ending_in_a_legal_form_is_a_company(text: str, name: str) -> None:
+    firm = new_entities(text).get(name)
     assert firm is not None
     assert firm.entity_kind == "company"
 
@@ -31,16 +44,6 @@ def test_two_names_joined_by_an_ampersand_are_not_one_entity() -> None:
         " Isolde ends next week."
     )
     assert "Tristan & Isolde" not in new_entities(text)
-
-
-def test_a_name_ending_in_a_legal_form_is_no_person() -> None:
-    text = (
-        "Brandt Chemical Co said it would build a plant in Texas. Brandt Chemical Co shares rose"
-        " 2 percent."
-    )
-    firm = new_entities(text).get("Brandt Chemical Co")
-    assert firm is not None
-    assert firm.entity_kind == "company"
 
 
 def test_a_long_name_whose_head_word_says_what_it_names_is_kept_whole() -> None:
