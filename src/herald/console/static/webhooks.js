@@ -60,6 +60,7 @@ export async function renderWebhooks(main, { context }) {
     clearErrors(form);
     try {
       showConfig(await api("PUT", "/v1/webhooks", { body: { url: url.value, enabled: enabled.checked } }));
+      testResult.textContent = "";  // an earlier test's or rotation's message no longer holds
     } catch (error) {
       showError(form, error);
     }
@@ -75,7 +76,7 @@ export async function renderWebhooks(main, { context }) {
     testResult.textContent = "Sending a test event…";
     try {
       const d = (await api("POST", "/v1/webhooks/test")).delivery;
-      testResult.textContent = `${d.event_type} ${d.delivery_status}${d.last_http_status ? " " + d.last_http_status : ""}${d.last_error ? ": " + d.last_error : ""}`;
+      testResult.textContent = deliveryLine(d);
     } catch (error) {
       testResult.textContent = error.message;
     }
@@ -144,4 +145,12 @@ export async function renderWebhooks(main, { context }) {
   }
   loadLog();
   loadStats();
+}
+
+// How a test delivery went, in one line: "webhook.test failed: HTTP 500: Internal Server
+// Error" names the HTTP status once (the error carries it when there is one).
+function deliveryLine(d) {
+  const status = d.last_http_status && !(d.last_error || "").startsWith(`HTTP ${d.last_http_status}`)
+    ? ` ${d.last_http_status}` : "";
+  return `${d.event_type} ${d.delivery_status}${status}${d.last_error ? ": " + d.last_error : ""}`;
 }
