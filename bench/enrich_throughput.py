@@ -3,6 +3,7 @@
     .venv/bin/python bench/enrich_throughput.py --data DATA [--items 2000]
         [--mode both|pipeline|jobs|cpu] [--ner-max-chars 0] [--batch 32]
         [--embedding-runtime onnx|torch] [--processes 1] [--record]
+        [--database-url URL] [--finish batched|per-row]
 
 Corpus (real text, all freely licensed, from ``--data DATA``, the folder holding the ``ecbplus``
 and ``changelog-podcast-transcripts`` datasets; docs/benchmarks.md, "Datasets"):
@@ -17,7 +18,9 @@ sentence = title). Two measurements:
   queued, a worker drains them (read, enrich, store results, entity links, embeddings, jobs
   finished, and the search indexing and clustering jobs that follow), as `herald enrich` does;
   ``--processes N`` drains with N worker processes at once (as N `herald worker` processes
-  would), timed from when all have loaded their models.
+  would), timed from when all have loaded their models. ``--database-url`` runs it on that
+  (empty, migrated here) PostgreSQL database instead; ``--finish per-row`` finishes jobs one
+  ``DELETE`` per job, as the queue did before (``bench/jobs_claim.py``), for a comparison.
 
 Wall time and process CPU time are both printed: the machine is shared with other engineers'
 jobs (2 cores), so wall time depends on their load and CPU time says what the work costs.
@@ -43,6 +46,8 @@ from typing import Any
 
 from public_data import add_data_argument
 
+DATABASE_URL: str | None = None  # --database-url
+FINISH = "batched"  # --finish
 ENGINE = "onnx"  # --embedding-runtime
 PRECISION = "int8"  # --embedding-precision
 RECOGNIZER = "herald"  # --recognizer
@@ -56,6 +61,8 @@ RECORDED_DEFAULTS = (
     "recognizer",
     "embedding_runtime",
     "embedding_precision",
+    "database_url",
+    "finish",
 )
 
 
@@ -217,6 +224,7 @@ def run_jobs(
     home = Path(tempfile.mkdtemp(prefix="herald-bench-"))
     settings = Settings(
         home=home,
+        database_url=DATABASE_URL,
         log_format="text",
         enrich_batch_size=batch,
         ner_max_chars=ner_max_chars,
@@ -228,7 +236,8 @@ def run_jobs(
     runtime = Runtime(settings)
     t0 = time.perf_counter()
     get_entity_store(runtime).ensure_seeded()
-    print(f"jobs: bundled knowledge base seeded into SQLite in {time.perf_counter() - t0:.1f}s")
+    database = runtime.sessions.engine.dialect.name
+    print(f"jobs: bundled knowledge base seeded into {database} in {time.perf_counter() - t0:.1f}s")
     now = datetime.now(UTC)  # a benchmark script, not Herald code: the real clock is fine
     with runtime.sessions.write() as session:
         ids = []
@@ -262,10 +271,11 @@ def run_jobs(
             ids.append(item_id)
         queue_enrichment(session, ids, clock=runtime.clock)
     if processes > 1:
-        figures = run_worker_processes(settings, processes, len(ids))
+        figures = run_worker_processes(settings, processes, len(ids), FINISH)
         print(f"  articles enriched: {enriched_count(runtime)} of {len(ids)}")
         runtime.close()
         return figures
+    use_finish(FINISH)
     worker = Worker(runtime)
     worker.run_once()  # the first batch loads the models: timed apart
     first = enriched_count(runtime)
@@ -293,12 +303,22 @@ def enriched_count(runtime: Any) -> int:
         return int(session.scalar(query) or 0)
 
 
-def _worker_process(settings: Any, ready: Any, go: Any, results: Any) -> None:
+def use_finish(way: str) -> None:
+    """Finish jobs as ``--finish`` says: the queue's way, or one ``DELETE`` per job."""
+    if way == "per-row":
+        from herald.jobs import queue
+        from jobs_claim import finish_per_row
+
+        queue.finish = finish_per_row  # type: ignore[assignment]
+
+
+def _worker_process(settings: Any, finish: str, ready: Any, go: Any, results: Any) -> None:
     """One ``herald worker``-like process: load the models, wait for the start, drain."""
     from herald.enrich.service import get_pipeline
     from herald.jobs.worker import Worker
     from herald.runtime import Runtime
 
+    use_finish(finish)
     runtime = Runtime(settings)
     get_pipeline(runtime)  # models and knowledge base loaded before the clock starts
     ready.wait()
@@ -309,7 +329,9 @@ def _worker_process(settings: Any, ready: Any, go: Any, results: Any) -> None:
     runtime.close()
 
 
-def run_worker_processes(settings: Any, processes: int, queued: int) -> tuple[float, float]:
+def run_worker_processes(
+    settings: Any, processes: int, queued: int, finish: str
+) -> tuple[float, float]:
     """``processes`` worker processes drain the same queue (how Herald scales enrichment: more
     ``herald worker`` processes on the shared database); timed from when all have loaded.
     Returns articles per second (wall) and milliseconds of CPU per article."""
@@ -319,7 +341,7 @@ def run_worker_processes(settings: Any, processes: int, queued: int) -> tuple[fl
     ready, go = context.Barrier(processes + 1), context.Barrier(processes + 1)
     results = context.Queue()
     children = [
-        context.Process(target=_worker_process, args=(settings, ready, go, results))
+        context.Process(target=_worker_process, args=(settings, finish, ready, go, results))
         for _ in range(processes)
     ]
     for child in children:
@@ -342,7 +364,7 @@ def run_worker_processes(settings: Any, processes: int, queued: int) -> tuple[fl
 
 
 def main() -> int:
-    global ENGINE, PRECISION, RECOGNIZER
+    global ENGINE, PRECISION, RECOGNIZER, DATABASE_URL, FINISH
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--mode", choices=("both", "pipeline", "jobs", "cpu"), default="both")
@@ -355,6 +377,8 @@ def main() -> int:
     parser.add_argument(
         "--processes", type=int, default=1, help="jobs mode: worker processes sharing the queue"
     )
+    parser.add_argument("--database-url", default=None, help="jobs mode: an empty database")
+    parser.add_argument("--finish", choices=("batched", "per-row"), default="batched")
     parser.add_argument(
         "--record",
         action="store_true",
@@ -371,6 +395,7 @@ def main() -> int:
             )
     ENGINE, PRECISION = args.embedding_runtime, args.embedding_precision
     RECOGNIZER = args.recognizer
+    DATABASE_URL, FINISH = args.database_url, args.finish
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     texts, origin = corpus(args.items, args.data)
     words = [len(b.split()) for _, b in texts]
@@ -383,7 +408,7 @@ def main() -> int:
     print(
         f"settings: recogniser {RECOGNIZER}, batch {args.batch}, "
         f"ner_max_chars {args.ner_max_chars or 'all'}, "
-        f"embedding runtime {ENGINE} ({PRECISION})"
+        f"embedding runtime {ENGINE} ({PRECISION}), finish {FINISH}"
     )
     if args.mode in ("both", "pipeline", "cpu"):
         cpu_profile(texts, args.batch, args.ner_max_chars)

@@ -18,6 +18,13 @@ timed from when all have started. Each job's handler spends ``--work-ms`` of CPU
 its batch (``--batch`` jobs a claim) in its own write transaction, as handlers store results.
 Printed per process count: jobs per second, and per job the time spent claiming (everything the
 worker loop does besides the handler), working and finishing, summed over threads, and the CPU.
+``--work-ms 0`` makes the handler a no-op: what is left is the queue's own cost.
+
+``--finish batched,per-row`` compares ways of finishing a batch in one run: ``batched`` is the
+queue's (one ``DELETE ... RETURNING id`` per chunk of a lease), ``per-row`` one ``DELETE`` per
+job, as the queue finished jobs before (kept here only, for the comparison). Each process count
+runs every way ``--repeat`` rounds, every other round in reverse order, so a machine load that
+rises or falls favours none; a summary gives each way's spread over the rounds.
 """
 
 from __future__ import annotations
@@ -48,6 +55,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="drain: threads per process")
     parser.add_argument("--work-ms", type=float, default=2.0, help="drain: CPU per job")
     parser.add_argument("--batch", type=int, default=1, help="drain: jobs per claim")
+    parser.add_argument("--finish", default="batched", help="drain: batched,per-row")
+    parser.add_argument("--repeat", type=int, default=1, help="drain: rounds of every way")
     args = parser.parse_args()
     if args.processes:
         drain(args)
@@ -148,6 +157,28 @@ def load_queue(runtime: Any, rows: list[dict[str, Any]]) -> None:
             )
 
 
+def finish_per_row(session: Any, jobs: Any) -> None:
+    """How the queue finished jobs before: one ``DELETE`` per job, its row count checked."""
+    from sqlalchemy import delete
+
+    from herald.db.models.job import Job
+    from herald.jobs.queue import LeaseLost
+
+    for job in jobs:
+        result = session.execute(
+            delete(Job)
+            .where(
+                Job.id == job.id,
+                Job.worker_id == job.worker_id,
+                Job.attempts == job.attempts,
+                Job.status == "running",
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            raise LeaseLost(f"job {job.id} is no longer leased to {job.worker_id}")
+
+
 def _drain_process(settings: Any, options: dict[str, Any], ready: Any, results: Any) -> None:
     """One `herald worker`-like process: ``threads`` threads run the worker's claim-run-finish
     loop until the lane has no queued job left; returns its timings."""
@@ -156,11 +187,14 @@ def _drain_process(settings: Any, options: dict[str, Any], ready: Any, results: 
     from sqlalchemy import func, select
 
     from herald.db.models.job import Job
+    from herald.jobs import queue
     from herald.jobs.registry import job_handler, load_handlers
     from herald.jobs.worker import Worker, new_worker_id
     from herald.runtime import Runtime
 
     load_handlers()
+    if options["finish"] == "per-row":
+        queue.finish = finish_per_row  # type: ignore[assignment]
     spent = {"work": 0.0, "finish": 0.0, "loop": 0.0, "jobs": 0}
     lock = threading.Lock()
     work_seconds = options["work_ms"] / 1000
@@ -210,60 +244,88 @@ def _drain_process(settings: Any, options: dict[str, Any], ready: Any, results: 
 
 
 def drain(args: argparse.Namespace) -> None:
-    """Drain ``--jobs`` jobs with each of ``--processes`` worker process counts."""
-    import multiprocessing
+    """Drain ``--jobs`` jobs with each of ``--processes`` worker process counts and each way of
+    ``--finish``, ``--repeat`` rounds; then each way's spread of jobs/s and CPU per job."""
+    import os
 
     from herald.config import Settings
     from herald.db.migrate import upgrade
     from herald.runtime import Runtime
 
-    options = {"threads": args.threads, "work_ms": args.work_ms, "batch": args.batch}
+    ways = args.finish.split(",")
     with tempfile.TemporaryDirectory(prefix="herald-drain-") as tmp:
         settings = Settings(home=Path(tmp), database_url=args.database_url, log_level="ERROR")
         upgrade(settings.resolved_database_url)
         runtime = Runtime(settings)
         print(
-            f"database: {runtime.sessions.engine.dialect.name}; {args.jobs:,} jobs in "
-            f"{args.workspaces} workspaces, {args.threads} threads a process, "
-            f"{args.work_ms:g} ms CPU a job, {args.batch} a claim"
+            f"machine: {os.cpu_count()} cores, shared with other sessions (load average given "
+            f"before -> after each run)\ndatabase: {runtime.sessions.engine.dialect.name}; "
+            f"{args.jobs:,} jobs in {args.workspaces} workspaces, {args.threads} threads a "
+            f"process, {args.work_ms:g} ms CPU a job, {args.batch} a claim"
         )
-        context = multiprocessing.get_context("spawn")
+        figures: dict[tuple[int, str], list[tuple[float, float]]] = {}
         try:
             for processes in [int(n) for n in args.processes.split(",")]:
-                now = runtime.clock.now()
-                load_queue(
-                    runtime,
-                    [job_row(i, f"ws-{i % args.workspaces}", 0, now) for i in range(args.jobs)],
-                )
-                load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-                ready = context.Barrier(processes + 1)
-                results = context.Queue()
-                children = [
-                    context.Process(target=_drain_process, args=(settings, options, ready, results))
-                    for _ in range(processes)
-                ]
-                for child in children:
-                    child.start()
-                ready.wait()
-                started = time.time()
-                figures = [results.get() for _ in children]
-                for child in children:
-                    child.join()
-                wall = max(f["end"] for f in figures) - started
-                done = sum(f["jobs"] for f in figures)
-                total = {k: sum(f[k] for f in figures) for k in ("work", "finish", "loop", "cpu")}
-                claiming = total["loop"] - total["work"] - total["finish"]
-                per_job = {k: 1000 * v / max(done, 1) for k, v in total.items()}
-                print(
-                    f"{processes} process(es) x {args.threads} threads: {done:,} jobs in "
-                    f"{wall:.1f} s = {done / wall:,.0f} jobs/s; per job: claiming "
-                    f"{1000 * claiming / max(done, 1):.2f} ms, working {per_job['work']:.2f} ms, "
-                    f"finishing {per_job['finish']:.2f} ms (thread time); CPU "
-                    f"{per_job['cpu']:.2f} ms; load {load} -> "
-                    f"{' '.join(Path('/proc/loadavg').read_text().split()[:3])}"
-                )
+                for round_ in range(args.repeat):
+                    # every other round in reverse: a load that rises or falls favours none
+                    for way in ways if round_ % 2 == 0 else ways[::-1]:
+                        options = {
+                            "threads": args.threads,
+                            "work_ms": args.work_ms,
+                            "batch": args.batch,
+                            "finish": way,
+                        }
+                        rate, cpu = drain_once(runtime, settings, options, processes, args)
+                        figures.setdefault((processes, way), []).append((rate, cpu))
         finally:
             runtime.close()
+        print("summary (min-max over rounds):")
+        for (processes, way), runs in figures.items():
+            rates, cpus = [r for r, _ in runs], [c for _, c in runs]
+            print(
+                f"  {processes} process(es), finish {way:<8}: {min(rates):,.0f}-{max(rates):,.0f}"
+                f" jobs/s (median {statistics.median(rates):,.0f}); CPU per job "
+                f"{min(cpus):.2f}-{max(cpus):.2f} ms (median {statistics.median(cpus):.2f})"
+            )
+
+
+def drain_once(
+    runtime: Any, settings: Any, options: dict[str, Any], processes: int, args: Any
+) -> tuple[float, float]:
+    """One drain of a fresh queue by ``processes`` worker processes: jobs/s, CPU ms per job."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    now = runtime.clock.now()
+    load_queue(runtime, [job_row(i, f"ws-{i % args.workspaces}", 0, now) for i in range(args.jobs)])
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    ready = context.Barrier(processes + 1)
+    results = context.Queue()
+    children = [
+        context.Process(target=_drain_process, args=(settings, options, ready, results))
+        for _ in range(processes)
+    ]
+    for child in children:
+        child.start()
+    ready.wait()
+    started = time.time()
+    figures = [results.get() for _ in children]
+    for child in children:
+        child.join()
+    wall = max(f["end"] for f in figures) - started
+    done = sum(f["jobs"] for f in figures)
+    total = {k: sum(f[k] for f in figures) for k in ("work", "finish", "loop", "cpu")}
+    claiming = total["loop"] - total["work"] - total["finish"]
+    per_job = {k: 1000 * v / max(done, 1) for k, v in total.items()}
+    print(
+        f"{processes} process(es) x {args.threads} threads, finish {options['finish']}: "
+        f"{done:,} jobs in {wall:.1f} s = {done / wall:,.0f} jobs/s; per job: claiming "
+        f"{1000 * claiming / max(done, 1):.2f} ms, working {per_job['work']:.2f} ms, "
+        f"finishing {per_job['finish']:.2f} ms (thread time); CPU {per_job['cpu']:.2f} ms; "
+        f"load {load} -> {' '.join(Path('/proc/loadavg').read_text().split()[:3])}",
+        flush=True,
+    )
+    return done / wall, per_job["cpu"]
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ NO_DATASET = {
     "footprint.py": "the demo corpus that ships with Herald",
     "ingest_jsonl.py": "the demo corpus that ships with Herald",
     "jobs_claim.py": "queued jobs it makes up",
+    "jobs_enqueue.py": "jobs it makes up",
     "plots.py": "bench/results.json",
     "podcast_updates.py": "the demo corpus's podcast episodes that ship with Herald",
     "storage_per_item.py": "a database that Herald or another benchmark filled",

@@ -235,12 +235,18 @@ def test_pending_count(runtime: Runtime) -> None:
 def test_enqueue_many_drops_queued_duplicates_like_enqueue(runtime: Runtime) -> None:
     enqueue(runtime, "test.create_team", {"name": "a"}, unique_key="many:a")
     with runtime.sessions.write() as session:
-        queue.enqueue_many(
+        added = queue.enqueue_many(
             session,
             "test.create_team",
-            [({"name": "a"}, "many:a"), ({"name": "b"}, "many:b"), ({"name": "c"}, None)],
+            [
+                ({"name": "a"}, "many:a"),
+                ({"name": "b"}, "many:b"),
+                ({"name": "b2"}, "many:b"),  # the same key twice in the batch: the later dropped
+                ({"name": "c"}, None),
+            ],
             clock=runtime.clock,
         )
+    assert added == 2
     assert sorted(job.payload["name"] for job in job_rows(runtime)) == ["a", "b", "c"]
     Worker(runtime).drain()
     assert team_names(runtime) == ["a", "b", "c"]

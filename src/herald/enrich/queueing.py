@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
-from herald.jobs.queue import enqueue
+from herald.jobs.queue import enqueue, enqueue_many
 from herald.jobs.registry import get_kind
 
 if TYPE_CHECKING:
@@ -30,18 +30,10 @@ def enrich_unique_key(content_id: str) -> str:
 
 
 def queue_enrichment(session: Session, content_ids: Sequence[str], *, clock: Clock) -> int:
-    """Queue enrichment of items (a queued job for the same item is not duplicated)."""
-    queued = 0
-    for content_id in content_ids:
-        job = enqueue(
-            session,
-            ENRICH_KIND,
-            {"content_id": content_id},
-            clock=clock,
-            unique_key=enrich_unique_key(content_id),
-        )
-        queued += job is not None
-    return queued
+    """Queue enrichment of items (a queued job for the same item is not duplicated); returns
+    how many jobs were added."""
+    jobs = [({"content_id": cid}, enrich_unique_key(cid)) for cid in content_ids]
+    return enqueue_many(session, ENRICH_KIND, jobs, clock=clock)
 
 
 def queue_follow_ups(session: Session, items: Sequence[tuple[str, str]], *, clock: Clock) -> None:
@@ -51,15 +43,12 @@ def queue_follow_ups(session: Session, items: Sequence[tuple[str, str]], *, cloc
     if _registered(SEARCH_SYNC_KIND):
         enqueue(session, SEARCH_SYNC_KIND, {}, clock=clock, unique_key=SEARCH_SYNC_KIND)
     if _registered(CLUSTER_KIND):
-        for content_id, media_type in items:
-            if media_type in ("news", "wire"):
-                enqueue(
-                    session,
-                    CLUSTER_KIND,
-                    {"content_id": content_id},
-                    clock=clock,
-                    unique_key=f"cluster:{content_id}",
-                )
+        jobs = [
+            ({"content_id": content_id}, f"cluster:{content_id}")
+            for content_id, media_type in items
+            if media_type in ("news", "wire")
+        ]
+        enqueue_many(session, CLUSTER_KIND, jobs, clock=clock)
 
 
 def _registered(kind: str) -> bool:

@@ -114,17 +114,19 @@ def enqueue_many(
     *,
     clock: Clock,
     priority: int = 0,
-) -> None:
-    """Enqueue many ``(payload, unique_key)`` jobs of one kind in one statement.
+) -> int:
+    """Enqueue many ``(payload, unique_key)`` jobs of one kind in one statement; returns how
+    many were added.
 
-    The same rows and the same drop-if-queued rule as :func:`enqueue`, without a round trip per
-    job (bulk ingestion enqueues one enrichment job per item).
+    The same rows and the same drop-if-queued rule as :func:`enqueue` (a key already queued,
+    or twice in ``jobs``, drops the later job), without a round trip per job (bulk ingestion
+    enqueues one enrichment job per item, enrichment a clustering job per news item).
     """
     if not jobs:
-        return
+        return 0
     now = clock.now()
     if _ONE_STATEMENT_ON_POSTGRES and session.get_bind().dialect.name == "postgresql":
-        _enqueue_many_postgres(session, kind, jobs, now=now, priority=priority)
+        added = _enqueue_many_postgres(session, kind, jobs, now=now, priority=priority)
     else:
         rows = [
             _job_row(
@@ -138,8 +140,11 @@ def enqueue_many(
             )
             for payload, key in jobs
         ]
-        session.execute(_insert_dropping_queued_duplicates(session), rows)
-    session.info["herald_jobs_enqueued"] = True
+        statement = _insert_dropping_queued_duplicates(session)
+        added = session.connection().execute(statement, rows).rowcount
+    if added:
+        session.info["herald_jobs_enqueued"] = True
+    return added
 
 
 # Whether PostgreSQL takes a batch of jobs as one statement (tests compare its rows with the
@@ -169,7 +174,7 @@ def _enqueue_many_postgres(
     *,
     now: datetime,
     priority: int,
-) -> None:
+) -> int:
     """Queue ``jobs`` of one kind as :func:`enqueue_many` does, in one statement."""
     spec = get_kind(kind)
     connection = session.connection()
@@ -183,4 +188,4 @@ def _enqueue_many_postgres(
         "payloads": [serialize(payload) for payload, _ in jobs],
         "keys": [key for _, key in jobs],
     }
-    connection.exec_driver_sql(_ENQUEUE_MANY_PG, parameters)
+    return int(connection.exec_driver_sql(_ENQUEUE_MANY_PG, parameters).rowcount)

@@ -27,21 +27,40 @@ from herald.jobs.enqueueing import enqueue as enqueue
 from herald.jobs.enqueueing import enqueue_many as enqueue_many
 from herald.jobs.registry import get_kind, known_kinds
 
+FINISH_CHUNK = 500  # ids per DELETE: well below every driver's limit on bound parameters
+
 
 def finish(session: Session, jobs: Sequence[ClaimedJob]) -> None:
-    """Delete succeeded jobs in the caller's (work) transaction; LeaseLost if one was taken over."""
+    """Delete succeeded jobs in the caller's (work) transaction; LeaseLost if one was taken over.
+
+    One ``DELETE ... RETURNING id`` per chunk of ids leased under the same worker and attempt
+    (a batch is usually one such group), each deleting only rows still running under that
+    lease. When a job's row was not deleted (another worker took it over, or it is gone),
+    LeaseLost names the first such job in ``jobs``' order; the caller's transaction then must
+    not commit, which also undoes the deletions this call made.
+    """
+    leases: dict[tuple[str, int], list[int]] = {}
     for job in jobs:
-        result = session.execute(
-            delete(Job)
-            .where(
-                Job.id == job.id,
-                Job.worker_id == job.worker_id,
-                Job.attempts == job.attempts,
-                Job.status == "running",
+        leases.setdefault((job.worker_id, job.attempts), []).append(job.id)
+    deleted: set[int] = set()
+    for (worker_id, attempts), ids in leases.items():
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), FINISH_CHUNK):
+            deleted.update(
+                session.scalars(
+                    delete(Job)
+                    .where(
+                        Job.id.in_(unique[start : start + FINISH_CHUNK]),
+                        Job.worker_id == worker_id,
+                        Job.attempts == attempts,
+                        Job.status == "running",
+                    )
+                    .returning(Job.id)
+                    .execution_options(synchronize_session=False)
+                )
             )
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+    for job in jobs:
+        if job.id not in deleted:
             raise LeaseLost(f"job {job.id} is no longer leased to {job.worker_id}")
 
 
