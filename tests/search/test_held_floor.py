@@ -45,6 +45,12 @@ class Forgetful:
     def drop_if_before(self, floor: int) -> bool:
         return False
 
+    def database_id(self) -> str | None:
+        return None
+
+    def bind_database(self, identity: str) -> bool:
+        return False
+
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         for batch in batches:
             self.applied += [change.content_id for change in batch]

@@ -30,6 +30,7 @@ from herald.core.clock import SystemClock
 from herald.db.backup import BackupRefused, backup_postgresql, backup_sqlite
 from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
+from herald.db.identity import renew_identity_at
 from herald.db.migrate import (
     SchemaAhead,
     alembic_config,
@@ -283,6 +284,7 @@ def restore_command(
         raise typer.Exit(1) from None
     shutil.rmtree(settings.index_dir, ignore_errors=True)  # built from other data
     upgrade(url)
+    renew_identity_at(url)  # from now on it goes its own way: other machines' indexes rebuild
     indexed = _rebuild_index(url) if index else None
     if as_json:
         print_json(

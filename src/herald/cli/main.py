@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
 from rich.markup import escape
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError, ProgrammingError, SQLAlchemyError
 
 from herald import __version__
 from herald.cli import clusters as clusters_cli
@@ -23,6 +25,8 @@ from herald.cli import webhooks as webhooks_cli
 from herald.cli import workspaces as workspaces_cli
 from herald.cli.common import console, load_settings, settings_error_lines
 from herald.db.copy import describe
+from herald.db.engine import make_engine
+from herald.db.migrate import is_up_to_date, unknown_revisions
 
 
 class _Herald(typer.Typer):
@@ -33,7 +37,12 @@ class _Herald(typer.Typer):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().__call__(*args, **kwargs)
-        except OperationalError as exc:
+        except (OperationalError, ProgrammingError) as exc:
+            if migrations_pending():  # a table missing: a database not migrated yet
+                console.print("[red]migrations are pending: run `herald db upgrade`[/]")
+                sys.exit(1)
+            if isinstance(exc, ProgrammingError):
+                raise
             print_database_error(exc)
             sys.exit(1)
         except ValidationError as exc:
@@ -42,6 +51,21 @@ class _Herald(typer.Typer):
             for line in settings_error_lines(exc):
                 console.print(f"[red]{escape(line)}[/]", soft_wrap=True)
             sys.exit(2)
+
+
+def migrations_pending() -> bool:
+    """Whether the configured database answers and is behind this version's schema."""
+    url = load_settings().resolved_database_url
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        return False  # opening would create it
+    engine = make_engine(url, pool_size=1)
+    try:
+        return not unknown_revisions(engine, url) and not is_up_to_date(engine, url)
+    except SQLAlchemyError:  # it does not answer: the error says why
+        return False
+    finally:
+        engine.dispose()
 
 
 def print_database_error(exc: OperationalError) -> None:

@@ -30,7 +30,7 @@ from herald.content.repository import get_items
 from herald.core.clock import isoformat_z
 from herald.search.request import DEFAULT_LIMIT, build_content_search
 from herald.search.service import discard_unusable_index, get_search
-from herald.search.status import index_status
+from herald.search.status import IndexStatus, index_status
 
 index_app = typer.Typer(help="The search index.", no_args_is_help=True)
 
@@ -142,13 +142,36 @@ def status(as_json: JsonOption = False) -> None:
     next search, `herald index rebuild` at once. Per-process vector graphs are not shown (each
     process catches its own up when it starts). It says when the index must be rebuilt: built
     from a newer state of the database (a restore), or too old, having missed deletions whose
-    record is older than HERALD_HISTORY_DAYS.
+    record is older than HERALD_HISTORY_DAYS. It names the identity of the database the index
+    was built from and whether it is this one (an index built from another is rebuilt by the
+    next search or indexing job).
     """
     with cli_runtime() as runtime:
         found = index_status(runtime)
     if as_json:
-        print_json({**asdict(found), "current": found.current})
-    elif found.problem:
+        print_json(
+            {**asdict(found), "current": found.current, "same_database": found.same_database}
+        )
+        return
+    _print_status(found)
+    stdout.print(_identity_line(found))
+
+
+def _identity_line(found: IndexStatus) -> str:
+    if found.database is None:
+        return "database identity unknown (migrations pending: run `herald db upgrade`)"
+    if found.built_from is None:
+        return (
+            f"database {found.database}; the index records none yet (the next search or "
+            "indexing job records it)"
+        )
+    if found.same_database:
+        return f"built from this database ({found.database})"
+    return f"built from database {found.built_from}, not this one ({found.database})"
+
+
+def _print_status(found: IndexStatus) -> None:
+    if found.problem:
         stdout.print(f"{found.backend} search index cannot be used: {escape(found.problem)}")
     elif not found.exists:
         stdout.print(

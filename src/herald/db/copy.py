@@ -22,6 +22,9 @@ here; they are written parents first (foreign-key order). What is copied must ar
   ``content_removals`` are copied as they are; the projections kept inside the database (the
   PostgreSQL lexical table and its watermark, :data:`DERIVED_TABLES`) are not copied and are
   rebuilt from the copied rows, like every index on disk.
+- **A new identity.** The target keeps an identity of its own (:mod:`herald.db.identity`), never
+  the source's: from the copy on, the two go their own ways, and an index built from one is
+  rebuilt when pointed at the other.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from herald.db import models  # noqa: F401  (every table is known to the metadat
 from herald.db.base import Base
 from herald.db.bulk import copy_target, copy_text, line_formatter
 from herald.db.engine import WRITE_OPTION, make_engine
+from herald.db.identity import renew_identity
 from herald.db.migrate import SchemaAhead, is_up_to_date, refuse_ahead, upgrade
 
 BATCH = 1000
@@ -65,6 +69,9 @@ DERIVED_TABLES = {
     "content_search_documents": "the PostgreSQL lexical index, rebuilt from content_items",
     "search_projections": "how far each in-database index has applied changes",
 }
+# The target's own, never copied, and not a sign that Herald used the target: its migration
+# wrote it (herald.db.identity); the copy gives the target a new one.
+KEPT_TABLES = {"database_identity": "which database this is (a random id)"}
 CHANGE_SEQUENCE = "content_change_seq"  # PostgreSQL only (herald.content.changes)
 ENTITY_REMOVAL_SEQUENCE = "entity_removal_seq"  # PostgreSQL only (migration 0024)
 
@@ -85,8 +92,14 @@ ProgressHook = Callable[[str, int], None]
 
 
 def copied_tables() -> list[Table]:
-    """Every table of the schema but the derived ones, parents before children."""
-    return [t for t in Base.metadata.sorted_tables if t.name not in DERIVED_TABLES]
+    """Every table of the schema but the derived and kept ones, parents before children."""
+    skipped = DERIVED_TABLES.keys() | KEPT_TABLES.keys()
+    return [t for t in Base.metadata.sorted_tables if t.name not in skipped]
+
+
+def _checked_tables() -> list[Table]:
+    """The tables that hold rows once Herald used a database (what a copy target must not)."""
+    return [t for t in Base.metadata.sorted_tables if t.name not in KEPT_TABLES]
 
 
 def describe(url: str) -> str:
@@ -100,7 +113,7 @@ def nonempty_tables(engine: Engine) -> list[str]:
     existing = set(inspect(engine).get_table_names())
     found = []
     with engine.connect() as connection:
-        for table in Base.metadata.sorted_tables:
+        for table in _checked_tables():
             if table.name in existing and _has_rows(connection, table):
                 found.append(table.name)
     return found
@@ -152,6 +165,7 @@ def copy_database(
                 raise CopyRefused(f"row counts differ after the copy ({listed}); nothing written")
             if writer.dialect.name == "postgresql":
                 _advance_sequences(writer)
+            renew_identity(writer)
         return counts
     finally:
         source.dispose()
@@ -172,7 +186,7 @@ def _refuse_nonempty(engine: Engine, url: str) -> None:
 
 
 def _refuse_nonempty_in(connection: Connection, url: str) -> None:
-    found = [t.name for t in Base.metadata.sorted_tables if _has_rows(connection, t)]
+    found = [t.name for t in _checked_tables() if _has_rows(connection, t)]
     if found:
         raise CopyRefused(_nonempty_message(url, found))
 

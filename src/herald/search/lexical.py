@@ -30,6 +30,9 @@ from herald.search.domains import domain_and_parents
 SCHEMA_VERSION = 2
 TEXT_FIELDS: tuple[str, ...] = ("title", "summary", "key_points", "body")
 _META_FILE = "herald_lexical.json"
+# The identity of the database the index was built from (herald.db.identity), written after the
+# commit that emptied the index for it: never beside another database's items.
+_DATABASE_FILE = "herald_database.json"
 _WRITER_HEAP = 64_000_000
 # The applied change sequence lives in the index itself, in a document of its own, so it commits
 # atomically with the changes it describes. It has no text and no date: no search matches it.
@@ -129,6 +132,7 @@ class LexicalIndex:
         self._index.config_reader(reload_policy="manual")
         self._reload_lock = threading.Lock()
         self._applied: int | None = None  # the loaded view's watermark, read once per reload
+        self._database: str | None = None  # in memory (no path): the recorded identity
 
     @staticmethod
     def _check_version(path: Path) -> None:
@@ -203,6 +207,19 @@ class LexicalIndex:
         value = searcher.doc(hits[0][1]).get_first("seq")
         return int(value) if isinstance(value, int) else 0
 
+    def database_id(self) -> str | None:
+        """The identity of the database this index was built from (None: none recorded)."""
+        return self._database if self.path is None else recorded_database(self.path)
+
+    def record_database(self, identity: str) -> None:
+        if self.path is None:
+            self._database = identity
+            return
+        meta = self.path / _DATABASE_FILE
+        written = meta.with_name(f"{meta.name}.{uuid.uuid4().hex[:8]}.tmp")
+        written.write_text(json.dumps({"database": identity}))
+        os.replace(written, meta)
+
     def known_seqs(self, keys: Sequence[int]) -> dict[int, int]:
         """The change sequence each of ``keys`` was indexed at (absent keys are left out)."""
         if not keys:
@@ -235,6 +252,16 @@ class FieldBoosts:
 
     def items(self) -> tuple[tuple[str, float], ...]:
         return tuple((name, float(getattr(self, name))) for name in TEXT_FIELDS)
+
+
+def recorded_database(path: Path) -> str | None:
+    """The database identity recorded in the lexical index at ``path``, read without opening it
+    (None: none recorded, as in an index built before identities, or no index)."""
+    try:
+        found = json.loads((path / _DATABASE_FILE).read_text()).get("database")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, str) else None
 
 
 def discard_unusable(path: Path) -> bool:

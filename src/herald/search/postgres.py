@@ -59,6 +59,7 @@ class PostgresProjection:
     def __init__(self, sessions: SessionFactory) -> None:
         self.sessions = sessions
         self._applied = 0
+        self._database: str | None = None
 
     def applied_seq(self) -> int:
         return self._applied
@@ -79,6 +80,14 @@ class PostgresProjection:
                 {"keys": list(keys)},
             )
             return {int(k): int(s) for k, s in rows}
+
+    def database_id(self) -> str | None:
+        return self._database
+
+    def bind_database(self, identity: str) -> bool:
+        # Inside the database it indexes: restored and copied with it, never from another one.
+        self._database = identity
+        return False
 
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         del since  # writes are conditioned on each row's sequence and the watermark only rises

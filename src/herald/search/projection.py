@@ -19,7 +19,9 @@ a time, its sequences commit in order, and its margin is 0.
 The removal log is pruned after ``HERALD_HISTORY_DAYS`` (:mod:`herald.db.removal_logs`). A
 projection whose watermark is below the highest removal pruned has missed deletions it can no
 longer read (an index left offline for longer than that): it is emptied and rebuilt from the
-database, never kept with the deleted items in it.
+database, never kept with the deleted items in it. So is one that recorded the identity of
+another database (:mod:`herald.db.identity`: a restore or a copy made since, or the settings now
+point elsewhere); one that recorded none (built before identities) records it and is kept.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Protocol
 import numpy as np
 from sqlalchemy.orm import Session
 
+from herald.db.identity import read_identity
 from herald.db.removal_logs import pruned_through
 from herald.search.documents import content_key
 from herald.search.feed import (
@@ -67,6 +70,15 @@ class Projection(Protocol):
     def drop_if_before(self, floor: int) -> bool:
         """Empty the projection (watermark 0) if it has applied some changes but none up to
         ``floor``; True if it did. Decided under the projection's own lock."""
+        ...
+
+    def database_id(self) -> str | None:
+        """The identity of the database it was built from (None: none recorded)."""
+        ...
+
+    def bind_database(self, identity: str) -> bool:
+        """Record ``identity``; a projection that recorded another one is emptied first
+        (watermark 0). True if it was emptied. Decided under the projection's own lock."""
         ...
 
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
@@ -115,6 +127,7 @@ class ProjectionSync:
             if self.is_current(session):
                 return 0
             self.projection.refresh()
+            self._drop_if_other_database(session)
             self._drop_if_too_old(session)
             watermark = self.projection.applied_seq()
             low = self._low(watermark)
@@ -134,6 +147,21 @@ class ProjectionSync:
             above = [seq for _, seq in changed if seq > new_low]
             self._verified = ChangeSummary(new_low, len(above), sum(above), max([new_low, *above]))
             return applied
+
+    def _drop_if_other_database(self, session: Session) -> None:
+        current = read_identity(session)  # None: unknown (migrations pending), kept
+        recorded = self.projection.database_id()
+        if current is None or recorded == current:
+            return
+        if self.projection.bind_database(current):
+            log.warning(
+                "search index built from another database (a restore or a copy made since, or "
+                "HERALD_DATABASE_URL changed): emptied, it is rebuilt from the database",
+                extra={"index": self.projection.name, "built_from": recorded, "database": current},
+            )
+            self._verified = None
+            self._floor = None
+            self._seen = {}
 
     def _drop_if_too_old(self, session: Session) -> None:
         floor = pruned_through(session)
@@ -219,6 +247,21 @@ class TantivyProjection:
             writer.set_watermark(0)
         return True
 
+    def database_id(self) -> str | None:
+        return self.lexical.database_id()
+
+    def bind_database(self, identity: str) -> bool:
+        with self.lexical.writer() as writer:
+            self.lexical.reload()  # another process may have bound it meanwhile
+            recorded = self.lexical.database_id()
+            emptied = recorded not in (None, identity)
+            if emptied:
+                writer.clear()
+                writer.set_watermark(0)
+        if recorded != identity:
+            self.lexical.record_database(identity)  # after the commit that emptied the index
+        return emptied
+
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         applied = 0
         with self.lexical.writer() as writer:
@@ -265,6 +308,17 @@ class VectorProjection:
         self.vectors.clear()
         self._recent = {}
         return True
+
+    def database_id(self) -> str | None:
+        return self.vectors.database
+
+    def bind_database(self, identity: str) -> bool:
+        emptied = self.vectors.database not in (None, identity)
+        if emptied:
+            self.vectors.clear()  # before the identity changes (see VectorIndex.save)
+            self._recent = {}
+        self.vectors.database = identity
+        return emptied
 
     def apply(self, batches: Iterator[list[Change]], upto: int, *, since: int) -> int:
         del since  # this process's own graph: its catch-ups run one at a time

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from herald.db.identity import read_identity
 from herald.db.removal_logs import pruned_through
 from herald.search.feed import latest_change, summarize
-from herald.search.lexical import _META_FILE, LexicalIndex
+from herald.search.lexical import _META_FILE, LexicalIndex, recorded_database
 from herald.search.postgres import _read_watermark
 from herald.search.service import choose_backend
 
@@ -28,10 +29,19 @@ class IndexStatus:
     latest_seq: int  # the last content change in the database
     pending: int  # items changed after ``applied_seq``: the next search applies them
     problem: str | None = None  # the index cannot be opened as it is (e.g. an old schema)
+    database: str | None = None  # the database's identity (None: migrations pending)
+    built_from: str | None = None  # the identity the index recorded (None: none yet)
 
     @property
     def current(self) -> bool:
         return self.exists and self.problem is None and self.pending == 0
+
+    @property
+    def same_database(self) -> bool | None:
+        """Whether the index was built from this database (None: one of them does not say)."""
+        if self.database is None or self.built_from is None:
+            return None
+        return self.database == self.built_from
 
 
 def index_status(runtime: Runtime) -> IndexStatus:
@@ -40,12 +50,14 @@ def index_status(runtime: Runtime) -> IndexStatus:
     backend = choose_backend(runtime)
     problem = None
     with runtime.sessions.read() as session:
-        if backend == "postgresql":
+        database = built_from = read_identity(session)
+        if backend == "postgresql":  # inside the database: restored and copied with it
             applied = _read_watermark(session)
             exists = True
         else:
             path = runtime.settings.index_dir / "lexical"
             exists = (path / _META_FILE).is_file()  # checked first: opening would create it
+            built_from = recorded_database(path) if exists else None
             applied = 0
             if exists:
                 try:
@@ -55,6 +67,13 @@ def index_status(runtime: Runtime) -> IndexStatus:
         changes = summarize(session, applied)
         latest = latest_change(session)
         pruned = pruned_through(session)
+    if problem is None and None not in (database, built_from) and database != built_from:
+        problem = (
+            f"the index was built from another database (identity {built_from}, this one is "
+            f"{database}: a restore or a copy made since, or HERALD_DATABASE_URL changed); the "
+            "next search or indexing job empties it and rebuilds it from this database, "
+            "`herald index rebuild` at once"
+        )
     if problem is None and applied > latest:
         problem = (
             f"the index has applied changes up to {applied}, the database's last change is "
@@ -75,4 +94,6 @@ def index_status(runtime: Runtime) -> IndexStatus:
         latest_seq=latest,
         pending=changes.count,
         problem=problem,
+        database=database,
+        built_from=built_from,
     )

@@ -112,6 +112,7 @@ class VectorIndex:
         self.path = path
         self.ndim = ndim
         self._lock = _ReadWriteLock()
+        self.database: str | None = None  # identity of the database it was built from
         self._reset()
         if path is not None:
             self._load(path)
@@ -172,6 +173,7 @@ class VectorIndex:
         days = published[live] // _DAY
         self._per_day = Counter(zip(days.tolist(), media[live].tolist(), strict=True))
         self.watermark = int(meta["watermark"])
+        self.database = meta.get("database")  # None: saved before identities
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -366,7 +368,8 @@ class VectorIndex:
 
     def save(self) -> None:
         """Persist a snapshot with its watermark; the snapshot may be newer, never older."""
-        watermark = self.watermark  # read first: changes applied meanwhile only make it newer
+        database = self.database  # before the watermark: a graph emptied for another database
+        watermark = self.watermark  # is emptied first. Changes applied meanwhile: only newer
         if self.path is None:
             return
         self.path.mkdir(parents=True, exist_ok=True)
@@ -386,6 +389,7 @@ class VectorIndex:
             )
             count = len(self._rows)
         meta = {"snapshot": name, "watermark": watermark, "count": count, "ndim": self.ndim}
+        meta["database"] = database
         tmp = self.path / f"{_POINTER_FILE}.{uuid.uuid4().hex[:8]}.tmp"
         tmp.write_text(json.dumps(meta))
         # On disk before the pointer names it: after a power loss the pointer names a whole

@@ -1,0 +1,56 @@
+"""Which database this is: the random id in ``database_identity`` (migration 0030).
+
+Indexes kept outside the database (each machine's ``HERALD_HOME/index``) record the identity of
+the database they were built from; one that finds another identity was built from other data and
+is emptied and rebuilt (:mod:`herald.search.projection`). ``herald db restore`` and ``herald db
+copy`` give the database they produce a new identity with :func:`renew_identity`: a restored
+backup or a copy goes its own way from its source, even though it starts with the same rows and
+change numbers.
+
+Reading it never fails on a database whose migrations have not run (no table, or no row): the
+identity is then unknown (``None``) and callers keep what they have.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, delete, insert, inspect, select
+from sqlalchemy.orm import Session
+
+from herald.db.engine import WRITE_OPTION, make_engine
+from herald.db.models.identity import DatabaseIdentity
+
+TABLE = DatabaseIdentity.__tablename__
+
+
+def read_identity(bind: Session | Connection) -> str | None:
+    """The database's identity; ``None`` when it has none yet (migrations pending)."""
+    connection = bind.connection() if isinstance(bind, Session) else bind
+    if not inspect(connection).has_table(TABLE):
+        return None
+    return connection.execute(
+        select(DatabaseIdentity.identity).where(DatabaseIdentity.id == 1)
+    ).scalar_one_or_none()
+
+
+def renew_identity(connection: Connection) -> str:
+    """Give the database a new identity (inside the caller's write transaction); returns it."""
+    identity = uuid.uuid4().hex
+    connection.execute(delete(DatabaseIdentity))
+    connection.execute(
+        insert(DatabaseIdentity).values(id=1, identity=identity, created_at=datetime.now(UTC))
+    )
+    return identity
+
+
+def renew_identity_at(url: str) -> str:
+    """:func:`renew_identity` in a transaction of its own on the database of ``url`` (migrated)."""
+    engine = make_engine(url, pool_size=1)
+    try:
+        connection = engine.connect().execution_options(**{WRITE_OPTION: True})
+        with connection, connection.begin():
+            return renew_identity(connection)
+    finally:
+        engine.dispose()
