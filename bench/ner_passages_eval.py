@@ -20,7 +20,7 @@ import argparse
 import time
 from typing import Any
 
-from enrich_throughput import DATASETS, corpus
+from enrich_corpus import DATASETS, corpus
 from herald.enrich.ner import EntityRecognizer, Mention, name_passages
 from herald.entities.kb import KnowledgeBase
 from herald.entities.linking import EntityLinker, document_text

@@ -19,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from enrich_throughput import DATASETS, corpus
+from enrich_corpus import DATASETS, corpus
 from herald.enrich.summarize import summarize
 from herald.enrich.text import split_sentences, word_count
 from public_data import add_data_argument
