@@ -52,6 +52,7 @@ from clusters_data import (
     story_stream,
 )
 from clusters_metrics import Scores, bcubed, pairwise
+from herald.clusters.assignment import ClusteringConfig
 from herald.clusters.evidence import (
     BAG_NAMES,
     DEFAULT_LINK_MODEL,
@@ -61,7 +62,7 @@ from herald.clusters.evidence import (
     new_statistics,
     observe,
 )
-from herald.clusters.online import ClusteringConfig, OnlineClusterer
+from herald.clusters.online import OnlineClusterer
 from herald.clusters.vectors import cosine
 from public_data import add_data_argument
 

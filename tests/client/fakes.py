@@ -1,4 +1,5 @@
-"""Scripted responses for unit tests of the client (the network replaced by httpx.MockTransport).
+"""Scripted responses for unit tests of the client (the network replaced by httpx.MockTransport),
+and a client that reads them.
 
 Bodies follow the pinned shapes of API-DECISIONS.md; the real-app tests check them against the
 server itself.
@@ -10,6 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import herald_client
 import httpx
 
 KEY = "hk_test_key_0123456789abcdef0123456789abcdef"
@@ -75,3 +77,23 @@ class Recorder:
 
 def json_response(status: int, body: Any, **headers: str) -> httpx.Response:
     return httpx.Response(status, json=body, headers={"x-request-id": "req_hdr", **headers})
+
+
+def make_client(handler: Recorder, **options: Any) -> herald_client.Client:
+    options.setdefault("retry_backoff", 0.0)
+    return herald_client.Client(
+        base_url="http://herald.test",
+        api_key=KEY,
+        transport=httpx.MockTransport(handler),
+        **options,
+    )
+
+
+def search_ok(_: httpx.Request | None = None) -> httpx.Response:
+    return json_response(
+        200,
+        {
+            "results": [{"score": 0.9, "content_item": CONTENT_ITEM}],
+            "meta": {"request_id": "req_1"},
+        },
+    )

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from herald.clusters.assignment import ClusteringConfig
 from herald.clusters.evidence import DEFAULT_LINK_MODEL, LinkEvidence, LinkModel
 from herald.clusters.item import StoryItem, candidate_phrases, story_names, story_numbers
-from herald.clusters.online import ClusteringConfig, OnlineClusterer
+from herald.clusters.online import OnlineClusterer
 from herald.clusters.profile import ClusterProfile
 from tests.clusters.factories import STORIES, make_story_item
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from herald.clusters.online import ClusteringConfig
+from herald.clusters.assignment import ClusteringConfig
 from herald.clusters.service import ClusterEngine, cluster_items, get_engine, rebuild
 from herald.core.clock import FrozenClock
 from herald.core.ids import stable_id

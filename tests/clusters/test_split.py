@@ -8,10 +8,11 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 from sqlalchemy import select
 
+from herald.clusters.assignment import ClusteringConfig, ScoredCandidate
 from herald.clusters.evidence import DEFAULT_LINK_MODEL, link_evidence
 from herald.clusters.item import StoryItem
 from herald.clusters.members import MEMBER_SAMPLE
-from herald.clusters.online import ClusteringConfig, OnlineClusterer, ScoredCandidate
+from herald.clusters.online import OnlineClusterer
 from herald.clusters.profile import ClusterProfile
 from herald.clusters.service import ClusterEngine, cluster_items
 from herald.db.models.clusters import StoryClusterMember

@@ -18,6 +18,9 @@ minority was another event joined by mistake. It moves out and founds a new stor
 
 Given the same items in the same order (and the same ``now`` values), the result is the same:
 ties are broken by cluster creation order, never by hashing or dict order.
+
+This module holds the clusterer and its candidate index; its configuration and the assignments
+it returns are in :mod:`herald.clusters.assignment`.
 """
 
 from __future__ import annotations
@@ -25,16 +28,19 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
+from herald.clusters.assignment import (
+    Assignment,
+    ClusteringConfig,
+    PreparedItem,
+    ScoredCandidate,
+    cluster_id_for,
+)
 from herald.clusters.evidence import (
     BAG_NAMES,
-    DEFAULT_LINK_MODEL,
     QUERY_KEYS,
     ItemVectors,
-    LinkConfidence,
-    LinkEvidence,
-    LinkModel,
     MemberVectors,
     link_evidence,
     new_statistics,
@@ -46,68 +52,6 @@ from herald.clusters.members import SKETCH_KEYS, MemberSketch
 from herald.clusters.profile import ClusterProfile
 from herald.clusters.statistics import DocumentFrequencies
 from herald.clusters.vectors import top_keys
-from herald.core.ids import stable_id
-
-
-def cluster_id_for(item: StoryItem) -> str:
-    """A cluster is named after the item that founded it, so a rebuild reproduces its id."""
-    return stable_id("clu", f"cluster:{item.content_id}")
-
-
-@dataclass(frozen=True, slots=True)
-class ClusteringConfig:
-    model: LinkModel = DEFAULT_LINK_MODEL
-    horizon: timedelta = timedelta(days=3)
-    posting_limit: int = 200
-    max_candidates: int = 24
-    # Moving mistaken members out (chosen on ECB+ train+dev, ``bench/clusters_eval.py --fit``):
-    # a sampled member is "the item's event" when their pair link reaches ``split_link``; those
-    # move out when their average link (with the item) to the other sampled members is below
-    # ``split_cut``. ``split_cut=0`` never moves anything.
-    split_link: float = 0.6
-    split_cut: float = 0.18
-
-
-@dataclass(frozen=True, slots=True)
-class Assignment:
-    """Where an item went and why."""
-
-    content_id: str
-    cluster: ClusterProfile
-    created: bool  # the item founded the cluster
-    syndicated: bool  # an article already in the cluster (a copy): joined without scoring
-    similarity: float  # the link probability (1.0 for a founder or a copy)
-    link_confidence: LinkConfidence
-    evidence: LinkEvidence | None  # for the chosen cluster; None for a founder or a copy
-    candidates: int  # clusters scored in full
-    # A split: the members (content ids, copies included) that moved with the item into the
-    # new cluster, and the cluster they left (its profile changed).
-    moved: tuple[str, ...] = ()
-    split_from: ClusterProfile | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredCandidate:
-    profile: ClusterProfile
-    evidence: LinkEvidence
-    probability: float
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedItem:
-    """A new article with its vectors and its scored candidates, oldest cluster first."""
-
-    item: StoryItem
-    vectors: ItemVectors
-    scored: list[ScoredCandidate]
-
-    @property
-    def best(self) -> ScoredCandidate | None:
-        best: ScoredCandidate | None = None
-        for candidate in self.scored:  # oldest first, so a tie keeps the older cluster
-            if best is None or candidate.probability > best.probability:
-                best = candidate
-        return best
 
 
 def _specific(vectors: ItemVectors) -> dict[str, list[str]]:

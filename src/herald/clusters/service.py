@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.orm import Session
 
 from herald.clusters import article_keys, repository
+from herald.clusters.assignment import ClusteringConfig
 from herald.clusters.evidence import bag_keys
 from herald.clusters.features import story_item
 from herald.clusters.item import StoryItem
-from herald.clusters.online import ClusteringConfig, OnlineClusterer
+from herald.clusters.online import OnlineClusterer
 from herald.clusters.profile import ClusterProfile
 from herald.clusters.refresh import refresh_members
 from herald.core.clock import Clock
