@@ -8,7 +8,7 @@ delete them: these helpers write exactly the rows the pipeline writes, in one tr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from sqlalchemy import delete
@@ -132,3 +132,21 @@ def delete_item(runtime: Runtime, content_id: str) -> None:
         assert row is not None
         row.deleted_at = runtime.clock.now()
         mark_changed(session, [content_id])
+
+
+# Three stories the database-copy tests store and look for, a day before NOW.
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+VOLCANO = "Volcano erupts near Reykjavik"
+GLACIER = "Glacier retreat speeds up in Greenland"
+HARBOUR = "Harbour strike halts container traffic"
+
+
+def put_story(runtime: Runtime, key: str, title: str) -> str:
+    """A news item titled ``title`` at https://example.com/``key``, published a day before NOW."""
+    return put_item(
+        runtime,
+        f"https://example.com/{key}",
+        title=title,
+        body=f"{title}. Reporters followed the events through the afternoon.",
+        published_at=NOW - timedelta(days=1),
+    )

@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -32,26 +31,12 @@ from herald.search.service import get_search
 from herald.search.status import index_status
 from tests.db.filled import new_pg_database
 from tests.enrich.models import embedder
-from tests.search.support import put_item
+from tests.search.support import GLACIER, HARBOUR, NOW, VOLCANO, put_story
 from tests.search.test_late_commits import titles
 
 __all__ = ["new_pg_database"]  # the fixture, for this module's tests
 
-NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
-VOLCANO = "Volcano erupts near Reykjavik"
-GLACIER = "Glacier retreat speeds up in Greenland"
-HARBOUR = "Harbour strike halts container traffic"
 BEFORE_IDENTITY = "0029_entity_removal_in_flight"
-
-
-def _put(runtime: Runtime, key: str, title: str) -> str:
-    return put_item(
-        runtime,
-        f"https://example.com/{key}",
-        title=title,
-        body=f"{title}. Reporters followed the events through the afternoon.",
-        published_at=NOW - timedelta(days=1),
-    )
 
 
 def _open(home: Path, url: str) -> Runtime:
@@ -83,9 +68,9 @@ def test_an_index_built_from_another_database_serves_the_new_one(
     search_runtime: Runtime, other_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     first = search_runtime
-    _put(first, "volcano", VOLCANO)
+    put_story(first, "volcano", VOLCANO)
     copy_database(first.settings.resolved_database_url, other_url)  # B starts as A was
-    glacier = _put(first, "glacier", GLACIER)  # only in A: the home's indexes apply it
+    glacier = put_story(first, "glacier", GLACIER)  # only in A: the home's indexes apply it
     assert titles(first, "glacier") == [GLACIER]
     assert len(get_search(first).index.vectors) == 2
     built_from = _identity(first)
@@ -94,8 +79,8 @@ def test_an_index_built_from_another_database_serves_the_new_one(
 
     second = _open(home, other_url)
     try:
-        harbour = _put(second, "harbour", HARBOUR)  # only in B, numbered as A numbered glacier
-        _put(second, "volcano-2", f"{VOLCANO} again")
+        harbour = put_story(second, "harbour", HARBOUR)  # only in B, numbered as A numbered glacier
+        put_story(second, "volcano-2", f"{VOLCANO} again")
         # B is not behind the index: the change numbers alone would take it as current.
         status = index_status(second)
         assert status.applied_seq <= _latest(second)
@@ -124,7 +109,7 @@ def test_an_index_built_from_another_database_serves_the_new_one(
 def test_a_restart_against_the_same_database_keeps_the_index(
     search_runtime: Runtime, caplog: pytest.LogCaptureFixture
 ) -> None:
-    _put(search_runtime, "volcano", VOLCANO)
+    put_story(search_runtime, "volcano", VOLCANO)
     assert titles(search_runtime, "volcano") == [VOLCANO]
     home, url = search_runtime.settings.home, search_runtime.settings.resolved_database_url
     search_runtime.close()
@@ -153,7 +138,7 @@ def test_an_index_built_before_identities_records_it_and_is_kept(
     old = _open(home, url)
     try:
         assert _identity(old) is None
-        _put(old, "volcano", VOLCANO)
+        put_story(old, "volcano", VOLCANO)
         assert titles(old, "volcano") == [VOLCANO]
         assert index_status(old).built_from is None  # nothing to record
     finally:

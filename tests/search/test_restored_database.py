@@ -6,7 +6,6 @@ passed the index's, and items gone with the restore would still be found."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -24,25 +23,10 @@ from herald.search.service import get_search
 from herald.search.status import index_status
 from tests.db.filled import new_pg_database
 from tests.enrich.models import embedder
-from tests.search.support import put_item
+from tests.search.support import GLACIER, HARBOUR, NOW, VOLCANO, put_story
 from tests.search.test_late_commits import titles
 
 __all__ = ["new_pg_database"]  # the fixture, for this module's tests
-
-NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
-VOLCANO = "Volcano erupts near Reykjavik"
-GLACIER = "Glacier retreat speeds up in Greenland"
-HARBOUR = "Harbour strike halts container traffic"
-
-
-def _put(runtime: Runtime, key: str, title: str) -> str:
-    return put_item(
-        runtime,
-        f"https://example.com/{key}",
-        title=title,
-        body=f"{title}. Reporters followed the events through the afternoon.",
-        published_at=NOW - timedelta(days=1),
-    )
 
 
 @pytest.fixture
@@ -57,11 +41,11 @@ def test_an_index_ahead_of_a_restored_database_is_not_kept(
     search_runtime: Runtime, backup_url: str
 ) -> None:
     runtime = search_runtime
-    _put(runtime, "volcano", VOLCANO)
+    put_story(runtime, "volcano", VOLCANO)
     assert titles(runtime, "volcano") == [VOLCANO]
     copy_database(runtime.settings.resolved_database_url, backup_url)  # the nightly backup
     for number in range(3):  # written after the backup: the indexes apply them
-        _put(runtime, f"glacier-{number}", f"{GLACIER} ({number})")
+        put_story(runtime, f"glacier-{number}", f"{GLACIER} ({number})")
     assert len(titles(runtime, "glacier")) == 3
     home = runtime.settings.home
     runtime.close()
@@ -87,7 +71,7 @@ def test_an_index_ahead_of_a_restored_database_is_not_kept(
         assert "herald index rebuild" in shown.output, shown.output
 
         # A new item, numbered as a change the indexes hold.
-        harbour = _put(restored, "harbour", HARBOUR)
+        harbour = put_story(restored, "harbour", HARBOUR)
         assert titles(restored, "harbour strike") == [HARBOUR]
         assert titles(restored, "glacier") == []
         assert titles(restored, "volcano") == [VOLCANO]
@@ -102,7 +86,7 @@ def test_an_index_ahead_of_a_restored_database_is_not_kept(
 def test_an_index_is_kept_when_the_database_cannot_say(search_runtime: Runtime) -> None:
     """The comparison reads the primary; when it cannot answer (down while replicas serve), the
     index is kept as it is rather than emptied on a guess."""
-    _put(search_runtime, "volcano", VOLCANO)
+    put_story(search_runtime, "volcano", VOLCANO)
     assert titles(search_runtime, "volcano") == [VOLCANO]
     index = get_search(search_runtime).index
     assert isinstance(index, HybridAdapter)
