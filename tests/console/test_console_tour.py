@@ -91,7 +91,7 @@ def test_sign_in_with_the_keyboard_and_sign_out(browser: Browser, herald: Herald
 
     page.fill("input[name=api_key]", herald.member_key)
     page.keyboard.press("Enter")
-    page.get_by_role("heading", name="Search").wait_for()
+    page.get_by_role("heading", name="Search", exact=True).wait_for()
     assert page.evaluate("sessionStorage.getItem('herald.apiKey')") == herald.member_key
     assert herald.member_key not in page.url
     # Keyboard: the nav links are reachable with Tab and follow with Enter.
@@ -154,7 +154,7 @@ def test_search_with_filters_then_item_story_and_entity(browser: Browser, herald
 
     # An item: summary, key points, linked entities, the story.
     cards.first.locator("h2 a").click()
-    page.get_by_role("heading", name="Summary").wait_for()
+    page.get_by_role("heading", name="Summary", exact=True).wait_for()
     assert page.locator("p.summary").inner_text().strip()
     assert page.locator("main").inner_text().count("Key points") == 1
     entity_link = page.get_by_role("link", name="Donald Trump")
@@ -207,7 +207,7 @@ def test_podcast_item_shows_segments_with_times(browser: Browser, herald: Herald
     item_id = found["results"][0]["content_item"]["id"]
     browser.sign_in(herald.member_key)
     browser.open(f"/console/#/item/{item_id}")
-    page.get_by_role("heading", name="Segments").wait_for()
+    page.get_by_role("heading", name="Segments", exact=True).wait_for()
     first = page.locator("ol.segments li").first
     assert re.match(r"\d\d:\d\d–\d\d:\d\d", first.locator(".time").inner_text())
     assert page.locator("ol.segments li").count() >= 2
@@ -225,7 +225,7 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     page.select_option("select[name=timezone]", "Europe/Berlin")
     page.fill("input[name=run_time]", "08:30")
     page.get_by_role("button", name="Create monitor").click()
-    page.get_by_role("heading", name="Tariffs").wait_for()
+    page.get_by_role("heading", name="Tariffs", exact=True).wait_for()
     monitor_id = page.url.rsplit("/", 1)[1]
     assert monitor_id.startswith("mon_")
     assert "daily at 08:30 (Europe/Berlin)" in page.locator("main").inner_text()
@@ -286,7 +286,8 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     edit.get_by_role("button", name="Save changes").click()
     edit.get_by_text("Saved.").wait_for()
     page.reload()
-    page.get_by_role("heading", name="Tariffs on Canada").wait_for()
+    # exact: a result's title may hold the words too
+    page.get_by_role("heading", name="Tariffs on Canada", exact=True).wait_for()
     assert "hourly at minute 15 (Europe/Berlin)" in page.locator("main").inner_text()
 
     page.get_by_role("button", name="Disable…").click()
@@ -294,7 +295,7 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     page.get_by_text("Disabled: the monitor no longer runs.").wait_for()
     assert page.get_by_role("button", name="Run now").is_disabled()
     browser.nav("Monitors")
-    page.get_by_role("link", name="Tariffs on Canada").wait_for()
+    page.get_by_role("link", name="Tariffs on Canada", exact=True).wait_for()
     assert "disabled" in page.locator("ul.monitor-list").inner_text()
     browser.shoot("monitors")
 
@@ -376,7 +377,7 @@ def test_a_key_revoked_while_signed_in_signs_the_console_out(
     key_id = _sign_in_with_a_new_key(browser, herald, "revoked")
     page = browser.page
     browser.nav("Monitors")
-    page.get_by_role("heading", name="Monitors").wait_for()
+    page.get_by_role("heading", name="Monitors", exact=True).wait_for()
     _cli(herald, "keys", "revoke", key_id)
     # The next request is refused: the console forgets the key and asks for one again.
     with browser.watch.expect_status(401):
@@ -407,7 +408,7 @@ def test_a_late_refusal_of_an_old_key_does_not_sign_out_the_new_one(
         # Signed in again on the same page, while the old page's last request is still out.
         page.fill("input[name=api_key]", herald.member_key)
         page.get_by_role("button", name="Sign in").click()
-        page.get_by_role("heading", name="Webhooks").wait_for(timeout=20_000)
+        page.get_by_role("heading", name="Webhooks", exact=True).wait_for(timeout=20_000)
         assert held, "the webhook page did not ask for its stats"
         # The new key's own stats answer (200) may come first: wait for the old key's refusal.
         with page.expect_response(lambda r: "/v1/webhooks/stats" in r.url and r.status == 401):

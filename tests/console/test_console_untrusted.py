@@ -137,15 +137,15 @@ def test_no_payload_runs_on_any_page(browser: Browser, herald: Herald) -> None:
     browser.shoot("untrusted-search")
 
     page.locator(".results article.card h2 a").first.click()
-    page.get_by_role("heading", name="Summary").wait_for()
+    page.get_by_role("heading", name="Summary", exact=True).wait_for()
     assert_inert(browser)
     assert page.get_by_role("link", name=f"Globex {PAYLOAD}").count() == 1
     page.get_by_role("link", name="Open the story").click()
-    page.get_by_role("heading", name="Members (3)").wait_for()
+    page.get_by_role("heading", name="Members (3)", exact=True).wait_for()
     assert_inert(browser)
     browser.shoot("untrusted-story")
     page.go_back()
-    page.get_by_role("heading", name="Summary").wait_for()
+    page.get_by_role("heading", name="Summary", exact=True).wait_for()
 
     page.get_by_role("link", name=f"Globex {PAYLOAD}").click()
     page.locator("ol.timeline li").first.wait_for()
@@ -166,7 +166,7 @@ def test_no_payload_runs_on_any_page(browser: Browser, herald: Herald) -> None:
         "POST", "/v1/content/search", json={"query": "harvest", "media_types": ["podcast"]}
     )["results"][0]["content_item"]["id"]
     browser.open(f"/console/#/item/{podcast}")
-    page.get_by_role("heading", name="Segments").wait_for()
+    page.get_by_role("heading", name="Segments", exact=True).wait_for()
     assert_inert(browser)
     browser.shoot("untrusted-podcast")
 
