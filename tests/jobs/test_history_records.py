@@ -21,7 +21,7 @@ from herald.db.models.webhook_ops import WebhookReplay
 from herald.db.models.workspace import Team
 from herald.jobs.history import schedule_prune
 from herald.runtime import Runtime
-from tests.client.conftest import run_jobs
+from tests.client.conftest import SMALL_SEED, run_jobs
 from tests.conftest import START
 
 RETENTION_DAYS = 30
@@ -30,7 +30,16 @@ HOURS = 6
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
-    return settings.model_copy(update={"retention_days": RETENTION_DAYS})
+    """The retention limit; the items are enriched with the model-free embedder and the small
+    entity seed (what enrichment finds does not matter here, and the bundled seed takes most of a
+    minute to load into a new database)."""
+    return settings.model_copy(
+        update={
+            "retention_days": RETENTION_DAYS,
+            "embedding_model": "herald-hashing",
+            "entity_seed": str(SMALL_SEED),
+        }
+    )
 
 
 def _item(hour: int) -> dict[str, Any]:
