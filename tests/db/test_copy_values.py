@@ -31,7 +31,7 @@ from herald.db.engine import make_engine
 from herald.db.migrate import upgrade
 from herald.db.models.content import ContentEmbedding, ContentItem
 from herald.db.models.job import RateBucket
-from herald.ingest.normalize import parse_published_date
+from herald.ingest.dates import parse_published_date
 from herald.ingest.pipeline import ingest_outcomes
 from herald.ingest.sources import Document, JsonLinesAdapter
 from herald.runtime import Runtime

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from herald.ingest.dates import parse_published_date
 from herald.ingest.model import IncomingItem, ItemError
-from herald.ingest.normalize import ItemRejected, item_from_mapping, parse_published_date
+from herald.ingest.normalize import ItemRejected, item_from_mapping
 from herald.ingest.sources import Document, JsonLinesAdapter, detect_format
 
 from .conftest import ecbplus_docs

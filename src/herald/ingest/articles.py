@@ -15,7 +15,8 @@ import trafilatura
 from lxml import etree
 
 from herald.ingest.cleaning import clean_text
-from herald.ingest.normalize import normalise_language, parse_published_date, split_authors
+from herald.ingest.dates import parse_published_date
+from herald.ingest.normalize import normalise_language, split_authors
 
 __all__ = ["ExtractedArticle", "extract_article", "html_to_text", "word_count"]
 

@@ -12,16 +12,16 @@ page's), else to the time it was first seen, flagged as an estimate.
 from __future__ import annotations
 
 import calendar
+import email.utils
 import re
 import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
-from herald.ingest.normalize import parse_published_date
-from herald.ingest.zones import UnknownTimeZone
+from herald.ingest.zones import UnknownTimeZone, with_named_zone
 
-__all__ = ["EntryDate", "entry_date", "read_feed_date"]
+__all__ = ["EntryDate", "as_utc", "entry_date", "parse_published_date", "read_feed_date"]
 
 _NUMERIC = re.compile(
     r"^(\d{1,4})[/.\-](\d{1,2})[/.\-](\d{1,4})"
@@ -121,3 +121,45 @@ def _numeric(match: re.Match[str]) -> tuple[datetime | None, str | None]:
         except (OverflowError, ValueError, OSError):
             return None, "is out of range"
     return value, None
+
+
+# --- ISO 8601 and RFC 2822, as the ingestion format and feeds write them ---------------------
+
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def parse_published_date(value: str) -> datetime:
+    """ISO 8601 (date or datetime) or RFC 2822 (feeds) to an aware UTC instant; naive = UTC.
+
+    A zone abbreviation RFC 2822 does not define is read by :mod:`herald.ingest.zones`.
+    Raises ValueError for anything else (:class:`~herald.ingest.zones.UnknownTimeZone` for a
+    zone name that is no known offset).
+    """
+    text = value.strip()
+    if not text:
+        raise ValueError("empty date")
+    if _DATE_ONLY.match(text):
+        return datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+    parsed: datetime | None = None
+    try:
+        parsed = datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        try:
+            parsed = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            parsed = None
+        if parsed is not None:
+            parsed = with_named_zone(text, parsed)
+    if parsed is None:
+        raise ValueError(f"not a date: {text!r}")
+    try:
+        return as_utc(parsed)
+    except OverflowError:
+        # 0001-01-01T00:00+01:00 or 9999-12-31T23:59-01:00: no UTC instant exists.
+        raise ValueError(f"date out of range: {text!r}") from None
+
+
+def as_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)

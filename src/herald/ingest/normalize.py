@@ -7,15 +7,14 @@ whitespace, author lists).
 
 from __future__ import annotations
 
-import email.utils
 import math
-import re
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, time
+from datetime import datetime
 from typing import Any, cast
 
 from herald.core.languages import is_language_tag, normalise_language
 from herald.ingest.cleaning import clean_text
+from herald.ingest.dates import parse_published_date
 from herald.ingest.model import (
     MEDIA_TYPES,
     IncomingItem,
@@ -28,7 +27,7 @@ from herald.ingest.model import (
 from herald.ingest.people import person_name, split_authors, unique_names
 from herald.ingest.required import missing_fields, refusal
 from herald.ingest.urls import InvalidUrl, canonical_url, normalise_domain
-from herald.ingest.zones import UnknownTimeZone, with_named_zone
+from herald.ingest.zones import UnknownTimeZone
 
 __all__ = [
     "ALLOWED_FIELDS",
@@ -358,45 +357,3 @@ def _segments(value: object) -> tuple[TranscriptSegment, ...]:
             )
         )
     return tuple(segments)
-
-
-# --- shared normalisers ----------------------------------------------------------------------
-
-_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def parse_published_date(value: str) -> datetime:
-    """ISO 8601 (date or datetime) or RFC 2822 (feeds) to an aware UTC instant; naive = UTC.
-
-    A zone abbreviation RFC 2822 does not define is read by :mod:`herald.ingest.zones`.
-    Raises ValueError for anything else (:class:`~herald.ingest.zones.UnknownTimeZone` for a
-    zone name that is no known offset).
-    """
-    text = value.strip()
-    if not text:
-        raise ValueError("empty date")
-    if _DATE_ONLY.match(text):
-        return datetime.combine(date.fromisoformat(text), time.min, UTC)
-    parsed: datetime | None = None
-    try:
-        parsed = datetime.fromisoformat(text.replace("z", "Z"))
-    except ValueError:
-        try:
-            parsed = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            parsed = None
-        if parsed is not None:
-            parsed = with_named_zone(text, parsed)
-    if parsed is None:
-        raise ValueError(f"not a date: {text!r}")
-    try:
-        return as_utc(parsed)
-    except OverflowError:
-        # 0001-01-01T00:00+01:00 or 9999-12-31T23:59-01:00: no UTC instant exists.
-        raise ValueError(f"date out of range: {text!r}") from None
-
-
-def as_utc(value: datetime) -> datetime:
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)

@@ -28,8 +28,9 @@ from lxml import etree
 
 from herald.ingest.articles import html_to_text
 from herald.ingest.cleaning import clean_text
+from herald.ingest.dates import parse_published_date
 from herald.ingest.model import IncomingItem, ItemError, ParseOutcome, SourceRef
-from herald.ingest.normalize import normalise_language, parse_published_date, split_authors
+from herald.ingest.normalize import normalise_language, split_authors
 from herald.ingest.sources.base import Document
 from herald.ingest.urls import InvalidUrl, canonical_url, host_of, normalise_domain
 
