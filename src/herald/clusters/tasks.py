@@ -16,12 +16,9 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
-
 from herald.clusters.recount import RECOUNT_KEY, RECOUNT_KIND, needs_recount, recount
 from herald.clusters.service import CLUSTER_KIND, cluster_items, get_engine
-from herald.db.models.job import Job
-from herald.jobs.queue import ClaimedJob, enqueue
+from herald.jobs.queue import ClaimedJob, enqueue, key_status
 from herald.jobs.registry import RetryPolicy, job_handler, periodic
 from herald.jobs.worker import JobContext, PermanentJobError
 
@@ -72,10 +69,7 @@ def schedule_recount(runtime: Runtime) -> bool:
 def queue_recount(runtime: Runtime) -> int | None:
     """Queue a recount unless one is queued or running; its job id, or None."""
     with runtime.sessions.write() as session:
-        waiting = select(Job.id).where(
-            Job.unique_key == RECOUNT_KEY, Job.status.in_(("queued", "running"))
-        )
-        if session.scalar(waiting.limit(1)) is not None:
+        if key_status(session, RECOUNT_KEY) is not None:
             return None
         return enqueue(session, RECOUNT_KIND, {}, clock=runtime.clock, unique_key=RECOUNT_KEY)
 

@@ -24,13 +24,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 import time
 import uuid
 import zipfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -47,6 +45,7 @@ from usearch.index import Index
 
 from herald.core.files import fsync_path
 from herald.search.documents import Vector
+from herald.search.rwlock import ReadWriteLock
 
 DIMENSIONS = 384
 MEDIA_CODES = {"news": 0, "wire": 1, "podcast": 2}
@@ -59,41 +58,6 @@ Keys = npt.NDArray[np.int64]
 Rows = npt.NDArray[np.int64]
 Matrix = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
-
-
-class _ReadWriteLock:
-    """Searches run together; an add or remove waits for them and runs alone."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writing = False
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        with self._cond:
-            while self._writing:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def writing(self) -> Iterator[None]:
-        with self._cond:
-            while self._writing or self._readers:
-                self._cond.wait()
-            self._writing = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writing = False
-                self._cond.notify_all()
 
 
 def _new_graph(ndim: int) -> Index:
@@ -111,7 +75,7 @@ class VectorIndex:
     def __init__(self, path: Path | None = None, *, ndim: int = DIMENSIONS) -> None:
         self.path = path
         self.ndim = ndim
-        self._lock = _ReadWriteLock()
+        self._lock = ReadWriteLock()
         self.database: str | None = None  # identity of the database it was built from
         self._reset()
         if path is not None:
