@@ -194,7 +194,7 @@ def _national_aliases(group: Group, name: str) -> tuple[str, ...]:
     """Other names of a discovered organisation named with its country's abbreviation: "U.S.
     Environmental Protection Agency" is also the "United States Environmental Protection
     Agency" and, with three words or more left or when the item names it so, the
-    "Environmental Protection Agency" ("Agriculture Department" of "U.S. Agriculture
+    "Environmental Protection Agency" ("Fisheries Department" of "U.S. Fisheries
     Department")."""
     first, _, rest = name.partition(" ")
     full = _NATIONAL_PREFIXES.get(alias_key(first))

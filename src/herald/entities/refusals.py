@@ -106,7 +106,7 @@ def refused_as(kb: KnowledgeBase, doc: Document, group: Group, kind: str, name: 
     joined = {"and", "&"} & set(words[: of_at(words)])
     if joined and words[-1].lower().strip(".") not in NAMING_WORDS:
         # two names joined ("Lopez and Carrasquillo", "North and South Korea", "Romeo &
-        # Juliet"), unless the last word says what the whole names ("Schroder Wertheim & Co")
+        # Juliet"), unless the last word says what the whole names ("Harlow Pemberton & Co")
         return True
     if len(words) > 1 and words[-1].lower() in HONOUR_ENDINGS:
         return True  # an award ("MacArthur Fellowship", "Most Valuable Player Award")

@@ -125,8 +125,8 @@ def titled_surname(words: Sequence[str]) -> bool:
 
 def of_at(words: Sequence[str]) -> int:
     """Where "of" or "for" joins a name's head to what it is of or for ("School" of "Morehouse
-    School of Medicine", "Organisation" of "Organisation for Security and Cooperation in
-    Europe"), or the name's length."""
+    School of Medicine", "Organisation" of "Organisation for Maritime Safety and Cooperation
+    in Africa"), or the name's length."""
     return next((i for i, w in enumerate(words) if w in ("of", "for") and i > 0), len(words))
 
 
@@ -147,9 +147,9 @@ def without_title(name: str) -> str:
 
 def looks_like_a_name(name: str) -> bool:
     """Capitalised words but for connecting ones, five at most; eight when its head word says
-    what is named ("Medical Association of the State of Alabama", "State Law and Order
-    Restoration Council"; not "Union of Concerned Scientists' Scientific Integrity Program",
-    two names)."""
+    what is named ("Medical Association of the State of Alabama", "Regional Water and Sewage
+    Treatment Authority"; not "Union of Concerned Scientists' Scientific Integrity Program", two
+    names)."""
     words = name.split()
     longest = 5
     if head_word(name) in NAMING_WORDS and not any(POSSESSIVE.search(w) for w in words[:-1]):
