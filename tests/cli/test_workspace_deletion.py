@@ -27,6 +27,7 @@ from herald.db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEv
 from herald.db.models.workspace import ApiKey, Team
 from herald.errors import Unauthorized
 from herald.jobs import queue
+from herald.jobs.history import prune_history
 from herald.jobs.queue import ClaimedJob, LeaseLost, enqueue
 from herald.jobs.worker import Worker
 from herald.monitors.queueing import DATED_JOB_KIND
@@ -116,7 +117,9 @@ def _fill(runtime: Runtime, name: str, content_id: str) -> tuple[str, str]:
         session.add(WebhookTargetAudit(team_id=team, action="re_enabled", reason="r", at=now))
         session.add(JobTurn(lane="default", team_key=team, served=1))
         session.add(
-            RateBucket(bucket=f"key:{key.key_id}", tokens=3.0, updated_at=0.0, allowed=True)
+            RateBucket(
+                bucket=f"key:{key.key_id}", tokens=3.0, updated_at=now.timestamp(), allowed=True
+            )
         )
         for n in range(3):  # queued work of the workspace, due next year
             enqueue(
@@ -240,3 +243,29 @@ def _diff(
     a: dict[str, list[tuple[Any, ...]]], b: dict[str, list[tuple[Any, ...]]]
 ) -> dict[str, Any]:
     return {k: (a[k], b.get(k)) for k in a if a[k] != b.get(k)}
+
+
+def test_what_a_job_of_a_deleted_workspace_queues_later_goes_with_the_history_job(
+    runtime: Runtime,
+) -> None:
+    before, team, _, _, _ = _two_workspaces(runtime)
+    with runtime.sessions.write() as session:
+        deletion.start_deletion(
+            session, deletion.find_workspace(session, team), clock=runtime.clock
+        )
+    deletion.delete_workspace(runtime.sessions, team)
+    # A job of the workspace that was running queues a follow-up after the final batch, and a
+    # worker claims it (its workspace's queue turn comes back); another one failed for good.
+    with runtime.sessions.write() as session:
+        follow_up = enqueue(session, DATED_JOB_KIND, {}, clock=runtime.clock, team_id=team)
+        failed = enqueue(session, DATED_JOB_KIND, {"n": 2}, clock=runtime.clock, team_id=team)
+        session.get_one(Job, failed).status = "failed"
+        session.add(JobTurn(lane="default", team_key=team, served=7))
+    assert follow_up is not None
+    assert _diff(_everything(runtime), before) != {}
+    # Whatever its age: the cut-off is long before, so nothing else is history yet.
+    long_ago = datetime(2000, 1, 1, tzinfo=UTC)
+    pruned = prune_history(runtime.sessions, before=long_ago, now=T)
+    assert (pruned.deleted_workspaces, pruned.total) == (3, 3)
+    assert _diff(_everything(runtime), before) == {}
+    assert prune_history(runtime.sessions, before=long_ago, now=T).total == 0

@@ -18,6 +18,10 @@ What it removes, oldest first and in batches of :data:`BATCH` rows per transacti
   limit);
 - the request buckets of API keys (PostgreSQL's shared rate limits) untouched since the cut-off:
   a bucket idle for a minute is full, as if it had no row;
+- what is left of deleted workspaces, whatever its age: jobs (not running) and job-queue turns
+  of a workspace whose row is gone. A job of the workspace still running while the deletion
+  finished can queue a follow-up after it; that job finds nothing to do, and its row and queue
+  turn go here;
 - the removal logs (``content_removals``, how search indexes learn of hard deletes, and
   ``entity_removals``, how entity views do) up to the number reached at the cut-off
   (:mod:`herald.db.removal_logs`).
@@ -38,7 +42,7 @@ from sqlalchemy import Select, and_, delete, exists, or_, select, update
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 
 from herald.db.models.content import ContentDeletion
-from herald.db.models.job import Job, RateBucket
+from herald.db.models.job import Job, JobTurn, RateBucket
 from herald.db.models.monitor import Monitor, MonitorRun
 from herald.db.models.webhook_ops import WebhookReplay
 from herald.db.models.webhooks import WebhookDelivery, WebhookEvent
@@ -75,6 +79,7 @@ class Pruned:
     content_deletions: int = 0  # retention's records only
     webhook_replays: int = 0
     rate_buckets: int = 0
+    deleted_workspaces: int = 0  # jobs and queue turns of workspaces that no longer exist
     abandoned_deletions: int = 0  # marked, not deleted (a kind of change, not of removal)
 
     @property
@@ -87,6 +92,7 @@ class Pruned:
             + self.content_deletions
             + self.webhook_replays
             + self.rate_buckets
+            + self.deleted_workspaces
         )
 
 
@@ -126,6 +132,7 @@ def handle_prune(ctx: JobContext, jobs: Sequence[ClaimedJob]) -> None:
                 "content_deletions": pruned.content_deletions,
                 "webhook_replays": pruned.webhook_replays,
                 "rate_buckets": pruned.rate_buckets,
+                "deleted_workspaces": pruned.deleted_workspaces,
                 "abandoned_deletions": pruned.abandoned_deletions,
                 "content_removals": removals.rows,
                 "removals_pruned_through": removals.through,
@@ -147,6 +154,7 @@ def prune_history(sessions: SessionFactory, *, before: datetime, now: datetime) 
         content_deletions=_prune_retention_records(sessions, before),
         webhook_replays=_prune_replays(sessions, before),
         rate_buckets=_prune_rate_buckets(sessions, before),
+        deleted_workspaces=_prune_deleted_workspaces(sessions),
     )
 
 
@@ -331,3 +339,27 @@ def _prune_rate_buckets(sessions: SessionFactory, before: datetime) -> int:
         .limit(BATCH)
     )
     return _delete_until_done(sessions, pick, RateBucket.bucket)
+
+
+def _prune_deleted_workspaces(sessions: SessionFactory) -> int:
+    """Jobs (not running: a running job keeps its lease until it ends) and job-queue turns of
+    workspaces whose row is gone. Jobs of no workspace (``team_id`` null) and the turn of such
+    jobs (``team_key`` empty) stay."""
+    pick = (
+        select(Job.id)
+        .where(
+            Job.team_id.is_not(None),
+            Job.status != "running",
+            ~exists().where(Team.id == Job.team_id),
+        )
+        .order_by(Job.id)
+        .limit(BATCH)
+    )
+    deleted = _delete_until_done(sessions, pick, Job.id)
+    with sessions.write() as session:
+        result = session.execute(
+            delete(JobTurn)
+            .where(JobTurn.team_key != "", ~exists().where(Team.id == JobTurn.team_key))
+            .execution_options(synchronize_session=False)
+        )
+    return deleted + int(getattr(result, "rowcount", 0) or 0)
