@@ -113,7 +113,7 @@ class Settings(StorageSettings):
             "Delete finished records older than this many days (a daily job): monitor runs, "
             "webhook deliveries with their attempts and events, jobs that failed for good, "
             "retention's deletion records, webhook replay requests, API keys' request buckets "
-            "idle since, and "
+            "idle since, jobs and queue turns of deleted workspaces (whatever their age), and "
             "the log of deleted items search indexes read (an index that applied no change for "
             "longer is rebuilt from the database); 0 keeps them forever."
         ),
