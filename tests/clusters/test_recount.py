@@ -114,6 +114,25 @@ def test_recount_makes_drifted_counts_exact_and_records_every_article(runtime: R
     _assert_exact(runtime)
 
 
+def test_recount_restores_counts_lost_and_removes_counts_of_no_article(runtime: Runtime) -> None:
+    _clustered_before_0028(runtime)
+    recount(runtime.sessions, clock=runtime.clock)
+    with runtime.sessions.write() as session:
+        lost = session.execute(select(ClusterTermStat.bag, ClusterTermStat.key).limit(3)).all()
+        for bag, key in lost:
+            session.execute(
+                delete(ClusterTermStat).where(
+                    ClusterTermStat.bag == bag, ClusterTermStat.key == key
+                )
+            )
+        session.add(
+            ClusterTermStat(bag=BAG_NAMES[0], key="no article has this", documents=4, changed_seq=1)
+        )
+    report = recount(runtime.sessions, clock=runtime.clock)
+    assert (report.recorded, report.corrected) == (0, 4)
+    _assert_exact(runtime)
+
+
 def test_articles_clustered_updated_and_deleted_during_the_recount_keep_counts_exact(
     runtime: Runtime,
 ) -> None:
