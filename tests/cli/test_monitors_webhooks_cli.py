@@ -103,15 +103,17 @@ def test_api_errors_end_the_command_with_the_code_and_message(served: Served) ->
     bad_zone = herald(
         served, "monitors", "create", "Bad", "--query", "x", "--timezone", "Mars/Olympus", code=1
     )
-    assert "invalid_timezone" in bad_zone.stderr
-    # Refused by the client before it is sent, in the words the API would use.
+    assert bad_zone.stderr.startswith("invalid_timezone (400): 'Mars/Olympus' is not an IANA")
+    # Refused by the client before it is sent: the API's code, message and fields, as an API
+    # error reads, "not sent" in place of the HTTP status.
     weekly = herald(
         served, "monitors", "create", "W", "--query", "x", "--frequency", "weekly", code=1
     )
+    problem = "schedule.frequency: Input should be 'hourly' or 'daily'"
     assert " ".join(weekly.stderr.split()) == (
-        "invalid_request (not sent): schedule.frequency must be 'hourly' or 'daily'"
-        " schedule.frequency: must be 'hourly' or 'daily'"
+        f"invalid_request (not sent): invalid request: {problem} {problem}"
     )
+    assert weekly.stderr.splitlines()[-1] == f"  {problem}"
     result = runner.invoke(app, ["monitors", "list"], env=served.env() | {"HERALD_API_KEY": ""})
     assert result.exit_code == 2
     assert "HERALD_API_KEY" in result.stderr

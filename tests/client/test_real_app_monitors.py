@@ -6,7 +6,6 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 import herald_client
-import pydantic
 import pytest
 from herald_client.models import BackfillTask, Monitor, QueuedTask
 
@@ -97,8 +96,10 @@ def test_create_errors_carry_the_pinned_codes(herald: herald_client.Client) -> N
         create(herald, name="   ")
     assert blank.value.code == "invalid_request"
     # Types are the client's to check before sending: a search without a query never leaves.
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(herald_client.RequestNotSentError) as no_query:
         create(herald, search={"media_types": ["news"]})
+    assert no_query.value.code == "invalid_request"
+    assert [d.field for d in no_query.value.details] == ["search.query"]
     with pytest.raises(herald_client.InvalidRequestError) as minute:
         create(herald, schedule={"frequency": "daily", "minute": 5})
     assert minute.value.code == "invalid_request"

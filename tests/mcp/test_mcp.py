@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 import anyio
@@ -61,6 +61,15 @@ async def failure(client: Client, tool: str, arguments: dict[str, Any]) -> dict[
     result = await client.call_tool(tool, arguments)
     assert result.is_error, text(result)
     return json.loads(text(result))  # type: ignore[no-any-return]
+
+
+async def refusal(call: Awaitable[object]) -> dict[str, Any]:
+    """The error envelope of the client library's refusal of ``call`` (which sends nothing)."""
+    with pytest.raises(herald_client.RequestNotSentError) as refused:
+        await call
+    error = refused.value
+    details = [{"field": d.field, "message": d.message} for d in error.details]
+    return {"error": error.code, "message": error.message, "details": details}
 
 
 def text(result: CallToolResult) -> str:
@@ -211,7 +220,7 @@ async def wait_for_results(client: Client, monitor_id: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_bad_arguments_come_back_as_tool_errors_with_the_api_code(
-    server: RunningServer, connect: Connect, transport: str
+    server: RunningServer, connect: Connect, api: herald_client.AsyncClient, transport: str
 ) -> None:
     async with connect(transport, server.acme_key) as client:
         half_window = await failure(
@@ -225,10 +234,22 @@ async def test_bad_arguments_come_back_as_tool_errors_with_the_api_code(
         too_many = await failure(client, "search_content", {"query": "ecb", "limit": 101})
         assert too_many["error"] == "invalid_request"
         assert [d["field"] for d in too_many["details"]] == ["limit"]
+        # Values of the wrong type the client library refuses before sending: its refusal is
+        # the tool error as it stands, the API's code, message and fields (no request id).
         kind = await failure(client, "search_content", {"query": "ecb", "media_types": ["tv"]})
+        assert kind == await refusal(api.content.search(query="ecb", media_types=["tv"]))  # type: ignore[list-item]
         assert kind["error"] == "invalid_request"
-        assert kind["details"][0]["field"].startswith("media_types")
-        assert "media_types" in kind["message"]
+        assert [d["field"] for d in kind["details"]] == ["media_types.0"]
+        assert kind["message"].startswith("invalid request: media_types.0: ")
+        assert "request_id" not in kind
+        weekly = {"name": "x", "query": "ecb", "frequency": "weekly"}
+        assert await failure(client, "create_monitor", weekly) == {
+            "error": "invalid_request",
+            "message": "invalid request: schedule.frequency: Input should be 'hourly' or 'daily'",
+            "details": [
+                {"field": "schedule.frequency", "message": "Input should be 'hourly' or 'daily'"}
+            ],
+        }
         wrong_type = await failure(client, "search_content", {"query": "ecb", "limit": "many"})
         assert wrong_type["error"] == "invalid_request"
         assert "limit" in wrong_type["message"]

@@ -15,8 +15,7 @@ from typing import Annotated, Any
 
 import herald_client
 import typer
-from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
+from pydantic import BaseModel
 from rich.markup import escape
 
 from herald.cli.common import console, load_settings, progress
@@ -79,16 +78,11 @@ def api_client(
         if not_found is not None and exc.status_code == 404:
             # The command that creates what was missing, instead of the API's request for it.
             message = f"{message.partition('; ')[0]}; {not_found}"
-        console.print(f"[red]{exc.code}[/] ({exc.status_code}): {escape(message)}")
+        # The client refuses a value of the wrong type itself, as the API would: nothing sent.
+        origin = "not sent" if exc.response is None else exc.status_code
+        console.print(f"[red]{exc.code}[/] ({origin}): {escape(message)}")
         for detail in exc.details or []:
             console.print(f"  {escape(detail.field)}: {escape(detail.message)}")
-        raise typer.Exit(1) from None
-    except ValidationError as exc:  # refused by the client before sending: reads like the API's
-        issues = [(_field(error), _in_api_words(error)) for error in exc.errors()]
-        field, message = issues[0]
-        console.print(f"[red]invalid_request[/] (not sent): {escape(f'{field} {message}')}")
-        for field, message in issues:
-            console.print(f"  {escape(field)}: {escape(message)}")
         raise typer.Exit(1) from None
     except herald_client.APIConnectionError as exc:
         console.print(
@@ -97,30 +91,6 @@ def api_client(
             "Is `herald serve` running there? Set HERALD_BASE_URL (or --base-url) to its address."
         )
         raise typer.Exit(1) from None
-
-
-def _field(error: ErrorDetails) -> str:
-    """The field as the API names it: ``schedule.frequency``, ``media_types[0]``."""
-    out = ""
-    for part in error["loc"]:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
-    return out
-
-
-def _in_api_words(error: ErrorDetails) -> str:
-    """What is wrong with a field, worded as the API words it ("must be 'hourly' or 'daily'")."""
-    context = error.get("ctx") or {}
-    kind = error["type"]
-    if kind == "literal_error":
-        return f"must be {context['expected']}"
-    if kind == "missing":
-        return "is required"
-    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        sign = {"greater_than_equal": ">=", "less_than_equal": "<=", "greater_than": ">"}
-        limit = next(iter(context.values()))
-        return f"must be {sign.get(kind, '<')} {limit}"
-    message = error["msg"]
-    return message[:1].lower() + message[1:]
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

@@ -35,9 +35,11 @@ the one of the key in `HERALD_API_KEY` (or `--api-key`; prefer the variable, com
 visible to other users of the machine). Going through the API keeps every rule in one place
 (validation, the limits on dates, the 72-hour rule of dated jobs, the checks on webhook
 targets), the same commands work against a remote server, and an error reads exactly as the
-API's: its code, its message and the fields at fault, exit status 1. `herald demo` prints the
-two `export` lines to paste; `herald keys create --workspace NAME` makes a key for another
-workspace.
+API's: its code, its HTTP status, its message and the fields at fault, exit status 1. A value the
+client refuses before sending (`--frequency weekly`) reads the same, with `not sent` in place of
+the status (`invalid_request (not sent): invalid request: schedule.frequency: ...`).
+`herald demo` prints the two `export` lines to paste; `herald keys create --workspace NAME` makes
+a key for another workspace.
 
 **Output.** Tables and messages are for people; every command that prints data also takes
 `--json`, which prints one JSON document on stdout and nothing else (messages and progress go to

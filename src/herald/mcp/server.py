@@ -3,6 +3,8 @@
 Each tool is one or a few calls of ``herald_client`` on the client its transport hands out; the
 API does all validation, so a bad argument comes back as the API's error (its ``error``
 code, message and offending fields) in a tool error the model can read and correct its call from.
+A value of the wrong type the client refuses before sending is that same error, without a
+request id.
 The tools are in ``content_tools.py`` and ``monitor_tools.py``; how they answer, in
 ``replies.py``.
 """
@@ -16,7 +18,7 @@ from typing import Annotated, Any, Protocol
 import herald_client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from herald import __version__
 from herald.mcp import results
@@ -71,13 +73,6 @@ def build_server(clients: ClientSource) -> MCPServer[Any]:
         except herald_client.APIStatusError as exc:
             details = [{"field": d.field, "message": d.message} for d in exc.details]
             return tool_error(exc.code, exc.message, details, exc.request_id)
-        except ValidationError as exc:  # the client's own type check of the request
-            details = [
-                {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]}
-                for e in exc.errors()
-            ]
-            summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:5])
-            return tool_error("invalid_request", f"invalid request: {summary}", details)
         except herald_client.APIConnectionError as exc:
             return tool_error("api_unreachable", f"the Herald API did not answer: {exc.message}")
         except herald_client.APIResponseValidationError as exc:

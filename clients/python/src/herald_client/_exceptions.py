@@ -8,6 +8,7 @@
     ├── APIResponseValidationError    a 2xx body that does not match the client's models
     └── APIStatusError                the server answered with an error status (the error envelope)
         ├── InvalidRequestError       400 (``code`` says which rule; subclasses per stable code)
+        │   ├── RequestNotSentError           invalid_request found by the client: nothing sent
         │   ├── DateWindowIncompleteError     date_window_incomplete
         │   ├── DateWindowTooLongError        date_window_too_long
         │   ├── DomainFilterConflictError     domain_filter_conflict
@@ -37,7 +38,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 __all__ = [
     "APIConnectionError",
@@ -60,6 +61,7 @@ __all__ = [
     "NotFoundError",
     "PayloadTooLargeError",
     "RateLimitError",
+    "RequestNotSentError",
     "ServerError",
     "TooManyDatesError",
     "TooManyDomainsError",
@@ -111,6 +113,8 @@ class APIStatusError(HeraldError):
     ``code`` is the envelope's ``error`` (``not_found``, ``date_window_too_long``, ...),
     ``details`` lists the offending fields, ``request_id`` is ``meta.request_id`` (or the
     ``x-request-id`` header): quote it when asking an operator to look at the logs.
+    ``response`` is None only for a ``RequestNotSentError``: the client refused the request
+    itself, as the server would (status 400), and sent nothing.
     """
 
     status_code: int
@@ -120,7 +124,7 @@ class APIStatusError(HeraldError):
         self,
         message: str,
         *,
-        response: httpx.Response,
+        response: httpx.Response | None,
         code: str,
         details: list[ErrorDetail] | None = None,
         request_id: str | None = None,
@@ -129,14 +133,16 @@ class APIStatusError(HeraldError):
         super().__init__(message)
         self.message = message
         self.response = response
-        self.status_code = response.status_code
+        self.status_code = 400 if response is None else response.status_code
         self.code = code
         self.details: list[ErrorDetail] = details or []
         self.request_id = request_id
         self.body = body
 
     def __str__(self) -> str:
-        text = f"{self.status_code} {self.code}: {self.message}"
+        sent = self.response is not None
+        text = f"{self.status_code} {self.code}" if sent else f"{self.code} (not sent)"
+        text += f": {self.message}"
         if self.details:
             text += " (" + "; ".join(f"{d.field}: {d.message}" for d in self.details) + ")"
         if self.request_id:
@@ -146,6 +152,37 @@ class APIStatusError(HeraldError):
 
 class InvalidRequestError(APIStatusError):
     """400: the request broke a rule; ``code`` names it (``invalid_request`` for the generic)."""
+
+
+class RequestNotSentError(InvalidRequestError):
+    """``invalid_request`` found by the client before sending: nothing reached the server.
+
+    An argument of the wrong type (a ``limit`` of ``"ten"``, a media type that does not exist,
+    a monitor search without ``query``) is refused as the server refuses it: code
+    ``invalid_request``, ``details`` naming each field as the server names it (``limit``,
+    ``schedule.frequency``, ``entity_kinds.0``). ``response`` and ``request_id`` are None.
+    """
+
+    def __init__(self, error: ValidationError) -> None:
+        details = [
+            ErrorDetail(field=_field(issue["loc"]), message=_problem(issue["type"], issue["msg"]))
+            for issue in error.errors(include_url=False, include_input=False)
+        ]
+        summary = "; ".join(f"{d.field}: {d.message}" for d in details[:5])
+        super().__init__(
+            f"invalid request: {summary}", response=None, code="invalid_request", details=details
+        )
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    """A field as the server names it: ``schedule.frequency``, ``dates.0``."""
+    # A validator's own step (``function-after[...]``) is no field.
+    return ".".join(str(part) for part in loc if "[" not in str(part)) or "body"
+
+
+def _problem(kind: str, message: str) -> str:
+    """What is wrong, worded as the server words it for the same kind of error."""
+    return {"missing": "field required", "extra_forbidden": "unknown field"}.get(kind, message)
 
 
 class DateWindowIncompleteError(InvalidRequestError):

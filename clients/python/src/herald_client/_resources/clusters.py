@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from herald_client._endpoints import CLUSTERS_GET, CLUSTERS_LIST
 from herald_client._pagination import AsyncPager, Pager
-from herald_client._resources._base import AsyncResource, SyncResource, next_offset
+from herald_client._resources._base import AsyncResource, SyncResource, checked, next_offset
 from herald_client.models import Cluster, ClusterDetail, ClusterList, ClusterListQuery
 from herald_client.models._base import DateInput
 
@@ -14,8 +14,9 @@ __all__ = ["AsyncClusters", "Clusters"]
 def _list_query(
     start_date: DateInput | None, end_date: DateInput | None, limit: int | None, offset: int | None
 ) -> ClusterListQuery:
-    return ClusterListQuery.model_validate(
-        {"start_date": start_date, "end_date": end_date, "limit": limit, "offset": offset}
+    return checked(
+        ClusterListQuery,
+        {"start_date": start_date, "end_date": end_date, "limit": limit, "offset": offset},
     )
 
 

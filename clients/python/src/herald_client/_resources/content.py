@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from herald_client._endpoints import CONTENT_GET, CONTENT_SEARCH
-from herald_client._resources._base import AsyncResource, MediaType, SyncResource, unwrap
+from herald_client._resources._base import AsyncResource, MediaType, SyncResource, checked, unwrap
 from herald_client.models import ContentItem, ContentSearchRequest, ContentSearchResponse
 from herald_client.models._base import DateInput
 
@@ -22,7 +22,8 @@ def search_request(
     entity_ids: Sequence[str] | None,
     limit: int | None,
 ) -> ContentSearchRequest:
-    return ContentSearchRequest.model_validate(
+    return checked(
+        ContentSearchRequest,
         {
             "query": query,
             "start_date": start_date,
@@ -32,7 +33,7 @@ def search_request(
             "exclude_domains": exclude_domains,
             "entity_ids": entity_ids,
             "limit": limit,
-        }
+        },
     )
 
 

@@ -11,6 +11,7 @@ from herald_client._resources._base import (
     EntityKind,
     MediaType,
     SyncResource,
+    checked,
     next_offset,
 )
 from herald_client.models import (
@@ -28,8 +29,8 @@ __all__ = ["AsyncEntities", "Entities"]
 def _search_body(
     query: str, entity_kinds: Sequence[EntityKind] | None, limit: int | None
 ) -> EntitySearchRequest:
-    return EntitySearchRequest.model_validate(
-        {"query": query, "entity_kinds": entity_kinds, "limit": limit}
+    return checked(
+        EntitySearchRequest, {"query": query, "entity_kinds": entity_kinds, "limit": limit}
     )
 
 
@@ -40,14 +41,15 @@ def _timeline_query(
     limit: int | None,
     offset: int | None,
 ) -> TimelineQuery:
-    return TimelineQuery.model_validate(
+    return checked(
+        TimelineQuery,
         {
             "start_date": start_date,
             "end_date": end_date,
             "media_types": media_types,
             "limit": limit,
             "offset": offset,
-        }
+        },
     )
 
 

@@ -26,7 +26,13 @@ from herald_client._endpoints import (
     MONITORS_UPDATE,
 )
 from herald_client._pagination import AsyncPager, Pager
-from herald_client._resources._base import AsyncResource, MediaType, SyncResource, next_offset
+from herald_client._resources._base import (
+    AsyncResource,
+    MediaType,
+    SyncResource,
+    checked,
+    next_offset,
+)
 from herald_client._resources.content import search_request
 from herald_client.models import (
     BackfillLedger,
@@ -71,25 +77,26 @@ def _create_body(
     schedule: ScheduleInput | None,
     status: MonitorStatus | None,
 ) -> MonitorCreateRequest:
-    return MonitorCreateRequest.model_validate(
+    return checked(
+        MonitorCreateRequest,
         {
             "name": name,
             "search": search,
             "description": description,
             "schedule": schedule,
             "status": status,
-        }
+        },
     )
 
 
 def _update_body(name: str | None, schedule: ScheduleInput | None) -> MonitorUpdateRequest:
-    return MonitorUpdateRequest.model_validate({"name": name, "schedule": schedule})
+    return checked(MonitorUpdateRequest, {"name": name, "schedule": schedule})
 
 
 def _list_query(
     limit: int | None, offset: int | None, status: MonitorStatus | None
 ) -> MonitorListQuery:
-    return MonitorListQuery(limit=limit, offset=offset, status=status)
+    return checked(MonitorListQuery, {"limit": limit, "offset": offset, "status": status})
 
 
 def _ledger_query(
@@ -99,14 +106,15 @@ def _ledger_query(
     limit: int | None,
     offset: int | None,
 ) -> LedgerQuery:
-    return LedgerQuery.model_validate(
+    return checked(
+        LedgerQuery,
         {
             "start_date": start_date,
             "end_date": end_date,
             "status": status,
             "limit": limit,
             "offset": offset,
-        }
+        },
     )
 
 
@@ -117,19 +125,20 @@ def _results_query(
     offset: int | None,
     explain: bool | None = None,
 ) -> ResultsQuery:
-    return ResultsQuery.model_validate(
+    return checked(
+        ResultsQuery,
         {
             "start_date": start_date,
             "end_date": end_date,
             "limit": limit,
             "offset": offset,
             "explain": explain,
-        }
+        },
     )
 
 
 def _backfill_body(dates: Sequence[DateInput], skip_complete: bool | None) -> BackfillRequest:
-    return BackfillRequest.model_validate({"dates": dates, "skip_complete": skip_complete})
+    return checked(BackfillRequest, {"dates": dates, "skip_complete": skip_complete})
 
 
 def _monitors(page: MonitorList) -> builtins.list[Monitor]:
@@ -151,13 +160,11 @@ def _results(page: MonitorResultList) -> builtins.list[MonitorResult]:
 def _preview_body(
     search: SearchInput, days: int | None, explain: bool | None
 ) -> MonitorPreviewRequest:
-    return MonitorPreviewRequest.model_validate(
-        {"search": search, "days": days, "explain": explain}
-    )
+    return checked(MonitorPreviewRequest, {"search": search, "days": days, "explain": explain})
 
 
 def _store_body(body: BaseModel, explain: bool | None) -> MonitorStoreSearchRequest:
-    return MonitorStoreSearchRequest.model_validate({**body.model_dump(), "explain": explain})
+    return checked(MonitorStoreSearchRequest, {**body.model_dump(), "explain": explain})
 
 
 def _ids(monitor_id: str, **more: str) -> dict[str, str | int]:
@@ -271,7 +278,7 @@ class Monitors(SyncResource):
     def runs(
         self, monitor_id: str, *, limit: int | None = None, offset: int | None = None
     ) -> MonitorRunList:
-        query = RunsQuery(limit=limit, offset=offset)
+        query = checked(RunsQuery, {"limit": limit, "offset": offset})
         return self._client._request(MONITORS_RUNS, path_params=_ids(monitor_id), query=query)
 
     def runs_all(
@@ -463,7 +470,7 @@ class AsyncMonitors(AsyncResource):
     async def runs(
         self, monitor_id: str, *, limit: int | None = None, offset: int | None = None
     ) -> MonitorRunList:
-        query = RunsQuery(limit=limit, offset=offset)
+        query = checked(RunsQuery, {"limit": limit, "offset": offset})
         return await self._client._request(MONITORS_RUNS, path_params=_ids(monitor_id), query=query)
 
     def runs_all(

@@ -19,7 +19,7 @@ from herald_client._endpoints import (
     WEBHOOKS_TEST_LIST,
 )
 from herald_client._pagination import AsyncPager, Pager
-from herald_client._resources._base import AsyncResource, SyncResource, unwrap
+from herald_client._resources._base import AsyncResource, SyncResource, checked, unwrap
 from herald_client.models import (
     WebhookAttempt,
     WebhookAttemptList,
@@ -44,14 +44,14 @@ __all__ = ["AsyncWebhooks", "Webhooks"]
 def _events_query(
     page: int | None, start: DateInput | None, end: DateInput | None
 ) -> WebhookEventsQuery:
-    return WebhookEventsQuery.model_validate({"page": page, "start": start, "end": end})
+    return checked(WebhookEventsQuery, {"page": page, "start": start, "end": end})
 
 
 def _stats_query(
     start: DateInput | None, end: DateInput | None, bucket_minutes: BucketMinutes | None
 ) -> WebhookStatsQuery:
-    return WebhookStatsQuery.model_validate(
-        {"start": start, "end": end, "bucket_minutes": bucket_minutes}
+    return checked(
+        WebhookStatsQuery, {"start": start, "end": end, "bucket_minutes": bucket_minutes}
     )
 
 
@@ -72,7 +72,7 @@ class Webhooks(SyncResource):
     def put(self, *, url: str | None = None, enabled: bool | None = None) -> WebhookResponse:
         """Create or update the target. The first time, ``new_signing_secret`` is the secret:
         store it, it is never shown again."""
-        body = WebhookUpdateRequest(url=url, enabled=enabled)
+        body = checked(WebhookUpdateRequest, {"url": url, "enabled": enabled})
         return self._client._request(WEBHOOKS_PUT, body=body)
 
     def rotate_signing_secret(self) -> WebhookResponse:
@@ -86,7 +86,7 @@ class Webhooks(SyncResource):
 
     def get_test(self, delivery_id: int | str) -> WebhookDelivery:
         """One test delivery by id."""
-        query = WebhookTestQuery(id=int(delivery_id))
+        query = checked(WebhookTestQuery, {"id": delivery_id})
         wrapper = self._client._request(WEBHOOKS_TEST_GET, query=query)
         return unwrap(wrapper.delivery, wrapper.request_id)
 
@@ -136,7 +136,7 @@ class Webhooks(SyncResource):
     ) -> WebhookReplay:
         """Send again the failed, pending and retrying deliveries created in the window (at
         most 1,000 per call, 30 days, one call per 30 seconds)."""
-        body = WebhookReplayRequest.model_validate({"start": start, "end": end})
+        body = checked(WebhookReplayRequest, {"start": start, "end": end})
         return self._client._request(WEBHOOKS_REPLAY, body=body)
 
 
@@ -146,7 +146,7 @@ class AsyncWebhooks(AsyncResource):
         return unwrap(wrapper.webhook, wrapper.request_id)
 
     async def put(self, *, url: str | None = None, enabled: bool | None = None) -> WebhookResponse:
-        body = WebhookUpdateRequest(url=url, enabled=enabled)
+        body = checked(WebhookUpdateRequest, {"url": url, "enabled": enabled})
         return await self._client._request(WEBHOOKS_PUT, body=body)
 
     async def rotate_signing_secret(self) -> WebhookResponse:
@@ -157,7 +157,7 @@ class AsyncWebhooks(AsyncResource):
         return unwrap(wrapper.delivery, wrapper.request_id)
 
     async def get_test(self, delivery_id: int | str) -> WebhookDelivery:
-        query = WebhookTestQuery(id=int(delivery_id))
+        query = checked(WebhookTestQuery, {"id": delivery_id})
         wrapper = await self._client._request(WEBHOOKS_TEST_GET, query=query)
         return unwrap(wrapper.delivery, wrapper.request_id)
 
@@ -200,5 +200,5 @@ class AsyncWebhooks(AsyncResource):
     async def replay(
         self, *, start: DateInput | None = None, end: DateInput | None = None
     ) -> WebhookReplay:
-        body = WebhookReplayRequest.model_validate({"start": start, "end": end})
+        body = checked(WebhookReplayRequest, {"start": start, "end": end})
         return await self._client._request(WEBHOOKS_REPLAY, body=body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer, PrivateAttr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, PrivateAttr
+from pydantic_core import PydanticCustomError
 
 __all__ = ["DateInput", "HeraldModel", "Meta", "RequestModel", "format_date_input"]
 
@@ -59,8 +60,18 @@ def _serialize_date_input(value: Any) -> str:
     return format_date_input(value)
 
 
+def _date_input(value: Any) -> Any:
+    # Checked as one type, so a wrong value is one error naming the field (``start_date``), as
+    # the server names it, and a number is not read as a Unix time.
+    if isinstance(value, date | str):  # a datetime is a date
+        return value
+    raise PydanticCustomError("date_type", "must be a date, a datetime or an ISO 8601 string")
+
+
 # A date or datetime accepted by the API: ``date(2026, 11, 1)``, a ``datetime``, or a string
 # such as ``"2026-11-01"`` / ``"2026-11-01T08:00:00Z"``.
 DateInput = Annotated[
-    date | datetime | str, PlainSerializer(_serialize_date_input, return_type=str)
+    date | datetime | str,
+    BeforeValidator(_date_input),
+    PlainSerializer(_serialize_date_input, return_type=str),
 ]
