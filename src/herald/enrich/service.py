@@ -82,6 +82,7 @@ def get_pipeline(runtime: Runtime) -> EnrichmentPipeline:
                 LinkingConfig(
                     learned_kinds=settings.entity_kinds == "learned",
                     nationalities=settings.entity_nationalities == "link",
+                    admission_threshold=settings.entity_admission,
                 ),
             ),
             embedder=get_embedder(runtime),
