@@ -17,7 +17,8 @@ from herald_client._endpoints import Endpoint
 from herald_client._resources.clusters import AsyncClusters, Clusters
 from herald_client._resources.content import AsyncContent, Content
 from herald_client._resources.entities import AsyncEntities, Entities
-from herald_client._resources.monitors import AsyncMonitors, Monitors
+from herald_client._resources.monitors import Monitors
+from herald_client._resources.monitors_async import AsyncMonitors
 from herald_client._resources.webhooks import AsyncWebhooks, Webhooks
 from herald_client.models import HeraldModel
 
