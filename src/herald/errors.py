@@ -9,8 +9,17 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 
+def field_path(*parts: str | int | None) -> str:
+    """A field as every error names it: its path in the JSON body or the query string, object
+    keys and list indexes joined by dots (``search.media_types.0``, ``dates.2``, ``limit``);
+    ``None`` and empty parts are skipped, and nothing at all is the whole body (``body``)."""
+    return ".".join(str(p) for p in parts if p is not None and p != "") or "body"
+
+
 @dataclass(frozen=True, slots=True)
 class FieldIssue:
+    """One offending field (named by :func:`field_path`) and what is wrong with it."""
+
     field: str
     message: str
 

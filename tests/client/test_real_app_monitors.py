@@ -206,7 +206,7 @@ def test_backfills(herald: herald_client.Client) -> None:
         herald.monitors.backfill(monitor.id, dates=[f"2026-01-{d:02d}" for d in range(1, 32)] * 4)
     with pytest.raises(herald_client.InvalidRequestError) as bad_date:
         herald.monitors.backfill(monitor.id, dates=["2026-02-30"])
-    assert [d.field for d in bad_date.value.details] == ["dates[0]"]
+    assert [d.field for d in bad_date.value.details] == ["dates.0"]
     with pytest.raises(herald_client.NotFoundError):
         herald.monitors.backfill("mon_missing", dates=["2026-10-01"])
 

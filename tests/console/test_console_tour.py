@@ -221,6 +221,14 @@ def test_monitor_create_backfill_run_results_edit_disable(browser: Browser, hera
     page.get_by_text("No monitors yet").wait_for()
     page.fill("form input[name=name]", "Tariffs")
     page.fill("form input[name=query]", "tariffs")
+    # A list's entry (search.exclude_domains.1) is shown beside its list, not the query.
+    with browser.watch.expect_status(400):
+        page.fill("form input[name=exclude_domains]", "cnet.com, *.example.com")
+        page.get_by_role("button", name="Create monitor").click()
+        domain_error = page.locator("[data-error-for=exclude_domains]")
+        domain_error.get_by_text("not a domain: '*.example.com'").wait_for()
+        assert page.locator("[data-error-for=search]").inner_text() == ""
+    page.fill("form input[name=exclude_domains]", "")
     page.select_option("select[name=frequency]", "daily")
     page.select_option("select[name=timezone]", "Europe/Berlin")
     page.fill("input[name=run_time]", "08:30")

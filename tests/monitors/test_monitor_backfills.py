@@ -55,12 +55,12 @@ def test_one_hundred_dates_accepted_one_hundred_and_one_rejected(
 @pytest.mark.parametrize(
     ("dates", "field"),
     [
-        (["2026-02-30"], "dates[0]"),
-        (["2026-11-01", "2026-11-01"], "dates[1]"),
-        (["11/01/2026"], "dates[0]"),
-        (["2026-11-01T00:00:00Z"], "dates[0]"),
+        (["2026-02-30"], "dates.0"),
+        (["2026-11-01", "2026-11-01"], "dates.1"),
+        (["11/01/2026"], "dates.0"),
+        (["2026-11-01T00:00:00Z"], "dates.0"),
         ([], "dates"),
-        (["2026-11-01", "9999-12-31"], "dates[1]"),  # no job can search the day after it
+        (["2026-11-01", "9999-12-31"], "dates.1"),  # no job can search the day after it
     ],
 )
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # validation only
@@ -193,7 +193,7 @@ def test_the_last_dates_of_the_calendar_are_searched_or_refused_at_the_request(
     monitor = make_monitor()
     refused = backfill(client, auth, monitor["id"], ["9999-12-31"])
     assert refused.status_code == 400
-    assert refused.json()["details"][0]["field"] == "dates[0]"
+    assert refused.json()["details"][0]["field"] == "dates.0"
     task = backfill(client, auth, monitor["id"], ["0001-01-01", "9999-12-29", "9999-12-30"])
     assert task.status_code == 202, task.text
     drain()

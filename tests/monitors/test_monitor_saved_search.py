@@ -42,14 +42,14 @@ def test_every_forbidden_field_is_named() -> None:
         ({"query": 5}, InvalidRequest, "search.query"),
         ({"query": "x" * 2001}, InvalidRequest, "search.query"),
         ({"query": "x", "sort": "new"}, InvalidRequest, "search.sort"),
-        ({"query": "x", "media_types": ["video"]}, InvalidRequest, "search.media_types"),
+        ({"query": "x", "media_types": ["video"]}, InvalidRequest, "search.media_types.0"),
         ({"query": "x", "media_types": "news"}, InvalidRequest, "search.media_types"),
-        ({"query": "x", "entity_ids": [1]}, InvalidRequest, "search.entity_ids"),
-        ({"query": "x", "entity_ids": ["ent_x", ""]}, InvalidRequest, "search.entity_ids"),
+        ({"query": "x", "entity_ids": [1]}, InvalidRequest, "search.entity_ids.0"),
+        ({"query": "x", "entity_ids": ["ent_x", ""]}, InvalidRequest, "search.entity_ids.1"),
         (
             {"query": "x", "exclude_domains": ["*.example.com"]},
             InvalidRequest,
-            "search.exclude_domains",
+            "search.exclude_domains.0",
         ),
         (
             {"query": "x", "include_domains": ["a.com"], "exclude_domains": ["b.com"]},

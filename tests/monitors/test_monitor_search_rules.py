@@ -17,9 +17,9 @@ from herald.runtime import Runtime
 MANY_ENTITIES = [f"ent_{i:05d}" for i in range(5000)]
 # (filters, code, field): each rejected by content search, so by every search request.
 REJECTED: list[tuple[dict[str, Any], str, str]] = [
-    ({"include_domains": ["not a domain"]}, "invalid_request", "include_domains"),
-    ({"exclude_domains": ["bad domain.com"]}, "invalid_request", "exclude_domains"),
-    ({"include_domains": ["https:// /x"]}, "invalid_request", "include_domains"),
+    ({"include_domains": ["not a domain"]}, "invalid_request", "include_domains.0"),
+    ({"exclude_domains": ["bad domain.com"]}, "invalid_request", "exclude_domains.0"),
+    ({"include_domains": ["https:// /x"]}, "invalid_request", "include_domains.0"),
     ({"entity_ids": MANY_ENTITIES}, "invalid_request", "entity_ids"),
     ({"entity_ids": MANY_ENTITIES[:101]}, "invalid_request", "entity_ids"),
     ({"include_domains": [f"d{i}.com" for i in range(11)]}, "too_many_domains", "include_domains"),
@@ -28,7 +28,7 @@ REJECTED: list[tuple[dict[str, Any], str, str]] = [
         "domain_filter_conflict",
         "exclude_domains",
     ),
-    ({"media_types": ["video"]}, "invalid_request", "media_types"),
+    ({"media_types": ["video"]}, "invalid_request", "media_types.0"),
 ]
 IDS = ["bad-include", "bad-exclude", "bad-url", "5000-ids", "101-ids", "11-domains", "conflict",
        "media"]  # fmt: skip

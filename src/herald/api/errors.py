@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Route, compile_path
 
-from herald.errors import ALL_ERRORS, FieldIssue, HeraldError
+from herald.errors import ALL_ERRORS, FieldIssue, HeraldError, field_path
 from herald.logging import request_id_var
 
 log = logging.getLogger(__name__)
@@ -50,11 +50,15 @@ def error_response(
     return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
 
 
+# Where FastAPI found a value: the first step of an error's location, not part of the field.
+_SOURCES = frozenset({"body", "query", "path", "header", "cookie"})
+
+
 def _field_path(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    # Drop pydantic's union/function tags such as "function-after[...]".
-    parts = [p for p in parts if "[" not in p]
-    return ".".join(parts) or "body"
+    # Only the first step is the source: a field may itself be called "query" or "body".
+    steps = loc[1:] if loc and loc[0] in _SOURCES else loc
+    # Drop pydantic's validator steps such as "function-after[...]" (no field has brackets).
+    return field_path(*(p for p in steps if "[" not in str(p)))
 
 
 def _validation_response(exc: RequestValidationError) -> JSONResponse:

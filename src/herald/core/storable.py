@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from herald.errors import field_path
+
 
 def text_problem(value: str) -> str | None:
     """Why ``value`` cannot be stored (a NUL character, invalid Unicode), or None if it can."""
@@ -64,12 +66,11 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
         elif isinstance(item, Mapping):
             for key, child in reversed(list(item.items())):
                 label = printable(key) if isinstance(key, str) else str(key)
-                name = f"{where}.{label}" if where else label
+                name = field_path(where, label)
                 if isinstance(key, str):
                     yield name, key
                 stack.append((name, child))
         elif isinstance(item, list | tuple):
             stack.extend(
-                (f"{where}.{i}" if where else str(i), child)
-                for i, child in reversed(list(enumerate(item)))
+                (field_path(where, i), child) for i, child in reversed(list(enumerate(item)))
             )

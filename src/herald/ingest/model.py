@@ -24,6 +24,7 @@ from herald.db.content_limits import (
     PODCAST_ID_MAX,
     SOURCE_DOMAIN_MAX,
 )
+from herald.errors import field_path
 from herald.ingest.page_retries import PageFetch
 from herald.ingest.urls import canonical_url, legacy_canonical_urls
 
@@ -337,10 +338,10 @@ def _strings_of(item: IncomingItem) -> list[tuple[str, str]]:
             ("podcast.podcast_id", item.podcast.podcast_id),
             ("podcast.publisher", item.podcast.publisher),
         ]
-    fields += [(f"authors[{i}]", author) for i, author in enumerate(item.authors)]
+    fields += [(field_path("authors", i), author) for i, author in enumerate(item.authors)]
     for i, segment in enumerate(item.transcript_segments):
         fields += [
-            (f"transcript_segments[{i}].text", segment.text),
-            (f"transcript_segments[{i}].speaker", segment.speaker),
+            (field_path("transcript_segments", i, "text"), segment.text),
+            (field_path("transcript_segments", i, "speaker"), segment.speaker),
         ]
     return [(name, value) for name, value in fields if value is not None]

@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from herald.core.dates import LAST_WHOLE_DAY, midnight
-from herald.errors import FieldIssue, InvalidRequest, TooManyDates
+from herald.errors import FieldIssue, InvalidRequest, TooManyDates, field_path
 
 COMPLETENESS_DELAY = timedelta(hours=72)
 DATED_JOBS_PER_RUN = 4
@@ -182,7 +182,7 @@ def validate_backfill_dates(raw: object) -> list[date]:
     seen: dict[date, int] = {}
     out: list[date] = []
     for index, item in enumerate(raw):
-        name = f"dates[{index}]"
+        name = field_path("dates", index)
         if not isinstance(item, str) or not _DATE.match(item):
             issues.append(FieldIssue(name, "must be a UTC date YYYY-MM-DD"))
             continue
@@ -195,7 +195,7 @@ def validate_backfill_dates(raw: object) -> list[date]:
             issues.append(FieldIssue(name, f"{item} is past the last date a job can search"))
             continue
         if day in seen:
-            issues.append(FieldIssue(name, f"duplicate of dates[{seen[day]}]"))
+            issues.append(FieldIssue(name, f"duplicate of {field_path('dates', seen[day])}"))
             continue
         seen[day] = index
         out.append(day)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from herald.core.dates import day_window
-from herald.errors import FieldIssue, FieldNotAllowed, InvalidRequest
+from herald.errors import FieldIssue, FieldNotAllowed, InvalidRequest, field_path
 from herald.monitors.rules import DATED_JOB_LIMIT
 from herald.search.request import SearchFilters, validate_filters
 from herald.search.types import SearchRequest
@@ -88,14 +88,15 @@ def parse_saved_search(raw: object) -> SavedSearch:
             "a monitor search takes no start_date, end_date or limit: each dated job searches "
             "one UTC day with an internal limit of 1000",
             details=[
-                FieldIssue(f"search.{name}", "not allowed in a monitor search") for name in window
+                FieldIssue(field_path("search", name), "not allowed in a monitor search")
+                for name in window
             ],
         )
     unknown = sorted(set(data) - ALLOWED_FIELDS)
     if unknown:
         raise InvalidRequest(
             "search has unknown fields",
-            details=[FieldIssue(f"search.{name}", "unknown field") for name in unknown],
+            details=[FieldIssue(field_path("search", name), "unknown field") for name in unknown],
         )
     query = data.get("query")
     if not isinstance(query, str):
@@ -109,7 +110,7 @@ def parse_saved_search(raw: object) -> SavedSearch:
         include_domains=_strings(data, "include_domains"),
         exclude_domains=_strings(data, "exclude_domains"),
         entity_ids=_strings(data, "entity_ids"),
-        prefix="search.",
+        within="search",
     )
     return SavedSearch(
         query=filters.query,
@@ -121,10 +122,17 @@ def parse_saved_search(raw: object) -> SavedSearch:
 
 
 def _strings(data: Mapping[str, object], name: str) -> list[str]:
+    field = field_path("search", name)
     value = data.get(name, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+    if not isinstance(value, list):
         raise InvalidRequest(
-            f"search.{name} must be an array of strings",
-            details=[FieldIssue(f"search.{name}", "must be an array of non-empty strings")],
+            f"{field} must be an array of strings",
+            details=[FieldIssue(field, "must be an array of non-empty strings")],
+        )
+    bad = [i for i, v in enumerate(value) if not (isinstance(v, str) and v)]
+    if bad:
+        raise InvalidRequest(
+            f"{field} must be an array of strings",
+            details=[FieldIssue(field_path(field, i), "must be a non-empty string") for i in bad],
         )
     return list(value)

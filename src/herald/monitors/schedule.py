@@ -25,7 +25,7 @@ from functools import cache
 from typing import Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from herald.errors import FieldIssue, InvalidRequest, InvalidTimezone
+from herald.errors import FieldIssue, InvalidRequest, InvalidTimezone, field_path
 
 Frequency = Literal["hourly", "daily"]
 FREQUENCIES: tuple[Frequency, ...] = ("hourly", "daily")
@@ -123,7 +123,7 @@ def merge_schedule(current: Schedule, raw: Mapping[str, object], *, now: datetim
 def _build(raw: dict[str, object], *, now: datetime) -> Schedule:
     raw = {k: v for k, v in raw.items() if v is not None}
     issues = [
-        FieldIssue(f"schedule.{name}", "unknown field")
+        FieldIssue(field_path("schedule", name), "unknown field")
         for name in sorted(set(raw) - SCHEDULE_FIELDS)
     ]
     if issues:

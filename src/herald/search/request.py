@@ -21,7 +21,13 @@ from datetime import datetime
 
 from herald.core.clock import Clock
 from herald.core.dates import Window, parse_optional_date_input, resolve_window
-from herald.errors import DomainFilterConflict, FieldIssue, InvalidRequest, TooManyDomains
+from herald.errors import (
+    DomainFilterConflict,
+    FieldIssue,
+    InvalidRequest,
+    TooManyDomains,
+    field_path,
+)
 from herald.search.domains import filter_domain
 from herald.search.types import MEDIA_TYPES, SearchRequest
 
@@ -73,46 +79,54 @@ def validate_filters(
     include_domains: Sequence[str] | None = None,
     exclude_domains: Sequence[str] | None = None,
     entity_ids: Sequence[str] | None = None,
-    prefix: str = "",
+    within: str | None = None,
 ) -> SearchFilters:
     """The rules every search request shares (content search, a monitor's saved search, a
-    search within a result store); ``prefix`` names where the fields are (``search.`` in a
-    monitor). Duplicates are dropped; domains are normalised (``www.``, scheme, path, case)."""
+    search within a result store); ``within`` is the object holding the fields (``search`` in
+    a monitor), so the fields are named by their path (``search.media_types.0``). Duplicates
+    are dropped; domains are normalised (``www.``, scheme, path, case)."""
+    name = field_path(within, "query")
     if not query.strip():
         raise InvalidRequest(
-            f"{prefix}query is required",
-            details=[FieldIssue(f"{prefix}query", "required: non-empty text")],
+            f"{name} is required", details=[FieldIssue(name, "required: non-empty text")]
         )
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidRequest(
-            f"{prefix}query is longer than {MAX_QUERY_CHARS} characters",
-            details=[FieldIssue(f"{prefix}query", f"at most {MAX_QUERY_CHARS} characters")],
+            f"{name} is longer than {MAX_QUERY_CHARS} characters",
+            details=[FieldIssue(name, f"at most {MAX_QUERY_CHARS} characters")],
         )
-    unknown = [m for m in media_types or () if m not in MEDIA_TYPES]
+    name = field_path(within, "media_types")
+    unknown = [(i, m) for i, m in enumerate(media_types or ()) if m not in MEDIA_TYPES]
     if unknown:
         raise InvalidRequest(
-            f"{prefix}media_types has unknown values",
+            f"{name} has unknown values",
             details=[
-                FieldIssue(f"{prefix}media_types", f"unknown media type {m!r}") for m in unknown
+                FieldIssue(field_path(name, i), f"unknown media type {m!r}") for i, m in unknown
             ],
         )
-    include = _domains(include_domains, f"{prefix}include_domains")
-    exclude = _domains(exclude_domains, f"{prefix}exclude_domains")
+    include = _domains(include_domains, field_path(within, "include_domains"))
+    exclude = _domains(exclude_domains, field_path(within, "exclude_domains"))
     if include and exclude:
         raise DomainFilterConflict(
             "include_domains and exclude_domains cannot be combined",
-            details=[FieldIssue(f"{prefix}exclude_domains", "not combinable with include_domains")],
+            details=[
+                FieldIssue(
+                    field_path(within, "exclude_domains"), "not combinable with include_domains"
+                )
+            ],
         )
-    if any(not e.strip() for e in entity_ids or ()):
+    name = field_path(within, "entity_ids")
+    blank = [i for i, e in enumerate(entity_ids or ()) if not e.strip()]
+    if blank:
         raise InvalidRequest(
-            f"{prefix}entity_ids has a blank id",
-            details=[FieldIssue(f"{prefix}entity_ids", "ids are non-empty text")],
+            f"{name} has a blank id",
+            details=[FieldIssue(field_path(name, i), "ids are non-empty text") for i in blank],
         )
     entities = tuple(dict.fromkeys(e.strip() for e in entity_ids or ()))
     if len(entities) > MAX_ENTITY_IDS:
         raise InvalidRequest(
-            f"{prefix}entity_ids has more than {MAX_ENTITY_IDS} ids",
-            details=[FieldIssue(f"{prefix}entity_ids", f"at most {MAX_ENTITY_IDS} ids")],
+            f"{name} has more than {MAX_ENTITY_IDS} ids",
+            details=[FieldIssue(name, f"at most {MAX_ENTITY_IDS} ids")],
         )
     return SearchFilters(
         query=query.strip(),
@@ -131,16 +145,15 @@ def _domains(values: Sequence[str] | None, field: str) -> tuple[str, ...]:
             f"{field} has more than {MAX_DOMAINS} domains",
             details=[FieldIssue(field, f"at most {MAX_DOMAINS} domains")],
         )
-    out = []
-    for value in values:
-        domain = filter_domain(value)
-        if domain is None:
-            raise InvalidRequest(
-                f"{field} has an invalid domain",
-                details=[FieldIssue(field, f"not a domain: {value!r}")],
-            )
-        out.append(domain)
-    return tuple(dict.fromkeys(out))
+    domains = [filter_domain(value) for value in values]
+    bad = [
+        FieldIssue(field_path(field, i), f"not a domain: {value!r}")
+        for i, (value, domain) in enumerate(zip(values, domains, strict=True))
+        if domain is None
+    ]
+    if bad:
+        raise InvalidRequest(f"{field} has an invalid domain", details=bad)
+    return tuple(dict.fromkeys(d for d in domains if d is not None))
 
 
 def build_content_search(

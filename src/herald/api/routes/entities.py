@@ -33,7 +33,7 @@ from herald.entities.service import (
     entity_timeline,
     search_entities,
 )
-from herald.errors import FieldIssue, InvalidRequest
+from herald.errors import FieldIssue, InvalidRequest, field_path
 
 router = APIRouter(prefix="/v1/entities", tags=["entities"])
 
@@ -191,13 +191,18 @@ def _media_types(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
     out: list[str] = []
-    for value in values:
+    for index, value in enumerate(values):
         for part in value.split(","):
             part = part.strip()
             if part not in MEDIA_TYPES:
+                # Named by the query value holding it, the n-th ``media_types`` (from 0).
                 raise InvalidRequest(
                     f"unknown media type {part!r}",
-                    details=[FieldIssue("media_types", "each must be news, wire or podcast")],
+                    details=[
+                        FieldIssue(
+                            field_path("media_types", index), "each must be news, wire or podcast"
+                        )
+                    ],
                 )
             if part not in out:
                 out.append(part)

@@ -41,10 +41,12 @@ export function showError(form, error) {
   const general = form.querySelector(".form-error");
   let placed = false;
   for (const detail of error.details || []) {
-    // "schedule.timezone" lands at the time zone if the form has that slot, else at "schedule".
+    // "schedule.timezone" lands at the time zone if the form has that slot, else at "schedule";
+    // a list entry ("search.include_domains.0") at its list.
     const path = String(detail.field || "");
     const parts = path.split(".");
-    const slot = [path, parts[parts.length - 1], parts[0]]
+    const names = parts.filter((part) => !/^\d+$/.test(part));
+    const slot = [path, names[names.length - 1], parts[0]]
       .map((name) => form.querySelector(`[data-error-for="${CSS.escape(name)}"]`))
       .find((found) => found && found.parentElement.offsetParent !== null); // its field is shown
     if (!slot) continue;
