@@ -46,6 +46,17 @@ CASES: list[tuple[Call, str, str, dict[str, Any] | None, list[str]]] = [
         {"query": "rates", "start_date": 5, "end_date": "2026-11-01"}, ["start_date"],
     ),
     (
+        lambda c: c.content.search(query="rates", media_types=["video"]),  # type: ignore[list-item]
+        "POST", "/v1/content/search", {"query": "rates", "media_types": ["video"]},
+        ["media_types.0"],
+    ),
+    (
+        lambda c: c.monitors.create(name="Quakes", search={"query": "q", "media_types": ["video"]}),
+        "POST", "/v1/monitors",
+        {"name": "Quakes", "search": {"query": "q", "media_types": ["video"]}},
+        ["search.media_types.0"],
+    ),
+    (
         lambda c: c.entities.search(query="bank", entity_kinds=["alien"]),  # type: ignore[list-item]
         "POST", "/v1/entities/search", {"query": "bank", "entity_kinds": ["alien"]},
         ["entity_kinds.0"],
