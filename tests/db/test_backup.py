@@ -15,12 +15,16 @@ import subprocess
 import threading
 from collections.abc import Callable
 from contextlib import closing
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from herald.config import Settings
+from herald.metrics.shared import SharedState
+from herald.runtime import Runtime
 from tests.conftest import PG_ADMIN_URL
 from tests.db.filled import (
     Filled,
@@ -125,6 +129,38 @@ def test_a_path_ending_in_a_slash_is_a_directory_made_if_missing(
     (made,) = folder.iterdir()
     assert made.name.startswith("herald-")
     assert made.suffix == (".db" if backend == "sqlite" else ".dump")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_each_backup_is_recorded_for_the_metric_an_alert_reads(
+    backend: str, new_pg_database: Callable[[], str], tmp_path: Path
+) -> None:
+    """`herald_database_backed_up_timestamp_seconds` has no sample before the first backup (an
+    install backed up by other means raises no alert), then the end of the newest one."""
+    home = tmp_path / "home"
+    url = f"sqlite:///{home / 'herald.db'}" if backend == "sqlite" else new_pg_database()
+    assert herald(["db", "upgrade"], home, url).exit_code == 0
+    assert _backed_up_at(home, url) is None
+    for night in ("first", "second"):
+        before = datetime.now(UTC).timestamp()
+        result = herald(["db", "backup", str(tmp_path / night)], home, url)
+        assert result.exit_code == 0, result.output
+        recorded = _backed_up_at(home, url)
+        assert recorded is not None
+        assert before - 1 <= recorded <= datetime.now(UTC).timestamp()
+
+
+def _backed_up_at(home: Path, url: str) -> float | None:
+    runtime = Runtime(Settings(home=home, database_url=url, log_format="text"))
+    try:
+        (family,) = [
+            f
+            for f in SharedState(runtime).collect()
+            if f.name == "herald_database_backed_up_timestamp_seconds"
+        ]
+        return family.samples[0].value if family.samples else None
+    finally:
+        runtime.close()
 
 
 def _run_as_printed(lines: list[str], path: str) -> None:

@@ -25,7 +25,7 @@ PROMETHEUS = ROOT / "deploy" / "prometheus"
 PROMQL = {
     "sum", "max", "min", "avg", "count", "rate", "irate", "increase", "delta", "deriv",
     "histogram_quantile", "without", "by", "and", "or", "unless", "on", "ignoring", "bool",
-    "offset", "up",
+    "offset", "up", "time",
 }  # fmt: skip
 
 

@@ -30,7 +30,7 @@ from herald.core.clock import SystemClock
 from herald.db.backup import BackupRefused, backup_postgresql, backup_sqlite
 from herald.db.copy import CopyRefused, TableCount, copy_database, describe
 from herald.db.engine import make_engine
-from herald.db.identity import renew_identity_at
+from herald.db.identity import record_backup_at, renew_identity_at
 from herald.db.migrate import (
     SchemaAhead,
     alembic_config,
@@ -216,6 +216,12 @@ def backup_command(
         if not settings.is_sqlite and not destination.exists():
             console.print(escape(pg_dump_procedure(url, destination)), soft_wrap=True)
         raise typer.Exit(1) from None
+    if not record_backup_at(url, SystemClock().now()):
+        console.print(
+            "[yellow]the backup is kept, but the database could not record it[/] (run `herald db "
+            "upgrade`): herald_database_backed_up_timestamp_seconds will not show it",
+            soft_wrap=True,
+        )
     if as_json:
         print_json(
             {

@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, delete, insert, inspect, select
+from sqlalchemy import Connection, delete, insert, inspect, select, update
 from sqlalchemy.orm import Session
 
 from herald.db.engine import WRITE_OPTION, make_engine
@@ -54,3 +54,28 @@ def renew_identity_at(url: str) -> str:
             return renew_identity(connection)
     finally:
         engine.dispose()
+
+
+def record_backup_at(url: str, when: datetime) -> bool:
+    """Record that a backup of the database of ``url`` ended at ``when``; False when the
+    database has no identity row to hold it (migrations pending)."""
+    engine = make_engine(url, pool_size=1)
+    try:
+        connection = engine.connect().execution_options(**{WRITE_OPTION: True})
+        with connection, connection.begin():
+            found = inspect(connection)
+            if not found.has_table(TABLE) or "backed_up_at" not in {
+                column["name"] for column in found.get_columns(TABLE)
+            }:
+                return False
+            done = connection.execute(
+                update(DatabaseIdentity).where(DatabaseIdentity.id == 1).values(backed_up_at=when)
+            )
+            return bool(getattr(done, "rowcount", 0))
+    finally:
+        engine.dispose()
+
+
+def read_backed_up_at(session: Session) -> datetime | None:
+    """When ``herald db backup`` last backed the database up (None: never recorded)."""
+    return session.scalar(select(DatabaseIdentity.backed_up_at).where(DatabaseIdentity.id == 1))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
+from herald.db.identity import read_backed_up_at
 from herald.db.size import database_size_bytes, wal_size_bytes
 from herald.ingest.repository import source_health
 from herald.jobs.queue import counts_by_kind_and_status, oldest_due_by_kind
@@ -36,6 +37,7 @@ class SharedState:
             size = database_size_bytes(session)
             wal = wal_size_bytes(session)
             sources = source_health(session)
+            backed_up_at = read_backed_up_at(session)
         jobs = GaugeMetricFamily(
             "herald_queue_jobs",
             "Jobs in the queue by kind and status (succeeded jobs leave the queue)",
@@ -74,7 +76,16 @@ class SharedState:
             "success was due, or since it was added); 0 when none fails",
             value=0.0 if since is None else max(0.0, (now - since).total_seconds()),
         )
-        yield from (jobs, age, waiting, polled, failing, database)
+        # No sample until a backup is recorded: an install backed up by other means raises no
+        # alert on it.
+        backup = GaugeMetricFamily(
+            "herald_database_backed_up_timestamp_seconds",
+            "When `herald db backup` last backed the database up (Unix time; no sample until "
+            "one is recorded)",
+        )
+        if backed_up_at is not None:
+            backup.add_metric([], backed_up_at.timestamp())
+        yield from (jobs, age, waiting, polled, failing, database, backup)
         if wal is not None:
             yield GaugeMetricFamily(
                 "herald_database_wal_bytes",
