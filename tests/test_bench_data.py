@@ -21,6 +21,7 @@ BENCH = ROOT / "bench"
 NO_DATASET = {
     "change_numbers.py": "a database it makes, with one item",
     "churn_years.py": "the demo corpus's news texts that ship with Herald",
+    "clusters_recount.py": "clustering records and counts it generates",
     "clusters_scale.py": "a synthetic stream it generates",
     "clusters_term_delete.py": "term statistics it makes up",
     "db_copy.py": "the demo corpus that ships with Herald, copied between databases it makes",
