@@ -23,6 +23,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from herald.config import Settings
+from herald.db.migrate import upgrade
 from herald.metrics.shared import SharedState
 from herald.runtime import Runtime
 from tests.conftest import PG_ADMIN_URL
@@ -148,6 +149,19 @@ def test_each_backup_is_recorded_for_the_metric_an_alert_reads(
         recorded = _backed_up_at(home, url)
         assert recorded is not None
         assert before - 1 <= recorded <= datetime.now(UTC).timestamp()
+
+
+def test_a_backup_of_a_database_that_cannot_record_it_is_kept_and_says_so(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    url = f"sqlite:///{home / 'herald.db'}"
+    upgrade(url, "0030_database_identity")  # the revision before the record of backups
+    result = herald(["db", "backup", str(tmp_path / "backup.db")], home, url)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "backup.db").is_file()
+    assert "did not record it: its migrations are pending" in " ".join(result.output.split())
 
 
 def _backed_up_at(home: Path, url: str) -> float | None:

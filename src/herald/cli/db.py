@@ -216,10 +216,11 @@ def backup_command(
         if not settings.is_sqlite and not destination.exists():
             console.print(escape(pg_dump_procedure(url, destination)), soft_wrap=True)
         raise typer.Exit(1) from None
-    if not record_backup_at(url, SystemClock().now()):
+    unrecorded = record_backup_at(url, SystemClock().now())
+    if unrecorded is not None:
         console.print(
-            "[yellow]the backup is kept, but the database could not record it[/] (run `herald db "
-            "upgrade`): herald_database_backed_up_timestamp_seconds will not show it",
+            f"[yellow]the backup is kept, but the database did not record it[/]: "
+            f"{escape(unrecorded)}; herald_database_backed_up_timestamp_seconds will not show it",
             soft_wrap=True,
         )
     if as_json:

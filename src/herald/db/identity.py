@@ -17,6 +17,7 @@ import uuid
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, delete, insert, inspect, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from herald.db.engine import WRITE_OPTION, make_engine
@@ -56,9 +57,9 @@ def renew_identity_at(url: str) -> str:
         engine.dispose()
 
 
-def record_backup_at(url: str, when: datetime) -> bool:
-    """Record that a backup of the database of ``url`` ended at ``when``; False when the
-    database has no identity row to hold it (migrations pending)."""
+def record_backup_at(url: str, when: datetime) -> str | None:
+    """Record that a backup of the database of ``url`` ended at ``when``: None once recorded,
+    else why it could not be (the backup itself stands either way)."""
     engine = make_engine(url, pool_size=1)
     try:
         connection = engine.connect().execution_options(**{WRITE_OPTION: True})
@@ -67,11 +68,13 @@ def record_backup_at(url: str, when: datetime) -> bool:
             if not found.has_table(TABLE) or "backed_up_at" not in {
                 column["name"] for column in found.get_columns(TABLE)
             }:
-                return False
-            done = connection.execute(
+                return "its migrations are pending (`herald db upgrade`)"
+            connection.execute(
                 update(DatabaseIdentity).where(DatabaseIdentity.id == 1).values(backed_up_at=when)
             )
-            return bool(getattr(done, "rowcount", 0))
+            return None
+    except SQLAlchemyError as exc:  # a read-only database or user, a lost connection
+        return f"it refused the write ({str(getattr(exc, 'orig', None) or exc).strip()})"
     finally:
         engine.dispose()
 
