@@ -78,12 +78,33 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+# The sequences that have handed out a value since their last restart, with their tables.
+_USED_SEQUENCES = """
+SELECT t.relname FROM pg_sequences AS q
+JOIN pg_class AS s ON s.relname = q.sequencename AND s.relnamespace = q.schemaname::regnamespace
+JOIN pg_depend AS d ON d.objid = s.oid AND d.classid = 'pg_class'::regclass
+  AND d.refclassid = 'pg_class'::regclass
+JOIN pg_class AS t ON t.oid = d.refobjid
+WHERE q.last_value IS NOT NULL
+"""
+
+
 def _truncate_all(url: str) -> None:
-    """Every table but the database's identity (a migrated database always has one)."""
+    """Every table but the database's identity (a migrated database always has one), with its
+    sequences restarted. The tables that hold no row and whose sequences handed out nothing are
+    as a truncation leaves them, so only the others are truncated (a truncation costs a
+    hundred milliseconds per test whatever it empties)."""
     kept = {"database_identity"}
-    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables if t.name not in kept)
+    names = [t.name for t in Base.metadata.sorted_tables if t.name not in kept]
+    probe = " UNION ALL ".join(
+        f"SELECT '{n}' FROM (SELECT FROM \"{n}\" LIMIT 1) AS r" for n in names
+    )
     with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE").text)
+        used = {str(row[0]) for row in conn.execute(text(probe).text)}
+        used |= {str(row[0]) for row in conn.execute(text(_USED_SEQUENCES).text)}
+        dirty = ", ".join(f'"{n}"' for n in names if n in used)
+        if dirty:
+            conn.execute(text(f"TRUNCATE {dirty} RESTART IDENTITY CASCADE").text)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
