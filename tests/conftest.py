@@ -90,10 +90,10 @@ WHERE q.last_value IS NOT NULL
 
 
 def _truncate_all(url: str) -> None:
-    """Every table but the database's identity (a migrated database always has one), with its
-    sequences restarted. The tables that hold no row and whose sequences handed out nothing are
-    as a truncation leaves them, so only the others are truncated (a truncation costs a
-    hundred milliseconds per test whatever it empties)."""
+    """Every table but the database's identity (a migrated database always has one; the record
+    of a backup in it is cleared), with its sequences restarted. The tables that hold no row and
+    whose sequences handed out nothing are as a truncation leaves them, so only the others are
+    truncated (a truncation costs a hundred milliseconds per test whatever it empties)."""
     kept = {"database_identity"}
     names = [t.name for t in Base.metadata.sorted_tables if t.name not in kept]
     probe = " UNION ALL ".join(
@@ -105,6 +105,9 @@ def _truncate_all(url: str) -> None:
         dirty = ", ".join(f'"{n}"' for n in names if n in used)
         if dirty:
             conn.execute(text(f"TRUNCATE {dirty} RESTART IDENTITY CASCADE").text)
+        conn.execute(
+            "UPDATE database_identity SET backed_up_at = NULL WHERE backed_up_at IS NOT NULL"
+        )
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
