@@ -191,7 +191,9 @@ def backup_command(
 
     The backup is one consistent, self-contained file, checked before it is kept; Herald keeps
     serving and writing meanwhile. The search indexes are not in it: they are rebuilt from the
-    database on restore: `herald db restore` puts a backup back, with Herald stopped.
+    database on restore: `herald db restore` puts a backup back, with Herald stopped. Each
+    backup kept is recorded in the database (the metric
+    herald_database_backed_up_timestamp_seconds, read by the alert HeraldBackupOld).
 
     On PostgreSQL the dump is pg_dump's custom format (pg_dump and pg_restore must be on PATH),
     and the command prints the lines that restore it. Without them it makes no backup, exits 1
