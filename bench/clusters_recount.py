@@ -129,13 +129,6 @@ def run_recount(url: str) -> None:
     print(json.dumps({"wall": wall, "cpu": cpu, "peak_mib": peak, "corrected": report.corrected}))
 
 
-def _copy(url: str, source: Path, work: Path) -> str:
-    if url.startswith("sqlite"):
-        shutil.copy(source, work)
-        return f"sqlite:///{work}"
-    return url  # PostgreSQL: one run per fill
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--articles", type=int, default=100_000)
@@ -152,13 +145,16 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base.db"
-        fills = [args.database_url] * len(srcs) if args.database_url else [f"sqlite:///{base}"]
+        filled = args.database_url or f"sqlite:///{base}"
         for n, src in enumerate(srcs):
-            if args.database_url or n == 0:
+            if args.database_url or n == 0:  # PostgreSQL is filled again for each run
                 t = time.perf_counter()
-                shape = fill(fills[0], args.articles, args.drift, args.seed)
+                shape = fill(filled, args.articles, args.drift, args.seed)
                 print(f"filled {shape} in {time.perf_counter() - t:.0f} s")
-            url = _copy(fills[0], base, Path(tmp) / f"run{n}.db")
+            url = filled
+            if not args.database_url:  # each run recounts a fresh copy of the SQLite file
+                shutil.copy(base, Path(tmp) / f"run{n}.db")
+                url = f"sqlite:///{Path(tmp) / f'run{n}.db'}"
             env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}bench"}
             out = subprocess.run(
                 [sys.executable, __file__, "--recount", url],

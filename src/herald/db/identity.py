@@ -14,7 +14,9 @@ identity is then unknown (``None``) and callers keep what they have.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from sqlalchemy import Connection, delete, insert, inspect, select, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -24,6 +26,7 @@ from herald.db.engine import WRITE_OPTION, make_engine
 from herald.db.models.identity import DatabaseIdentity
 
 TABLE = DatabaseIdentity.__tablename__
+T = TypeVar("T")
 
 
 def read_identity(bind: Session | Connection) -> str | None:
@@ -46,37 +49,41 @@ def renew_identity(connection: Connection) -> str:
     return identity
 
 
-def renew_identity_at(url: str) -> str:
-    """:func:`renew_identity` in a transaction of its own on the database of ``url`` (migrated)."""
+def _write_at(url: str, work: Callable[[Connection], T]) -> T:
+    """``work`` in a write transaction of its own on the database of ``url``."""
     engine = make_engine(url, pool_size=1)
     try:
         connection = engine.connect().execution_options(**{WRITE_OPTION: True})
         with connection, connection.begin():
-            return renew_identity(connection)
+            return work(connection)
     finally:
         engine.dispose()
+
+
+def renew_identity_at(url: str) -> str:
+    """:func:`renew_identity` in a transaction of its own on the database of ``url`` (migrated)."""
+    return _write_at(url, renew_identity)
 
 
 def record_backup_at(url: str, when: datetime) -> str | None:
     """Record that a backup of the database of ``url`` ended at ``when``: None once recorded,
     else why it could not be (the backup itself stands either way)."""
-    engine = make_engine(url, pool_size=1)
+
+    def record(connection: Connection) -> str | None:
+        found = inspect(connection)
+        if not found.has_table(TABLE) or "backed_up_at" not in {
+            column["name"] for column in found.get_columns(TABLE)
+        }:
+            return "its migrations are pending (`herald db upgrade`)"
+        connection.execute(
+            update(DatabaseIdentity).where(DatabaseIdentity.id == 1).values(backed_up_at=when)
+        )
+        return None
+
     try:
-        connection = engine.connect().execution_options(**{WRITE_OPTION: True})
-        with connection, connection.begin():
-            found = inspect(connection)
-            if not found.has_table(TABLE) or "backed_up_at" not in {
-                column["name"] for column in found.get_columns(TABLE)
-            }:
-                return "its migrations are pending (`herald db upgrade`)"
-            connection.execute(
-                update(DatabaseIdentity).where(DatabaseIdentity.id == 1).values(backed_up_at=when)
-            )
-            return None
+        return _write_at(url, record)
     except SQLAlchemyError as exc:  # a read-only database or user, a lost connection
         return f"it refused the write ({str(getattr(exc, 'orig', None) or exc).strip()})"
-    finally:
-        engine.dispose()
 
 
 def read_backed_up_at(session: Session) -> datetime | None:
